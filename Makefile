@@ -1,0 +1,223 @@
+# Build, run and test the kernel.
+#
+#   make            build/kernel.elf and build/kernel.iso (BIOS + UEFI hybrid)
+#   make run        boot under SeaBIOS in QEMU, serial on this terminal
+#   make run-uefi   the same under OVMF
+#   make test       host unit tests + every boot in tests/boot.cfg, as TAP
+#   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
+#   make usb DEV=/dev/sdX   write the image to a USB stick
+#
+# Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
+
+BUILD        ?= build
+SMP          ?= 2
+MEM          ?= 512M
+CPU          ?= max
+MACHINE      ?= pc
+KCMDLINE     ?= run=default
+GRUB_TIMEOUT ?= 1
+ICOUNT       ?=
+JOBS         ?= 2
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CC      := gcc
+LD      := ld
+NASM    := nasm
+OBJCOPY := objcopy
+NM      := nm
+HOSTCC  := gcc
+
+# --------------------------------------------------------------------------
+# Packages. Checked on every run (cheap); installed from Debian's archive
+# with apt-get (as root, else through sudo) with one line saying why.
+# Each entry: command-or-file:package:why
+# --------------------------------------------------------------------------
+DEPS := \
+	gcc:gcc:compiler \
+	nasm:nasm:assembler-for-boot/ \
+	ld:binutils:linker \
+	xorriso:xorriso:ISO-image-for-grub-mkrescue \
+	mformat:mtools:EFI-partition-for-grub-mkrescue \
+	grub-mkrescue:grub-common:building-the-boot-image \
+	/usr/lib/grub/i386-pc/multiboot2.mod:grub-pc-bin:BIOS-boot-support \
+	/usr/lib/grub/x86_64-efi/multiboot2.mod:grub-efi-amd64-bin:UEFI-boot-support \
+	qemu-system-x86_64:qemu-system-x86:running-the-kernel \
+	/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf:UEFI-firmware-for-QEMU \
+	/usr/share/consolefonts/Lat15-Terminus16.psf.gz:console-setup-linux:framebuffer-console-font \
+	python3:python3:test-runner-and-results-tools \
+	prove:perl:TAP-summary
+
+.PHONY: deps
+deps:
+	@missing=""; \
+	for d in $(DEPS); do \
+		what=$${d%%:*}; rest=$${d#*:}; pkg=$${rest%%:*}; why=$${rest#*:}; \
+		case $$what in /*) [ -e $$what ] && continue ;; \
+		               *) command -v $$what >/dev/null 2>&1 && continue ;; esac; \
+		echo "make: installing Debian package '$$pkg' (needed for $$(echo $$why | tr '-' ' '))"; \
+		missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+		{ echo "make: could not install:$$missing" >&2; exit 1; }; \
+	fi
+
+# --------------------------------------------------------------------------
+# Kernel
+# --------------------------------------------------------------------------
+KSRC_DIRS := boot arch/x86_64 kernel lib mm trace workloads tests/kernel
+KCSRCS    := $(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.c))
+KASRCS    := $(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.asm))
+KOBJS     := $(patsubst %.c,$(BUILD)/k/%.o,$(KCSRCS)) \
+             $(patsubst %.asm,$(BUILD)/k/%.o,$(KASRCS)) \
+             $(BUILD)/k/font.o
+
+GIT_HASH  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+KVERSION  := 0.1
+
+KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+	-fno-stack-protector -fno-pic -fno-pie -mno-red-zone -mcmodel=kernel \
+	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-mno-mmx -mno-sse -mno-sse2 -mno-80387 -fno-asynchronous-unwind-tables \
+	-fno-builtin -I. -MMD -MP \
+	-DKERNEL -DKVERSION='"$(KVERSION)"' -DGIT_HASH='"$(GIT_HASH)"'
+# Files named *_simd.c may use SSE2 (the copy experiments); the code that
+# calls them must have enabled the FPU/SSE state first (arch/x86_64/fpu.c).
+KCFLAGS_SIMD := $(filter-out -mno-sse -mno-sse2 -mno-80387 -mno-mmx,$(KCFLAGS)) -msse -msse2
+
+KLDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
+
+$(BUILD)/k/%_simd.o: %_simd.c
+	@mkdir -p $(dir $@)
+	@echo "  CC(sse) $<"
+	$(Q)$(CC) $(KCFLAGS_SIMD) -c $< -o $@
+
+$(BUILD)/k/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/k/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $<"
+	$(Q)$(NASM) -f elf64 -g -F dwarf -I. -MD $(@:.o=.d) -MP -o $@ $<
+
+# The framebuffer console's bitmap font comes from Debian's console fonts.
+FONT_PSF := /usr/share/consolefonts/Lat15-Terminus16.psf.gz
+$(BUILD)/font.psf: | deps
+	@mkdir -p $(dir $@)
+	$(Q)gzip -dc $(FONT_PSF) > $@
+$(BUILD)/k/font.o: $(BUILD)/font.psf
+	@mkdir -p $(dir $@)
+	@echo "  FONT    $(FONT_PSF)"
+	$(Q)printf 'section .rodata\nglobal font_psf_start, font_psf_end\nfont_psf_start:\nincbin "%s"\nfont_psf_end:\nsection .note.GNU-stack noalloc noexec nowrite progbits\n' $< > $(BUILD)/k/font.asm
+	$(Q)$(NASM) -f elf64 -o $@ $(BUILD)/k/font.asm
+
+# Three links embed the symbol table (see tools/gensyms.sh): the table's
+# size only depends on the names, so pass 3 has pass 2's layout and the
+# table generated from pass 2 is exact. We check that it is.
+$(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
+	@echo "  LD      $@ (3 passes, embedded symbols)"
+	$(Q)sh tools/gensyms.sh < /dev/null > $(BUILD)/ksyms0.S
+	$(Q)$(CC) -c $(BUILD)/ksyms0.S -o $(BUILD)/ksyms0.o
+	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(KOBJS) $(BUILD)/ksyms0.o
+	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass1.elf | sh tools/gensyms.sh > $(BUILD)/ksyms1.S
+	$(Q)$(CC) -c $(BUILD)/ksyms1.S -o $(BUILD)/ksyms1.o
+	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass2.elf $(KOBJS) $(BUILD)/ksyms1.o
+	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass2.elf | sh tools/gensyms.sh > $(BUILD)/ksyms2.S
+	$(Q)$(CC) -c $(BUILD)/ksyms2.S -o $(BUILD)/ksyms2.o
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/ksyms2.o
+	$(Q)$(NM) -n --defined-only $@ | sh tools/gensyms.sh > $(BUILD)/ksyms3.S
+	$(Q)cmp -s $(BUILD)/ksyms2.S $(BUILD)/ksyms3.S || { echo "embedded symbol table did not converge" >&2; exit 1; }
+	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "$@ is not multiboot2" >&2; exit 1; }
+
+ISO := $(BUILD)/kernel.iso
+$(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)" $(GRUB_TIMEOUT)
+
+.PHONY: all iso kernel FORCE
+all: iso
+kernel: deps $(BUILD)/kernel.elf
+iso: deps $(ISO)
+.DEFAULT_GOAL := all
+
+# --------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------
+OVMF_CODE := /usr/share/OVMF/OVMF_CODE_4M.fd
+OVMF_VARS := /usr/share/OVMF/OVMF_VARS_4M.fd
+QEMU_COMMON = -m $(MEM) -smp $(SMP) -cpu $(CPU) -display none -no-reboot \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	$(if $(ICOUNT),-icount shift=0)
+QEMU_BIOS = qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) -cdrom $(ISO)
+QEMU_UEFI = qemu-system-x86_64 -machine q35 $(QEMU_COMMON) \
+	-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
+	-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd -cdrom $(ISO)
+
+.PHONY: run run-uefi debug
+run: iso
+	$(Q)sh tools/qemu-exit.sh $(QEMU_BIOS) -serial mon:stdio
+
+run-uefi: iso
+	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
+	$(Q)sh tools/qemu-exit.sh $(QEMU_UEFI) -serial mon:stdio
+
+debug: iso
+	$(Q)printf 'file %s\ntarget remote localhost:1234\n' $(BUILD)/kernel.elf > $(BUILD)/gdbinit
+	@echo "QEMU is paused with its gdb stub on :1234; in another terminal: gdb -x $(BUILD)/gdbinit"
+	$(Q)$(QEMU_BIOS) -serial mon:stdio -s -S
+
+.PHONY: usb
+usb: iso
+	$(Q)sh tools/usb-write.sh "$(DEV)" $(ISO)
+
+# --------------------------------------------------------------------------
+# Host builds of the portable code, under sanitizers. Each test program
+# tests/host/test_*.c names the sources it needs on a line
+#   // HOST_SRCS: lib/kprintf.c mm/buddy.c
+# and may ask for ThreadSanitizer instead of ASan+UBSan with
+#   // HOST_SANITIZE: thread
+# --------------------------------------------------------------------------
+HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. -DHOST_BUILD \
+	-fno-omit-frame-pointer -pthread
+HOST_SAN_DEFAULT := -fsanitize=address,undefined -fno-sanitize-recover=all
+HOST_SAN_THREAD  := -fsanitize=thread
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+
+define host_test_rule
+$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c) $(wildcard lib/*.h tests/host/*.h)
+	@mkdir -p $$(dir $$@)
+	@echo "  HOSTCC  $$@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
+		-o $$@ $$(filter %.c,$$^)
+endef
+$(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
+
+.PHONY: host-tests
+host-tests: $(HOST_TESTS)
+
+# --------------------------------------------------------------------------
+# Tests: one TAP line per host program and per boot of tests/boot.cfg.
+# --------------------------------------------------------------------------
+.PHONY: test test-boot test-host
+test: deps host-tests $(BUILD)/kernel.elf
+	$(Q)prove -v tests/all.t
+
+test-host: deps host-tests
+	$(Q)python3 tools/testrun.py --host-only
+
+test-boot: deps $(BUILD)/kernel.elf
+	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
+
+.PHONY: clean
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/k -name '*.d' 2>/dev/null)

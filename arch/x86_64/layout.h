@@ -1,0 +1,38 @@
+/*
+ * The kernel's virtual address layout (see docs/boot.md, docs/mm.md):
+ *
+ *   0x0000000000000000  identity map of 0-4 GiB (boot only; dropped by mm)
+ *   0xffff800000000000  DIRECT_MAP_BASE: all RAM, phys + DIRECT_MAP_BASE
+ *   0xffffffff80000000  KERNEL_VMA: the kernel image (phys + KERNEL_VMA)
+ */
+#ifndef ARCH_X86_64_LAYOUT_H
+#define ARCH_X86_64_LAYOUT_H
+
+#include <stdint.h>
+
+#define KERNEL_VMA 0xffffffff80000000ul
+#define DIRECT_MAP_BASE 0xffff800000000000ul
+/* Covered by the boot page tables until mm/ builds the real ones. */
+#define EARLY_DIRECT_MAP_SIZE (4ul << 30)
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ul << PAGE_SHIFT)
+
+static inline void *phys_to_virt(uint64_t phys)
+{
+	return (void *)(phys + DIRECT_MAP_BASE);
+}
+
+static inline uint64_t virt_to_phys(const void *v)
+{
+	uint64_t a = (uint64_t)v;
+
+	return a >= KERNEL_VMA ? a - KERNEL_VMA : a - DIRECT_MAP_BASE;
+}
+
+/* Linker-script symbols (linker.ld). */
+extern char __kernel_phys_start[], __kernel_phys_end[];
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __data_end[], __bss_start[], __bss_end[];
+extern char __kernel_end[];
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Ways to stop: QEMU's debug-exit device, a reset, or a halt loop.
+ * The ACPI reset register (FADT) will be tried first once ACPI is parsed.
+ */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/power.h"
+
+#define QEMU_DEBUG_EXIT_PORT 0xf4
+#define KBC_STATUS_PORT 0x64
+#define KBC_STATUS_INPUT_FULL 0x02
+#define KBC_CMD_PULSE_RESET 0xfe
+#define KBC_WAIT_LIMIT 100000
+
+void arch_qemu_exit(uint32_t status)
+{
+	outl(QEMU_DEBUG_EXIT_PORT, status);
+}
+
+void arch_halt(void)
+{
+	for (;;) {
+		cpu_cli();
+		cpu_hlt();
+	}
+}
+
+void arch_reboot(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed empty_idt = {0, 0};
+
+	for (int i = 0; i < KBC_WAIT_LIMIT; i++)
+		if (!(inb(KBC_STATUS_PORT) & KBC_STATUS_INPUT_FULL))
+			break;
+	outb(KBC_STATUS_PORT, KBC_CMD_PULSE_RESET);
+	for (int i = 0; i < KBC_WAIT_LIMIT; i++)
+		cpu_pause();
+	/* Still here: an empty IDT makes the next exception a triple fault. */
+	__asm__ volatile("lidt %0; int3" : : "m"(empty_idt));
+	arch_halt();
+}

@@ -1,0 +1,20 @@
+/*
+ * Leaving the kernel: QEMU's isa-debug-exit, reboot, halt.
+ */
+#ifndef ARCH_X86_64_POWER_H
+#define ARCH_X86_64_POWER_H
+
+#include <stdint.h>
+#include "lib/compiler.h"
+
+/*
+ * Write status to isa-debug-exit (port 0xf4); QEMU then exits with
+ * (status << 1) | 1. Returns if there is no such device (real hardware).
+ */
+void arch_qemu_exit(uint32_t status);
+/* Reset through the keyboard controller, then a triple fault. */
+__noreturn void arch_reboot(void);
+/* Interrupts off, halt forever (NMIs resume the loop). */
+__noreturn void arch_halt(void);
+
+#endif

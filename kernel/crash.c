@@ -1,0 +1,83 @@
+/*
+ * crash=pf|ud|gp|assert|triple|hang: each goes through a named function so
+ * the panic report's backtrace has something recognisable to show.
+ */
+#include "arch/x86_64/cpu.h"
+#include "kernel/crash.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+
+/* An address in the non-canonical hole cannot be mapped: a sure #GP. */
+#define NON_CANONICAL_ADDR 0x0000800000000000ul
+/* Never mapped: the first page, kept empty to catch NULL dereferences. */
+#define UNMAPPED_ADDR 0x8ul
+
+static __attribute__((noinline)) void crash_page_fault(void)
+{
+	/* Through a volatile so the compiler cannot see the address. */
+	volatile uintptr_t addr = UNMAPPED_ADDR;
+	volatile uint64_t *p = (volatile uint64_t *)addr;
+
+	kprintf("crash: reading unmapped address %p\n", (void *)p);
+	(void)*p;
+}
+
+static __attribute__((noinline)) void crash_invalid_opcode(void)
+{
+	kprintf("crash: executing ud2\n");
+	__asm__ volatile("ud2");
+}
+
+static __attribute__((noinline)) void crash_general_protection(void)
+{
+	volatile uintptr_t addr = NON_CANONICAL_ADDR;
+	volatile uint64_t *p = (volatile uint64_t *)addr;
+
+	kprintf("crash: reading non-canonical address %p\n", (void *)p);
+	(void)*p;
+}
+
+static __attribute__((noinline)) void crash_triple_fault(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) empty = {0, 0};
+
+	kprintf("crash: loading an empty IDT and raising #BP\n");
+	__asm__ volatile("lidt %0; int3" : : "m"(empty));
+}
+
+static __attribute__((noinline)) void crash_hang(void)
+{
+	kprintf("crash: spinning forever with interrupts off\n");
+	for (;;)
+		cpu_cli();
+}
+
+void crash_if_asked(enum crash_kind kind)
+{
+	switch (kind) {
+	case CRASH_NONE:
+		return;
+	case CRASH_PAGE_FAULT:
+		crash_page_fault();
+		break;
+	case CRASH_INVALID_OPCODE:
+		crash_invalid_opcode();
+		break;
+	case CRASH_GENERAL_PROTECTION:
+		crash_general_protection();
+		break;
+	case CRASH_ASSERT:
+		kassert(kind == CRASH_NONE);
+		break;
+	case CRASH_TRIPLE_FAULT:
+		crash_triple_fault();
+		break;
+	case CRASH_HANG:
+		crash_hang();
+		break;
+	}
+	kprintf("crash: survived crash=%d, which should not happen\n", kind);
+}

@@ -1,0 +1,71 @@
+/*
+ * kmain(): the boot CPU's path from the assembly entry to the experiments.
+ *
+ *   consoles -> boot information -> command line -> CPU tables (GDT, IDT)
+ *   -> boot report -> tests (ktest=) -> experiments (run=) -> EXIT
+ */
+#include <stdint.h>
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/layout.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/vga.h"
+#include "kernel/console.h"
+#include "kernel/crash.h"
+#include "kernel/multiboot2.h"
+#include "kernel/options.h"
+#include "kernel/panic.h"
+#include "lib/kprintf.h"
+#include "lib/ktest.h"
+#include "lib/string.h"
+
+static const struct console serial_console = {"serial", serial_write};
+static const struct console vga_console = {"vga", vga_write};
+
+void kmain(uint32_t magic, uint32_t mbi_phys);
+
+static void setup_screen_console(void)
+{
+	const struct boot_framebuffer *fb = &boot_info.fb;
+
+	if (fb->present && fb->type == MB2_FB_TYPE_EGA_TEXT &&
+	    (kopt.consoles & CONSOLE_VGA)) {
+		vga_init(phys_to_virt(fb->addr), fb->width, fb->height);
+		console_register(&vga_console);
+	}
+}
+
+void kmain(uint32_t magic, uint32_t mbi_phys)
+{
+	int failures = 0;
+
+	if (serial_init())
+		console_register(&serial_console);
+	kprintf("\nkernel %s (%s): booting\n", KVERSION, GIT_HASH);
+	if (magic != MB2_BOOTLOADER_MAGIC)
+		panic("bad multiboot2 magic %#x", magic);
+
+	/* Copy the boot information first: it may lie in memory we are
+	 * about to reuse. */
+	multiboot2_parse(phys_to_virt(mbi_phys), mbi_phys);
+	options_parse(boot_info.cmdline);
+	setup_screen_console();
+
+	gdt_init_cpu(&boot_cpu_tables);
+	idt_init();
+	cpu_identify();
+
+	console_print_list();
+	multiboot2_print();
+	options_print();
+	cpu_print_report();
+
+	crash_if_asked(kopt.crash);
+
+	if (strcmp(kopt.ktest, "none") != 0)
+		failures = ktest_run(kopt.ktest);
+
+	kernel_exit(failures ? 1 : 0);
+}

@@ -1,0 +1,92 @@
+/*
+ * Multiboot2 boot information (the spec's section 3.6): the tags GRUB
+ * hands the kernel, and struct boot_info, the kernel's own copy of what it
+ * needs from them. The original may sit anywhere in low memory (OVMF puts
+ * it at 0x4000), so it is copied before anything else touches memory.
+ */
+#ifndef KERNEL_MULTIBOOT2_H
+#define KERNEL_MULTIBOOT2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/compiler.h"
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
+
+#define MB2_TAG_END 0
+#define MB2_TAG_CMDLINE 1
+#define MB2_TAG_BOOTLOADER 2
+#define MB2_TAG_MODULE 3
+#define MB2_TAG_MMAP 6
+#define MB2_TAG_FRAMEBUFFER 8
+#define MB2_TAG_ACPI_OLD 14
+#define MB2_TAG_ACPI_NEW 15
+#define MB2_TAG_ALIGN 8
+
+#define MB2_MMAP_AVAILABLE 1
+#define MB2_MMAP_ACPI_RECLAIMABLE 3
+#define MB2_MMAP_NVS 4
+#define MB2_MMAP_BADRAM 5
+
+#define MB2_FB_TYPE_INDEXED 0
+#define MB2_FB_TYPE_RGB 1
+#define MB2_FB_TYPE_EGA_TEXT 2
+
+struct mb2_tag {
+	uint32_t type;
+	uint32_t size;
+} __packed;
+
+struct mb2_mmap_entry {
+	uint64_t base;
+	uint64_t len;
+	uint32_t type;
+	uint32_t reserved;
+} __packed;
+
+#define BOOT_MAX_MMAP 128
+#define BOOT_MAX_MODULES 8
+#define BOOT_CMDLINE_MAX 1024
+#define BOOT_RSDP_MAX 64
+
+struct boot_framebuffer {
+	bool present;
+	uint8_t type; /* MB2_FB_TYPE_* */
+	uint64_t addr; /* physical */
+	uint32_t pitch, width, height;
+	uint8_t bpp;
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
+struct boot_module {
+	uint64_t start, end;
+};
+
+struct boot_info {
+	uint64_t mbi_phys, mbi_size; /* where GRUB left the original */
+	char cmdline[BOOT_CMDLINE_MAX];
+	char loader[64];
+	unsigned mmap_count;
+	struct mb2_mmap_entry mmap[BOOT_MAX_MMAP];
+	bool mmap_truncated;
+	unsigned module_count;
+	struct boot_module modules[BOOT_MAX_MODULES];
+	struct boot_framebuffer fb;
+	/* A copy of the RSDP GRUB found; rsdp_version 0 means none. */
+	unsigned rsdp_version;
+	uint8_t rsdp[BOOT_RSDP_MAX];
+	unsigned rsdp_len;
+};
+
+extern struct boot_info boot_info;
+
+/*
+ * Copy and parse the boot information at mbi (a mapped pointer to the
+ * original). Malformed tags are reported and parsing stops there; what was
+ * read before remains. Returns false if nothing usable was found.
+ */
+bool multiboot2_parse(const void *mbi, uint64_t mbi_phys);
+void multiboot2_print(void);
+const char *mb2_mmap_type_name(uint32_t type);
+
+#endif

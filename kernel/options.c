@@ -1,0 +1,202 @@
+/*
+ * Kernel command-line options: one table, typed parsing, clear messages.
+ * Portable (no hardware access), so it is also tested on the host.
+ *
+ *   option     type    values                         default
+ *   console=   list    serial,vga,fb                  all found
+ *   exit=      enum    qemu|halt|reboot               qemu
+ *   ktest=     string  all|none|SUITE[,SUITE]         none
+ *   run=       string  default|all|none|list|NAME,..  default
+ *   maxcpus=   number  1..256                         256
+ *   nosmp      flag                                   off
+ *   loglevel=  number  0..7                           6
+ *   crash=     enum    none|pf|ud|gp|assert|triple|hang   none
+ *   poison     flag    poison freed pages             off
+ */
+#include <stddef.h>
+#include "kernel/options.h"
+#include "lib/cmdline.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+
+struct kernel_options kopt;
+
+enum opt_type { OPT_FLAG, OPT_UINT, OPT_ENUM, OPT_STRING, OPT_CONSOLES };
+
+struct option_desc {
+	const char *name;
+	enum opt_type type;
+	size_t offset;
+	const char *const *choices; /* OPT_ENUM: index is the value */
+	unsigned min, max; /* OPT_UINT */
+	const char *help;
+};
+
+static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
+static const char *const crash_names[] = {"none",   "pf",	  "ud",
+					  "gp",	    "assert", "triple",
+					  "hang",   NULL};
+
+#define OFF(field) offsetof(struct kernel_options, field)
+
+static const struct option_desc options[] = {
+	{"console", OPT_CONSOLES, OFF(consoles), NULL, 0, 0,
+	 "consoles to use: serial,vga,fb"},
+	{"exit", OPT_ENUM, OFF(exit), exit_names, 0, 0,
+	 "at the end: qemu (debug-exit port), halt or reboot"},
+	{"ktest", OPT_STRING, OFF(ktest), NULL, 0, 0,
+	 "in-kernel test suites: all, none or SUITE[,SUITE]"},
+	{"run", OPT_STRING, OFF(run), NULL, 0, 0,
+	 "experiments: default, all, none, list or NAME[,NAME]"},
+	{"maxcpus", OPT_UINT, OFF(maxcpus), NULL, 1, MAX_CPUS,
+	 "use at most this many CPUs"},
+	{"nosmp", OPT_FLAG, OFF(nosmp), NULL, 0, 0,
+	 "boot CPU only (same as maxcpus=1)"},
+	{"loglevel", OPT_UINT, OFF(loglevel), NULL, 0, 7,
+	 "0 quiet .. 7 debug"},
+	{"crash", OPT_ENUM, OFF(crash), crash_names, 0, 0,
+	 "deliberate failure, for testing the panic path"},
+	{"poison", OPT_FLAG, OFF(poison), NULL, 0, 0,
+	 "fill freed pages with a pattern"},
+};
+
+static void set_defaults(void)
+{
+	memset(&kopt, 0, sizeof(kopt));
+	kopt.consoles = CONSOLE_ALL;
+	kopt.exit = EXIT_QEMU;
+	strlcpy(kopt.ktest, "none", sizeof(kopt.ktest));
+	strlcpy(kopt.run, "default", sizeof(kopt.run));
+	kopt.maxcpus = MAX_CPUS;
+	kopt.loglevel = 6;
+	kopt.crash = CRASH_NONE;
+}
+
+static void report(const struct cmdline_token *t, const char *fmt,
+		   const char *what)
+{
+	kprintf("cmdline: option '%.*s': ", (int)t->key_len, t->key);
+	kprintf(fmt, what);
+	kprintf("; ignored\n");
+	kopt.errors++;
+}
+
+static void apply(const struct option_desc *o, const struct cmdline_token *t)
+{
+	void *field = (char *)&kopt + o->offset;
+	unsigned long long v;
+
+	if (o->type == OPT_FLAG) {
+		if (t->value)
+			return report(t, "%s", "is a flag and takes no value");
+		*(bool *)field = true;
+		return;
+	}
+	if (!t->value || t->value_len == 0)
+		return report(t, "%s", "needs a value");
+	switch (o->type) {
+	case OPT_UINT:
+		if (!cmdline_parse_u64(t->value, t->value_len, &v) ||
+		    v < o->min || v > o->max) {
+			kprintf("cmdline: option '%s' wants a number %u..%u, "
+				"got '%.*s'; ignored\n", o->name, o->min,
+				o->max, (int)t->value_len, t->value);
+			kopt.errors++;
+			return;
+		}
+		*(unsigned *)field = (unsigned)v;
+		return;
+	case OPT_ENUM:
+		for (unsigned i = 0; o->choices[i]; i++) {
+			if (cmdline_eq(t->value, t->value_len, o->choices[i])) {
+				*(int *)field = (int)i;
+				return;
+			}
+		}
+		kprintf("cmdline: option '%s' does not know '%.*s' (one of:",
+			o->name, (int)t->value_len, t->value);
+		for (unsigned i = 0; o->choices[i]; i++)
+			kprintf(" %s", o->choices[i]);
+		kprintf("); ignored\n");
+		kopt.errors++;
+		return;
+	case OPT_STRING:
+		if (t->value_len >= OPT_STRING_MAX)
+			return report(t, "%s", "value too long");
+		memcpy(field, t->value, t->value_len);
+		((char *)field)[t->value_len] = '\0';
+		return;
+	case OPT_CONSOLES: {
+		const char *list = t->value, *end = t->value + t->value_len;
+		const char *e;
+		size_t len;
+		unsigned mask = 0;
+
+		while ((e = cmdline_list_next(&list, end, &len))) {
+			if (cmdline_eq(e, len, "serial"))
+				mask |= CONSOLE_SERIAL;
+			else if (cmdline_eq(e, len, "vga"))
+				mask |= CONSOLE_VGA;
+			else if (cmdline_eq(e, len, "fb"))
+				mask |= CONSOLE_FB;
+			else {
+				kprintf("cmdline: option 'console': unknown "
+					"console '%.*s' (serial, vga, fb); "
+					"ignored\n", (int)len, e);
+				kopt.errors++;
+			}
+		}
+		if (mask)
+			*(unsigned *)field = mask;
+		return;
+	}
+	case OPT_FLAG:
+		break;
+	}
+}
+
+unsigned options_parse(const char *line)
+{
+	struct cmdline_iter it;
+	struct cmdline_token t;
+	enum cmdline_status st;
+
+	set_defaults();
+	cmdline_iter_init(&it, line);
+	while ((st = cmdline_next(&it, &t)) != CMDLINE_END) {
+		const struct option_desc *o = NULL;
+
+		if (st == CMDLINE_ERROR) {
+			kprintf("cmdline: malformed option '%.*s' (%s); "
+				"ignored\n", (int)it.error_len, it.error_at,
+				it.error);
+			kopt.errors++;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(options) / sizeof(options[0]);
+		     i++)
+			if (cmdline_eq(t.key, t.key_len, options[i].name))
+				o = &options[i];
+		if (!o) {
+			kprintf("cmdline: unknown option '%.*s'; ignored\n",
+				(int)t.key_len, t.key);
+			kopt.errors++;
+			continue;
+		}
+		apply(o, &t);
+	}
+	if (kopt.nosmp)
+		kopt.maxcpus = 1;
+	return kopt.errors;
+}
+
+void options_print(void)
+{
+	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
+		"loglevel=%u%s%s\n",
+		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
+		kopt.consoles & CONSOLE_VGA ? "vga," : "",
+		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
+		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
+		kopt.nosmp ? " nosmp" : "", kopt.poison ? " poison" : "");
+}

@@ -1,0 +1,52 @@
+/*
+ * The kernel command line, parsed once at boot into typed options.
+ * The table in kernel/options.c is the single list of options; docs/
+ * cmdline.md shows the same table for people.
+ */
+#ifndef KERNEL_OPTIONS_H
+#define KERNEL_OPTIONS_H
+
+#include <stdbool.h>
+
+enum exit_mode { EXIT_QEMU, EXIT_HALT, EXIT_REBOOT };
+
+enum crash_kind {
+	CRASH_NONE,
+	CRASH_PAGE_FAULT,
+	CRASH_INVALID_OPCODE,
+	CRASH_GENERAL_PROTECTION,
+	CRASH_ASSERT,
+	CRASH_TRIPLE_FAULT,
+	CRASH_HANG,
+};
+
+#define CONSOLE_SERIAL (1u << 0)
+#define CONSOLE_VGA (1u << 1)
+#define CONSOLE_FB (1u << 2)
+#define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
+
+#define OPT_STRING_MAX 128
+#define MAX_CPUS 256
+
+struct kernel_options {
+	unsigned consoles; /* CONSOLE_* bits */
+	enum exit_mode exit;
+	char ktest[OPT_STRING_MAX]; /* "none", "all" or SUITE[,SUITE] */
+	char run[OPT_STRING_MAX]; /* experiments: "default", "all", ... */
+	unsigned maxcpus;
+	bool nosmp;
+	unsigned loglevel; /* 0 quiet .. 7 debug */
+	enum crash_kind crash;
+	bool poison; /* fill freed pages with a pattern */
+	unsigned errors; /* options reported as unknown or malformed */
+};
+
+extern struct kernel_options kopt;
+
+/* Reset kopt to the defaults, then apply line. Never fails: bad options
+ * are reported by name and ignored. Returns the number of errors. */
+unsigned options_parse(const char *line);
+/* Print the option table (name, value, help) for the boot report. */
+void options_print(void);
+
+#endif

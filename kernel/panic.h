@@ -1,0 +1,27 @@
+/*
+ * Panic reports and the single way out of the kernel.
+ */
+#ifndef KERNEL_PANIC_H
+#define KERNEL_PANIC_H
+
+#include <stdint.h>
+#include "arch/x86_64/trap.h"
+#include "lib/compiler.h"
+#include "lib/panic.h"
+
+/* Status every panic exits with (QEMU then exits with 2 * 3 + 1 = 7). */
+#define EXIT_STATUS_PANIC 3
+
+/* Report an unexpected exception with the full register dump and stop. */
+__noreturn void panic_trap(const struct trap_frame *f);
+
+/*
+ * Print "EXIT: STATUS=n" on every console and leave as the exit= option
+ * says (QEMU debug exit, halt or reboot).
+ */
+__noreturn void kernel_exit(int status);
+
+/* Print a backtrace starting at the frame pointer rbp. */
+void backtrace_print(uint64_t rbp);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * Atomics and barriers for portable code (kernel and host), as thin
+ * wrappers over the GCC __atomic builtins. The memory ordering is always
+ * spelled out in the name, so a reader sees what each access promises:
+ *
+ *   relaxed  the access itself is atomic (never torn, never invented or
+ *            split by the compiler); it orders nothing else.
+ *   acquire  (loads) no later load or store of this thread may be seen
+ *            to happen before it: the "lock" side of a hand-over.
+ *   release  (stores) no earlier load or store of this thread may be seen
+ *            to happen after it: the "unlock" side of a hand-over. An
+ *            acquire that reads a release's value sees everything the
+ *            releasing thread did before it.
+ *   acq_rel  (read-modify-write) both of the above.
+ *   seq_cst  acq_rel plus one total order of all seq_cst operations
+ *            (only smp_mb() uses it here).
+ *
+ * The operations are type-generic macros: p points to a naturally aligned
+ * 1-, 2-, 4- or 8-byte integer or pointer, which the compiler turns into a
+ * single lock-free instruction on x86_64. No inline assembly: this file
+ * must build for any target, and ThreadSanitizer understands the builtins.
+ */
+#ifndef LIB_ATOMIC_H
+#define LIB_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Reject objects the hardware cannot access atomically in one go (a
+ * struct, a 16-byte integer) at compile time.
+ */
+#define ATOMIC_CHECK_SIZE(p)                                                \
+	_Static_assert(sizeof(*(p)) == 1 || sizeof(*(p)) == 2 ||           \
+			       sizeof(*(p)) == 4 || sizeof(*(p)) == 8,      \
+		       "atomic access to an object of unsupported size")
+
+#define ATOMIC_LOAD_(p, order)                                              \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__atomic_load_n((p), (order));                              \
+	})
+
+#define ATOMIC_STORE_(p, v, order)                                          \
+	do {                                                                \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__atomic_store_n((p), (v), (order));                        \
+	} while (0)
+
+/* Loads and stores. */
+#define atomic_load_relaxed(p) ATOMIC_LOAD_(p, __ATOMIC_RELAXED)
+#define atomic_load_acquire(p) ATOMIC_LOAD_(p, __ATOMIC_ACQUIRE)
+#define atomic_store_relaxed(p, v) ATOMIC_STORE_(p, v, __ATOMIC_RELAXED)
+#define atomic_store_release(p, v) ATOMIC_STORE_(p, v, __ATOMIC_RELEASE)
+
+/* Read-modify-write: each returns the value *p held before the operation. */
+#define atomic_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define atomic_fetch_add_acquire(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE)
+#define atomic_fetch_add_release(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
+#define atomic_fetch_add_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+#define atomic_fetch_sub_release(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELEASE)
+#define atomic_fetch_sub_acq_rel(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+#define atomic_fetch_or_acq_rel(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_fetch_and_release(p, v) __atomic_fetch_and((p), (v), __ATOMIC_RELEASE)
+#define atomic_fetch_and_acq_rel(p, v) __atomic_fetch_and((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_xchg_acq_rel(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+
+/*
+ * Strong compare-and-swap: if *p == old, store new. Returns the value *p
+ * held before (== old exactly when the swap happened), like Linux's
+ * cmpxchg(). acq_rel on success, acquire on failure, so a failed attempt
+ * still synchronises with the store it observed.
+ */
+#define atomic_cmpxchg(p, old, new)                                         \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__typeof__(*(p)) atomic_expected_ = (old);                  \
+		__atomic_compare_exchange_n((p), &atomic_expected_, (new),  \
+					    false, __ATOMIC_ACQ_REL,        \
+					    __ATOMIC_ACQUIRE);              \
+		atomic_expected_;                                           \
+	})
+
+/* Typed forms, for callers that want the width checked at the call. */
+static inline uint32_t atomic_cmpxchg32(uint32_t *p, uint32_t old,
+					uint32_t new)
+{
+	return atomic_cmpxchg(p, old, new);
+}
+
+static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
+					uint64_t new)
+{
+	return atomic_cmpxchg(p, old, new);
+}
+
+/*
+ * Raise *p to at least v (a running maximum). Relaxed: statistics only.
+ * Returns nothing; concurrent callers never lose the larger value.
+ */
+#define atomic_max_relaxed(p, v)                                            \
+	do {                                                                \
+		__typeof__(*(p)) atomic_v_ = (v);                           \
+		__typeof__(*(p)) atomic_cur_ = atomic_load_relaxed(p);      \
+		while (atomic_cur_ < atomic_v_ &&                           \
+		       !__atomic_compare_exchange_n((p), &atomic_cur_,      \
+						    atomic_v_, true,        \
+						    __ATOMIC_RELAXED,       \
+						    __ATOMIC_RELAXED))      \
+			;                                                   \
+	} while (0)
+
+/*
+ * Barriers.
+ * barrier(): compiler only; the CPU may still reorder. Keeps the compiler
+ *   from caching memory in registers across it (e.g. in a polling loop).
+ * smp_mb(): full fence; orders earlier loads and stores against later
+ *   ones, including store-then-load, which x86 otherwise reorders.
+ * smp_rmb(): earlier loads before later loads (acquire fence).
+ * smp_wmb(): earlier stores before later stores (release fence).
+ * On x86_64 smp_rmb()/smp_wmb() cost nothing but a compiler barrier (TSO
+ * already keeps those orders); smp_mb() is an mfence or locked op.
+ * Prefer acquire/release accesses on the flag itself: they say which
+ * access the ordering hangs on, and ThreadSanitizer can check them (it
+ * does not model stand-alone fences).
+ */
+#define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+
+/*
+ * READ_ONCE/WRITE_ONCE: one untorn access that the compiler may not
+ * merge, repeat or hoist out of a loop. Used for data read outside the
+ * lock that protects it (a flag, a statistic). Implemented as relaxed
+ * atomics rather than volatile casts: the code is the same plain mov on
+ * x86_64, and ThreadSanitizer does not report such accesses as races.
+ */
+#define READ_ONCE(x) atomic_load_relaxed(&(x))
+#define WRITE_ONCE(x, v) atomic_store_relaxed(&(x), (v))
+
+/*
+ * cpu_relax(): the body of every spin-wait loop. On x86_64 the PAUSE hint
+ * saves power, yields the core to its hyper-thread sibling and avoids the
+ * memory-order machine clear when the awaited line finally changes (SDM
+ * vol. 2B, PAUSE). Elsewhere a compiler barrier, so the loop re-reads.
+ */
+static inline void cpu_relax(void)
+{
+#ifdef __x86_64__
+	__builtin_ia32_pause();
+#else
+	barrier();
+#endif
+}
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * ktest runner: walks the "ktests" linker section, groups tests by suite
+ * (in link order of each suite's first test) and prints KTAP v1, one nested
+ * suite per subsystem. Shared verbatim by the kernel and host test programs.
+ */
+#include <stdarg.h>
+#include "kprintf.h"
+#include "ktest.h"
+#include "string.h"
+
+extern const struct ktest __start_ktests[];
+extern const struct ktest __stop_ktests[];
+
+static size_t ktest_count(void)
+{
+	return (size_t)(__stop_ktests - __start_ktests);
+}
+
+bool ktest_streq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+bool ktest_suite_selected(const char *filter, const char *suite)
+{
+	size_t len = strlen(suite);
+	const char *p = filter;
+
+	if (!filter || strcmp(filter, "all") == 0)
+		return true;
+	if (strcmp(filter, "none") == 0)
+		return false;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == len && strncmp(p, suite, n) == 0)
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}
+
+void ktest_fail(struct ktest_ctx *ctx, const char *file, int line,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	ctx->failed = true;
+	kprintf("    # %s:%d: ", file, line);
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+	kprintf("\n");
+}
+
+void ktest_skip(struct ktest_ctx *ctx, const char *reason)
+{
+	ctx->skipped = true;
+	ctx->skip_reason = reason;
+}
+
+void ktest_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	kprintf("    # ");
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+	kprintf("\n");
+}
+
+/* Is t the first test of its suite in the section? */
+static bool first_of_suite(const struct ktest *t)
+{
+	for (const struct ktest *u = __start_ktests; u < t; u++)
+		if (strcmp(u->suite, t->suite) == 0)
+			return false;
+	return true;
+}
+
+static int run_suite(const char *suite, int index, int *failures)
+{
+	int n = 0, i = 0;
+	bool suite_failed = false;
+
+	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++)
+		if (strcmp(t->suite, suite) == 0)
+			n++;
+	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite,
+		n);
+	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++) {
+		struct ktest_ctx ctx = {false, false, NULL};
+
+		if (strcmp(t->suite, suite) != 0)
+			continue;
+		i++;
+		t->fn(&ctx);
+		if (ctx.failed) {
+			suite_failed = true;
+			(*failures)++;
+			kprintf("    not ok %d %s\n", i, t->name);
+		} else if (ctx.skipped) {
+			kprintf("    ok %d %s # SKIP %s\n", i, t->name,
+				ctx.skip_reason);
+		} else {
+			kprintf("    ok %d %s\n", i, t->name);
+		}
+	}
+	kprintf("%s %d %s\n", suite_failed ? "not ok" : "ok", index, suite);
+	return suite_failed;
+}
+
+int ktest_run(const char *filter)
+{
+	int suites = 0, index = 0, failures = 0;
+	size_t total = ktest_count();
+
+	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++)
+		if (first_of_suite(t) && ktest_suite_selected(filter, t->suite))
+			suites++;
+	kprintf("KTAP version 1\n1..%d\n", suites);
+	for (size_t k = 0; k < total; k++) {
+		const struct ktest *t = &__start_ktests[k];
+
+		if (first_of_suite(t) && ktest_suite_selected(filter, t->suite))
+			run_suite(t->suite, ++index, &failures);
+	}
+	kprintf("# ktest: %d suite(s), %d failure(s)\n", suites, failures);
+	return failures;
+}

@@ -1,0 +1,430 @@
+/*
+ * Physical memory map sanitiser: see mm/memmap.h for the contract.
+ *
+ * The map is kept sorted and non-overlapping at all times; every input
+ * entry and every reservation goes through one operation, memmap_insert(),
+ * which lays a typed range over the map and lets the more restrictive type
+ * win on each overlapping piece. Maps are small (tens of entries) and this
+ * runs once at boot, so the code prefers obviousness over speed: it
+ * re-searches the map after each step instead of tracking indices.
+ *
+ * Rule for running out of room: an address range the map does not list is
+ * unusable, so dropping a piece never makes reserved memory usable. When a
+ * restrictive range must split an available entry and there is no room,
+ * the available entry is truncated first, so the worst case is lost RAM.
+ */
+#include <stdarg.h>
+#include "lib/assert.h"
+#include "lib/compiler.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+
+/* Room for "entry N" in reports. */
+#define MEMMAP_NAME_LEN 32
+
+/* Ranks for the overlap rule: a higher rank wins. Firmware's verdicts beat
+ * the kernel's carve-outs, which beat available. */
+static unsigned int memmap_rank(uint32_t type)
+{
+	switch (type) {
+	case MEMMAP_AVAILABLE:
+		return 0;
+	case MEMMAP_LOWMEM:
+		return 1;
+	case MEMMAP_BOOTALLOC:
+		return 2;
+	case MEMMAP_MODULE:
+		return 3;
+	case MEMMAP_BOOTINFO:
+		return 4;
+	case MEMMAP_KERNEL:
+		return 5;
+	case MEMMAP_ACPI_RECLAIMABLE:
+		return 6;
+	case MEMMAP_ACPI_NVS:
+		return 8;
+	case MEMMAP_BAD:
+		return 9;
+	case MEMMAP_RESERVED:
+	default:
+		return 7;
+	}
+}
+
+const char *memmap_type_name(uint32_t type)
+{
+	switch (type) {
+	case MEMMAP_AVAILABLE:
+		return "available";
+	case MEMMAP_RESERVED:
+		return "reserved";
+	case MEMMAP_ACPI_RECLAIMABLE:
+		return "ACPI reclaimable";
+	case MEMMAP_ACPI_NVS:
+		return "ACPI NVS";
+	case MEMMAP_BAD:
+		return "bad RAM";
+	case MEMMAP_LOWMEM:
+		return "low memory";
+	case MEMMAP_KERNEL:
+		return "kernel";
+	case MEMMAP_BOOTINFO:
+		return "boot info";
+	case MEMMAP_MODULE:
+		return "module";
+	case MEMMAP_BOOTALLOC:
+		return "boot alloc";
+	default:
+		return "unknown";
+	}
+}
+
+/* Report a problem unless the map is quiet (the counters always count). */
+static __printf(2, 3) void memmap_report(const struct memmap *map,
+					 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (map->quiet)
+		return;
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t entry_end(const struct memmap_entry *e)
+{
+	return e->base + e->len;
+}
+
+static void set_range(struct memmap_entry *e, uint64_t base, uint64_t end,
+		      uint32_t type)
+{
+	kassert(base < end);
+	e->base = base;
+	e->len = end - base;
+	e->type = type;
+}
+
+static void remove_at(struct memmap *map, size_t i)
+{
+	memmove(&map->entries[i], &map->entries[i + 1],
+		(map->n - i - 1) * sizeof(map->entries[0]));
+	map->n--;
+}
+
+/*
+ * Put [base, end) of type at index i, where it fits between entries i-1
+ * and i without overlapping either. Extends a same-type neighbour when
+ * adjacent, so merging never needs a free slot. Returns false (and reports)
+ * if the piece had to be dropped because the map is full.
+ */
+static bool put(struct memmap *map, size_t i, uint64_t base, uint64_t end,
+		uint32_t type)
+{
+	struct memmap_entry *e = map->entries;
+
+	kassert(i <= map->n);
+	kassert(i == 0 || entry_end(&e[i - 1]) <= base);
+	kassert(i == map->n || end <= e[i].base);
+	if (i > 0 && entry_end(&e[i - 1]) == base && e[i - 1].type == type) {
+		e[i - 1].len += end - base;
+		map->stats.merged++;
+		if (i < map->n && e[i].base == end && e[i].type == type) {
+			e[i - 1].len += e[i].len;
+			remove_at(map, i);
+			map->stats.merged++;
+		}
+		return true;
+	}
+	if (i < map->n && e[i].base == end && e[i].type == type) {
+		e[i].len += e[i].base - base;
+		e[i].base = base;
+		map->stats.merged++;
+		return true;
+	}
+	if (map->n == map->cap) {
+		map->stats.overflow++;
+		memmap_report(map, "memmap: map full (%zu entries), dropping "
+			      "[%#llx-%#llx) %s\n", map->cap,
+			      (unsigned long long)base,
+			      (unsigned long long)end,
+			      memmap_type_name(type));
+		return false;
+	}
+	memmove(&e[i + 1], &e[i], (map->n - i) * sizeof(e[0]));
+	set_range(&e[i], base, end, type);
+	map->n++;
+	return true;
+}
+
+/* Give [cur, seg) inside entry i the (more restrictive) type. */
+static bool override(struct memmap *map, size_t i, uint64_t cur,
+		     uint64_t seg, uint32_t type)
+{
+	struct memmap_entry *e = &map->entries[i];
+	uint64_t eb = e->base, ee = entry_end(e);
+	uint32_t old = e->type;
+	bool left = eb < cur, right = seg < ee;
+	bool ok = true;
+
+	kassert(eb <= cur && cur < seg && seg <= ee);
+	if (!left && !right) {
+		e->type = type;
+	} else if (left && !right) {
+		set_range(e, eb, cur, old);
+		ok = put(map, i + 1, cur, seg, type);
+	} else if (!left && right) {
+		set_range(e, seg, ee, old);
+		ok = put(map, i, cur, seg, type);
+	} else {
+		/* Truncate first: without room, the old right part and then
+		 * the new piece are dropped, never left overlapping. */
+		set_range(e, eb, cur, old);
+		ok = put(map, i + 1, seg, ee, old);
+		ok &= put(map, i + 1, cur, seg, type);
+	}
+	return ok;
+}
+
+/* Index of the first entry that ends above addr (map->n if none). */
+static size_t find_from(const struct memmap *map, uint64_t addr)
+{
+	size_t i = 0;
+
+	while (i < map->n && entry_end(&map->entries[i]) <= addr)
+		i++;
+	return i;
+}
+
+static void coalesce(struct memmap *map)
+{
+	size_t i = 0;
+
+	while (i + 1 < map->n) {
+		struct memmap_entry *a = &map->entries[i];
+		struct memmap_entry *b = a + 1;
+
+		if (entry_end(a) == b->base && a->type == b->type) {
+			a->len += b->len;
+			remove_at(map, i + 1);
+			map->stats.merged++;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Lay [base, end) of type over the map; the higher rank wins per piece. */
+static bool memmap_insert(struct memmap *map, uint64_t base, uint64_t end,
+			  uint32_t type)
+{
+	uint64_t cur = base;
+	bool ok = true;
+
+	while (cur < end) {
+		size_t i = find_from(map, cur);
+		struct memmap_entry *e = &map->entries[i];
+		uint64_t seg;
+
+		if (i == map->n || e->base >= end) {
+			ok &= put(map, i, cur, end, type);
+			break;
+		}
+		if (e->base > cur) {
+			seg = e->base;
+			ok &= put(map, i, cur, seg, type);
+		} else {
+			seg = MIN(entry_end(e), end);
+			if (memmap_rank(type) > memmap_rank(e->type))
+				ok &= override(map, i, cur, seg, type);
+		}
+		cur = seg;
+	}
+	coalesce(map);
+	return ok;
+}
+
+/*
+ * End of [base, base + len), clipped below 2^64 (with a report). what
+ * names the range in the report ("entry 3", "reservation").
+ */
+static uint64_t clipped_end(struct memmap *map, const char *what,
+			    uint64_t base, uint64_t len)
+{
+	if (len <= UINT64_MAX - base)
+		return base + len;
+	map->stats.wrapped++;
+	memmap_report(map, "memmap: %s [%#llx +%#llx) wraps past 2^64, "
+		      "clipped to end %#llx\n", what,
+		      (unsigned long long)base, (unsigned long long)len,
+		      (unsigned long long)UINT64_MAX);
+	return UINT64_MAX;
+}
+
+void memmap_init(struct memmap *map, struct memmap_entry *storage,
+		 size_t cap)
+{
+	memset(map, 0, sizeof(*map));
+	map->entries = storage;
+	map->cap = cap;
+}
+
+unsigned int memmap_problems(const struct memmap *map)
+{
+	const struct memmap_stats *s = &map->stats;
+
+	return s->zero_len + s->wrapped + s->overlaps + s->unsorted +
+	       s->unknown_type + s->overflow;
+}
+
+/* Report every earlier input entry that [base, end) overlaps. */
+static void report_overlaps(struct memmap *map,
+			    const struct memmap_entry *raw, size_t i,
+			    uint64_t base, uint64_t end, uint32_t type)
+{
+	for (size_t j = 0; j < i; j++) {
+		uint64_t jb = raw[j].base, je;
+		uint32_t jt = raw[j].type;
+		const char *winner;
+
+		if (raw[j].len == 0)
+			continue;
+		je = raw[j].len <= UINT64_MAX - jb ? jb + raw[j].len
+						   : UINT64_MAX;
+		if (je <= base || end <= jb)
+			continue;
+		if (jt < MEMMAP_AVAILABLE || jt > MEMMAP_BAD)
+			jt = MEMMAP_RESERVED;
+		map->stats.overlaps++;
+		if (jt == type)
+			winner = "same type, merged";
+		else if (memmap_rank(type) > memmap_rank(jt))
+			winner = memmap_type_name(type);
+		else
+			winner = memmap_type_name(jt);
+		memmap_report(map, "memmap: entry %zu [%#llx-%#llx) %s "
+			      "overlaps entry %zu [%#llx-%#llx) %s, %s%s\n",
+			      i, (unsigned long long)base,
+			      (unsigned long long)end,
+			      memmap_type_name(type), j,
+			      (unsigned long long)jb,
+			      (unsigned long long)je, memmap_type_name(jt),
+			      winner, jt == type ? "" : " wins");
+	}
+}
+
+unsigned int memmap_sanitize(struct memmap *map,
+			     const struct memmap_entry *raw, size_t nraw)
+{
+	size_t prev = 0; /* last entry with a length, for the order check */
+	bool have_prev = false;
+
+	map->n = 0;
+	memset(&map->stats, 0, sizeof(map->stats));
+	for (size_t i = 0; i < nraw; i++) {
+		uint64_t base = raw[i].base, end;
+		uint32_t type = raw[i].type;
+
+		if (raw[i].len == 0) {
+			map->stats.zero_len++;
+			memmap_report(map, "memmap: entry %zu at %#llx has "
+				      "zero length, dropped\n", i,
+				      (unsigned long long)base);
+			continue;
+		}
+		if (type < MEMMAP_AVAILABLE || type > MEMMAP_BAD) {
+			map->stats.unknown_type++;
+			memmap_report(map, "memmap: entry %zu at %#llx has "
+				      "unknown type %u, treated as reserved\n",
+				      i, (unsigned long long)base, type);
+			type = MEMMAP_RESERVED;
+		}
+		if (have_prev && base < raw[prev].base) {
+			map->stats.unsorted++;
+			memmap_report(map, "memmap: entry %zu at %#llx is "
+				      "below entry %zu at %#llx (unsorted), "
+				      "sorted\n", i, (unsigned long long)base,
+				      prev, (unsigned long long)raw[prev].base);
+		}
+		have_prev = true;
+		prev = i;
+		if (raw[i].len > UINT64_MAX - base) {
+			char what[MEMMAP_NAME_LEN];
+
+			ksnprintf(what, sizeof(what), "entry %zu", i);
+			end = clipped_end(map, what, base, raw[i].len);
+		} else {
+			end = base + raw[i].len;
+		}
+		if (end == base)
+			continue; /* base was UINT64_MAX: nothing left */
+		report_overlaps(map, raw, i, base, end, type);
+		memmap_insert(map, base, end, type);
+	}
+	return memmap_problems(map);
+}
+
+bool memmap_reserve(struct memmap *map, uint64_t base, uint64_t len,
+		    uint32_t type)
+{
+	uint64_t end;
+
+	/* Available would only fill holes, never carve anything out. */
+	kassert(type != MEMMAP_AVAILABLE);
+	if (len == 0)
+		return true;
+	end = clipped_end(map, "reservation", base, len);
+	if (end == base)
+		return true;
+	return memmap_insert(map, base, end, type);
+}
+
+bool memmap_next_usable(const struct memmap *map, size_t *iter,
+			uint64_t *base, uint64_t *end)
+{
+	while (*iter < map->n) {
+		const struct memmap_entry *e = &map->entries[(*iter)++];
+		uint64_t b = e->base, en = ALIGN_DOWN(entry_end(e), PAGE_SIZE);
+
+		if (e->type != MEMMAP_AVAILABLE)
+			continue;
+		if (b > UINT64_MAX - (PAGE_SIZE - 1))
+			continue; /* rounding up would wrap */
+		b = ALIGN_UP(b, PAGE_SIZE);
+		if (b >= en)
+			continue;
+		*base = b;
+		*end = en;
+		return true;
+	}
+	return false;
+}
+
+uint64_t memmap_usable_bytes(const struct memmap *map)
+{
+	uint64_t total = 0, b, e;
+	size_t it = 0;
+
+	while (memmap_next_usable(map, &it, &b, &e))
+		total += e - b;
+	return total;
+}
+
+void memmap_dump(const struct memmap *map)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const struct memmap_entry *e = &map->entries[i];
+
+		kprintf("memmap: [0x%016llx-0x%016llx) %-16s %llu KiB\n",
+			(unsigned long long)e->base,
+			(unsigned long long)entry_end(e),
+			memmap_type_name(e->type),
+			(unsigned long long)(e->len >> 10));
+	}
+	kprintf("memmap: %zu entries, %llu KiB usable, %u problems\n", map->n,
+		(unsigned long long)(memmap_usable_bytes(map) >> 10),
+		memmap_problems(map));
+}

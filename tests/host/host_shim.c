@@ -1,0 +1,48 @@
+/*
+ * Host test shim: console, panic and main() for host test programs.
+ * Each program runs the KTEST suites linked into it and prints KTAP,
+ * whose top level is plain TAP, so prove can read it directly.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "../../lib/assert.h"
+#include "../../lib/kprintf.h"
+#include "../../lib/ktest.h"
+#include "../../lib/panic.h"
+#include "host_shim.h"
+
+jmp_buf host_panic_jmp;
+bool host_panic_armed;
+char host_panic_msg[512];
+
+void console_write(const char *s, size_t n)
+{
+	fwrite(s, 1, n, stdout);
+	fflush(stdout);
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(host_panic_msg, sizeof(host_panic_msg), fmt, ap);
+	va_end(ap);
+	if (host_panic_armed)
+		longjmp(host_panic_jmp, 1);
+	fprintf(stderr, "panic: %s\n", host_panic_msg);
+	abort();
+}
+
+void kassert_fail(const char *expr, const char *file, int line,
+		  const char *func)
+{
+	panic("assertion failed: %s at %s:%d (%s)", expr, file, line, func);
+}
+
+int main(int argc, char **argv)
+{
+	return ktest_run(argc > 1 ? argv[1] : "all") ? 1 : 0;
+}
