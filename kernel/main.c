@@ -62,6 +62,12 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	options_print();
 	cpu_print_report();
 
+	/* --- memory: page allocator, page tables (mm/) --- */
+	/* --- end memory --- */
+
+	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */
+	/* --- end CPUs and time --- */
+
 	crash_if_asked(kopt.crash);
 
 	if (strcmp(kopt.ktest, "none") != 0)

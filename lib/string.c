@@ -102,6 +102,16 @@ char *strchr(const char *s, int c)
 	}
 }
 
+char *strstr(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *haystack; haystack++)
+		if (strncmp(haystack, needle, n) == 0)
+			return (char *)haystack;
+	return n == 0 ? (char *)haystack : NULL;
+}
+
 size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);

@@ -16,6 +16,7 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+char *strstr(const char *haystack, const char *needle);
 /* Copies at most size-1 bytes and always terminates; returns strlen(src). */
 size_t strlcpy(char *dst, const char *src, size_t size);
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "../../lib/assert.h"
 #include "../../lib/kprintf.h"
@@ -40,6 +41,20 @@ void kassert_fail(const char *expr, const char *file, int line,
 		  const char *func)
 {
 	panic("assertion failed: %s at %s:%d (%s)", expr, file, line, func);
+}
+
+/* glibc before 2.38 has no strlcpy; the kernel's lib/string.c does. */
+size_t strlcpy(char *dst, const char *src, size_t size);
+__attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,33 @@
+/*
+ * The kernel's physical page allocator: the buddy allocator (mm/buddy.c)
+ * over the sanitised firmware memory map, with every frame reachable
+ * through the direct map.
+ */
+#ifndef MM_PAGE_ALLOC_H
+#define MM_PAGE_ALLOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "mm/page.h"
+
+#define PAGE_ALLOC_FAILED (~0ull)
+
+/* Build the allocator from boot_info's memory map. Called once at boot. */
+void page_alloc_init(void);
+
+/* 2^order contiguous frames; returns the physical address, or
+ * PAGE_ALLOC_FAILED when memory is exhausted. */
+uint64_t page_alloc_phys(unsigned order, unsigned owner);
+void page_free_phys(uint64_t phys, unsigned order);
+
+/* The same through the direct map: NULL when exhausted. Zeroed. */
+void *page_alloc(unsigned order);
+void page_free(void *va, unsigned order);
+
+/* Free pages now, and the count right after boot. */
+uint64_t page_alloc_free_pages(void);
+uint64_t page_alloc_total_pages(void);
+struct page *pfn_to_page(uint64_t pfn);
+void page_alloc_print(void);
+
+#endif
