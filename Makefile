@@ -73,8 +73,9 @@ deps:
 # Kernel
 # --------------------------------------------------------------------------
 KSRC_DIRS := boot arch/x86_64 kernel lib mm trace workloads tests/kernel
-KCSRCS    := $(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.c))
-KASRCS    := $(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.asm))
+# KEXCLUDE: sources to leave out (e.g. work in progress), space separated.
+KCSRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.c)))
+KASRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.asm)))
 KOBJS     := $(patsubst %.c,$(BUILD)/k/%.o,$(KCSRCS)) \
              $(patsubst %.asm,$(BUILD)/k/%.o,$(KASRCS)) \
              $(BUILD)/k/font.o

@@ -24,9 +24,9 @@
 
 #define RSDP_SIG		"RSD PTR "
 #define RSDP_SIG_LEN		8
-#define RSDP_V1_LEN		20	/* bytes covered by the first checksum */
+#define RSDP_V1_LEN		20	/* bytes the first checksum covers */
 #define RSDP_V2_LEN		36
-#define RSDP_MAX_LEN		4096	/* anything larger is a corrupt length */
+#define RSDP_MAX_LEN		4096	/* anything larger is corrupt */
 #define RSDP_REV_XSDT		2	/* revision from which XSDT exists */
 
 struct acpi_rsdp {
@@ -761,7 +761,8 @@ static void parse_madt(struct acpi_info *info, const struct acpi_header *h,
 		if (e->length > len - off) {
 			set_last_status(info, phys, "ok, entry past end");
 			problem(info, "APIC at %#llx: entry type %u at offset "
-				"%zu length %u runs past end (%u), walk stopped",
+				"%zu length %u runs past end (%u), walk "
+				"stopped",
 				(unsigned long long)phys, e->type, off,
 				e->length, len);
 			return;
@@ -982,7 +983,8 @@ static bool use_rsdp(struct acpi_info *info, const void *r, size_t len,
 	info->rsdp_phys = phys;
 	info->rsdp_revision = rsdp->revision;
 	copy_printable(info->rsdp_oem_id, rsdp->oem_id, ACPI_OEM_ID_LEN);
-	if (rsdp->revision >= RSDP_REV_XSDT && !xsdt_ok)
+	/* A 20-byte copy of a 2.0 RSDP (tag 14) is normal, not a problem. */
+	if (rsdp->revision >= RSDP_REV_XSDT && !xsdt_ok && len >= RSDP_V2_LEN)
 		problem(info, "RSDP from %s: %s, using the RSDT",
 			rsdp_source_name(source), why);
 
@@ -1071,12 +1073,12 @@ static void print_cpus(const struct acpi_info *info)
 		for (unsigned int j = i;
 		     j < info->ncpus && j < i + CPUS_PER_LINE; j++) {
 			const struct acpi_cpu *c = &info->cpus[j];
-
 			/* x: from an x2APIC entry, -: online-capable only */
+			const char *x = c->x2apic ? "x" : "";
+			const char *off = (c->flags & ACPI_CPU_ENABLED) ? "" : "-";
+
 			pos += ksnprintf(line + pos, sizeof(line) - pos,
-					 " %u%s%s", c->apic_id,
-					 c->x2apic ? "x" : "",
-					 c->flags & ACPI_CPU_ENABLED ? "" : "-");
+					 " %u%s%s", c->apic_id, x, off);
 			if (pos >= sizeof(line))
 				break;
 		}
@@ -1147,7 +1149,8 @@ void acpi_print(const struct acpi_info *info)
 				info->reset_value);
 		else
 			kprintf("acpi: no reset register\n");
-		kprintf("acpi: FADT rev %u len %u century %#x boot arch %#x%s\n",
+		kprintf("acpi: FADT rev %u len %u century %#x boot arch "
+			"%#x%s\n",
 			info->fadt_revision, info->fadt_length, info->century,
 			info->iapc_boot_arch,
 			info->hw_reduced ? " hw-reduced" : "");

@@ -95,7 +95,7 @@ struct acpi_override {
 	uint8_t bus;
 	uint8_t source_irq;
 	uint32_t gsi;
-	uint16_t flags;		/* MPS INTI flags: polarity bits 0-1, trigger 2-3 */
+	uint16_t flags;		/* MPS INTI: polarity bits 0-1, trigger 2-3 */
 };
 
 struct acpi_nmi {
@@ -154,7 +154,7 @@ struct acpi_info {
 	uint32_t fadt_flags;
 	uint16_t pm_timer_port;		/* 0: no PM timer */
 	bool pm_timer_32bit;		/* TMR_VAL_EXT */
-	bool reset_supported;		/* RESET_REG_SUP and a usable register */
+	bool reset_supported;		/* RESET_REG_SUP, usable register */
 	struct acpi_gas reset_reg;
 	uint8_t reset_value;
 	uint8_t century;		/* CMOS index of the century, 0: none */

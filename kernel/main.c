@@ -9,6 +9,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/vga.h"
@@ -20,11 +21,33 @@
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
+#include "mm/page_alloc.h"
+#include "mm/vm.h"
 
 static const struct console serial_console = {"serial", serial_write};
 static const struct console vga_console = {"vga", vga_write};
 
 void kmain(uint32_t magic, uint32_t mbi_phys);
+
+/* The memory part of the boot report: map, allocator, PAT, MTRRs and two
+ * page-table walks (a kernel text address and a direct-map address). */
+static void memory_report(void)
+{
+	enum memtype pat[PAT_NUM_ENTRIES];
+
+	page_alloc_print();
+	pat_decode(pat_read(), pat);
+	kprintf("pat: IA32_PAT = %#lx:", (unsigned long)pat_read());
+	for (unsigned i = 0; i < PAT_NUM_ENTRIES; i++)
+		kprintf(" PAT%u=%s", i, memtype_name(pat[i]));
+	kprintf("\n");
+	if (mtrr_present)
+		mtrr_print(&mtrr_state);
+	else
+		kprintf("mtrr: none (CPUID.1:EDX.MTRR clear)\n");
+	pt_walk(&kernel_space, (uint64_t)&kmain);
+	pt_walk(&kernel_space, (uint64_t)phys_to_virt(boot_info.mbi_phys));
+}
 
 static void setup_screen_console(void)
 {
@@ -63,6 +86,11 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	cpu_print_report();
 
 	/* --- memory: page allocator, page tables (mm/) --- */
+	page_alloc_set_phys_limit(cpu_info.phys_addr_bits);
+	page_alloc_init();
+	mtrr_read();
+	vm_init();
+	memory_report();
 	/* --- end memory --- */
 
 	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */

@@ -35,7 +35,7 @@ typedef void (*buddy_poison_fn)(uint64_t pfn, unsigned int order);
 struct buddy_stats {
 	uint64_t nr_free[BUDDY_NR_ORDERS]; /* free blocks of each order */
 	uint64_t free_pages;		   /* sum of nr_free[o] << o */
-	uint64_t managed_pages;		   /* added with buddy_add_range() */
+	uint64_t managed_pages;		   /* via buddy_add_range() */
 	uint64_t allocs;		   /* successful buddy_alloc() calls */
 	uint64_t frees;			   /* buddy_free() calls */
 	uint64_t failures;		   /* buddy_alloc() found nothing */

@@ -38,7 +38,7 @@ enum memmap_type {
 	MEMMAP_KERNEL,			     /* kernel image */
 	MEMMAP_BOOTINFO,		     /* multiboot information */
 	MEMMAP_MODULE,			     /* boot modules */
-	MEMMAP_BOOTALLOC,		     /* early allocations (page array) */
+	MEMMAP_BOOTALLOC,		     /* early allocations (pages[]) */
 };
 
 /* One region: input from firmware, and output of the sanitiser. */
@@ -52,7 +52,7 @@ struct memmap_entry {
 struct memmap_stats {
 	unsigned int zero_len;	   /* zero-length entries dropped */
 	unsigned int wrapped;	   /* base + len past 2^64, clipped */
-	unsigned int overlaps;	   /* pairs of input entries that overlap */
+	unsigned int overlaps;	   /* overlapping input pairs */
 	unsigned int unsorted;	   /* entries below their predecessor */
 	unsigned int unknown_type; /* firmware types treated as reserved */
 	unsigned int overflow;	   /* pieces dropped: output array full */

@@ -12,8 +12,19 @@
 
 #define PAGE_ALLOC_FAILED (~0ull)
 
-/* Build the allocator from boot_info's memory map. Called once at boot. */
+struct memmap;
+
+/* Build the allocator from boot_info's memory map. Called once at boot;
+ * until page_alloc_enable_high() only frames below 4 GiB are handed out. */
 void page_alloc_init(void);
+/* Add the frames above 4 GiB, once the kernel's direct map reaches them. */
+void page_alloc_enable_high(void);
+/* Treat memory at or above 2^phys_bits as unusable (CPUID MAXPHYADDR). */
+void page_alloc_set_phys_limit(unsigned phys_bits);
+/* The sanitised memory map (reserved ranges included). */
+const struct memmap *page_alloc_memmap(void);
+/* Walk the free lists and check their invariants; returns problems. */
+unsigned page_alloc_check(void);
 
 /* 2^order contiguous frames; returns the physical address, or
  * PAGE_ALLOC_FAILED when memory is exhausted. */
@@ -24,9 +35,10 @@ void page_free_phys(uint64_t phys, unsigned order);
 void *page_alloc(unsigned order);
 void page_free(void *va, unsigned order);
 
-/* Free pages now, and the count right after boot. */
+/* Free pages now; managed pages; free pages when boot set-up finished. */
 uint64_t page_alloc_free_pages(void);
 uint64_t page_alloc_total_pages(void);
+uint64_t page_alloc_boot_free_pages(void);
 struct page *pfn_to_page(uint64_t pfn);
 void page_alloc_print(void);
 

@@ -14,8 +14,12 @@
 #define DIRECT_MAP_BASE 0xffff800000000000ul
 /* Covered by the boot page tables until mm/ builds the real ones. */
 #define EARLY_DIRECT_MAP_SIZE (4ul << 30)
+#ifndef PAGE_SHIFT
 #define PAGE_SHIFT 12
-#define PAGE_SIZE (1ul << PAGE_SHIFT)
+#endif
+#ifndef PAGE_SIZE
+#define PAGE_SIZE (1ull << PAGE_SHIFT)
+#endif
 
 static inline void *phys_to_virt(uint64_t phys)
 {

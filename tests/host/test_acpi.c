@@ -590,6 +590,18 @@ KTEST(acpi, new_tag_preferred_bad_new_falls_back)
 	EXPECT_EQ(info.rsdp_source, ACPI_RSDP_MB2_NEW);
 	EXPECT_FALSE(info.use_xsdt);
 	EXPECT_TRUE(info.fadt_found);
+	EXPECT_EQ(info.problems, 1);
+
+	/* Tag 14 with the first 20 bytes of a 2.0 RSDP: RSDT, no complaint. */
+	make_rsdp(old, 2, (uint32_t)mc.rsdt, mc.xsdt);
+	src.mb2_new = NULL;
+	src.mb2_old = old;
+	src.mb2_old_len = RSDP_V1_LEN;
+	ASSERT_EQ(acpi_parse(&info, &src, fake_map, &e), 0);
+	EXPECT_EQ(info.rsdp_source, ACPI_RSDP_MB2_OLD);
+	EXPECT_EQ(info.rsdp_revision, 2);
+	EXPECT_FALSE(info.use_xsdt);
+	EXPECT_EQ(info.problems, 0);
 	env_free(&e);
 }
 
@@ -726,7 +738,7 @@ static void run_bad_madt(struct ktest_ctx *ctx, const uint8_t *bad,
 	EXPECT_STREQ(t->status, status);
 	EXPECT_TRUE(info.madt_found);
 	EXPECT_EQ(info.lapic_addr, LAPIC_PHYS);
-	ASSERT_EQ(info.ncpus, 2);	/* the CPU after the bad entry is lost */
+	ASSERT_EQ(info.ncpus, 2);	/* the CPU after the bad one is lost */
 	EXPECT_EQ(info.cpus[1].apic_id, 1);
 	EXPECT_EQ(info.nioapics, 1);
 	EXPECT_EQ(info.problems, 1);

@@ -319,11 +319,11 @@ KTEST(memmap, page_rounding)
 {
 	struct test_map t;
 	struct memmap_entry raw[] = {
-		{ 0x1234, 0x5678 - 0x1234, A },	 /* -> [0x2000, 0x5000) */
+		{ 0x1234, 0x5678 - 0x1234, A },	 /* [0x2000, 0x5000) */
 		{ 0x10001, 0xffe, A },		 /* no whole page */
 		{ 0x20000, 0x1000, A },		 /* exactly one page */
 		{ 0x30800, 0x1000, A },		 /* straddles: nothing */
-		{ 0x100000000ull, 0x1fff, A },	 /* one page above 4 GiB */
+		{ 0x100000000ull, 0x1fff, A },	 /* a page above 4 GiB */
 	};
 	uint64_t b, e;
 	size_t it = 0;

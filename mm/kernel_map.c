@@ -1,0 +1,199 @@
+/*
+ * The kernel's address space: what vm_init() maps, and the two ways the
+ * rest of the kernel changes memory types (phys_map for MMIO,
+ * set_memory_type for RAM). See docs/mm.md for the layout:
+ *
+ *   0xffff800000000000  direct map: RAM, ACPI data and small firmware
+ *                       ranges, WB, RW, NX, global; MMIO on request
+ *   0xffffffff80200000  kernel image: text RX, rodata R NX, data+bss RW NX
+ *                       (the page under the boot stack left unmapped)
+ *
+ * Nothing is mapped in the lower half: a NULL dereference faults.
+ */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/layout.h"
+#include "arch/x86_64/pat.h"
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/tlb.h"
+#include "kernel/multiboot2.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+#include "lib/panic.h"
+#include "mm/memmap.h"
+#include "mm/page_alloc.h"
+#include "mm/vm.h"
+
+/* Firmware "reserved" ranges up to this size below 4 GiB are mapped: on
+ * SeaBIOS the ACPI tables live in one. Larger ones are PCI windows. */
+#define FIRMWARE_RANGE_MAX (64ull << 20)
+#define FOUR_GIB (4ull << 30)
+
+struct addr_space kernel_space;
+static bool ready;
+
+extern char boot_stack_guard[];
+
+bool vm_ready(void)
+{
+	return ready;
+}
+
+static bool direct_map_wanted(const struct memmap_entry *e)
+{
+	switch (e->type) {
+	case MEMMAP_BAD:
+		return false;
+	case MEMMAP_RESERVED:
+		return e->base < FOUR_GIB && e->len <= FIRMWARE_RANGE_MAX;
+	default:
+		return true; /* RAM of any use, ACPI tables and NVS */
+	}
+}
+
+static void map_or_die(uint64_t va, uint64_t pa, uint64_t npages,
+		       unsigned prot, enum memtype type, unsigned flags,
+		       const char *what)
+{
+	int err = vm_map(&kernel_space, va, pa, npages, prot, type, flags);
+
+	if (err)
+		panic("vm_init: mapping %s [%#lx, +%lu pages) failed: %s", what,
+		      (unsigned long)va, (unsigned long)npages,
+		      vm_strerror(err));
+}
+
+static void map_direct(void)
+{
+	const struct memmap *m = page_alloc_memmap();
+	uint64_t mapped = 0;
+
+	/* The first MiB whatever the map says: BIOS data, VGA text, the
+	 * ACPI RSDP search areas. */
+	map_or_die(DIRECT_MAP_BASE, 0, (1ull << 20) >> PAGE_SHIFT,
+		   VM_WRITE | VM_GLOBAL, MEMTYPE_WB, VM_MAP_REPLACE,
+		   "low memory");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct memmap_entry *e = &m->entries[i];
+		uint64_t base = ALIGN_DOWN(e->base, PAGE_SIZE);
+		uint64_t end = ALIGN_UP(e->base + e->len, PAGE_SIZE);
+
+		if (!direct_map_wanted(e) || end <= (1ull << 20))
+			continue;
+		if (base < (1ull << 20))
+			base = 1ull << 20;
+		map_or_die(DIRECT_MAP_BASE + base, base,
+			   (end - base) >> PAGE_SHIFT, VM_WRITE | VM_GLOBAL,
+			   MEMTYPE_WB, VM_MAP_LARGE | VM_MAP_REPLACE,
+			   "direct map");
+		mapped += end - base;
+	}
+	kprintf("vm: direct map at %#lx covers %lu MiB\n",
+		(unsigned long)DIRECT_MAP_BASE,
+		(unsigned long)(mapped >> 20) + 1);
+}
+
+static void map_image_part(const char *start, const char *end, unsigned prot,
+			   const char *what)
+{
+	uint64_t va = ALIGN_DOWN((uint64_t)start, PAGE_SIZE);
+	uint64_t n = (ALIGN_UP((uint64_t)end, PAGE_SIZE) - va) >> PAGE_SHIFT;
+
+	if (n)
+		map_or_die(va, va - KERNEL_VMA, n, prot | VM_GLOBAL,
+			   MEMTYPE_WB, 0, what);
+}
+
+static void map_kernel_image(void)
+{
+	uint64_t guard = (uint64_t)boot_stack_guard;
+
+	map_image_part(__text_start, __text_end, VM_EXEC, "kernel text");
+	map_image_part(__rodata_start, __rodata_end, 0, "kernel rodata");
+	/* data and bss, minus the boot stack's guard page */
+	map_image_part(__data_start, (const char *)guard, VM_WRITE,
+		       "kernel data");
+	map_image_part((const char *)guard + PAGE_SIZE, __kernel_end,
+		       VM_WRITE, "kernel bss");
+}
+
+static void map_framebuffer(void)
+{
+	const struct boot_framebuffer *fb = &boot_info.fb;
+	uint64_t len;
+
+	if (!fb->present || fb->type != MB2_FB_TYPE_RGB)
+		return;
+	/* Write-combining: pixel stores are merged into bursts, the
+	 * memory type trace buffers are mapped with in seed 000. */
+	len = ALIGN_UP((uint64_t)fb->pitch * fb->height, PAGE_SIZE);
+	map_or_die(DIRECT_MAP_BASE + ALIGN_DOWN(fb->addr, PAGE_SIZE),
+		   ALIGN_DOWN(fb->addr, PAGE_SIZE), len >> PAGE_SHIFT,
+		   VM_WRITE | VM_GLOBAL, MEMTYPE_WC,
+		   VM_MAP_LARGE | VM_MAP_REPLACE, "framebuffer");
+}
+
+void vm_init(void)
+{
+	int err = vm_space_init(&kernel_space, "kernel");
+
+	if (err)
+		panic("vm_init: no page for the kernel's PML4: %s",
+		      vm_strerror(err));
+	map_direct();
+	map_kernel_image();
+	map_framebuffer();
+
+	if (!pat_program())
+		kprintf("vm: PAT not programmed as wanted; memory types other "
+			"than WB, WT, UC-, UC are not available\n");
+	write_cr3(kernel_space.root_phys);
+	tlb_flush_local_all();
+	ready = true;
+	page_alloc_enable_high();
+	kprintf("vm: kernel page tables at %#lx (%lu table pages); boot "
+		"identity map dropped\n", (unsigned long)kernel_space.root_phys,
+		(unsigned long)kernel_space.table_pages);
+}
+
+void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
+{
+	uint64_t base = ALIGN_DOWN(pa, PAGE_SIZE);
+	uint64_t end = ALIGN_UP(pa + len, PAGE_SIZE);
+
+	for (uint64_t p = base; p < end; p += PAGE_SIZE) {
+		struct vm_translation t;
+		int err;
+
+		if (vm_translate(&kernel_space, DIRECT_MAP_BASE + p, &t)) {
+			if (t.memtype == type)
+				continue;
+			err = vm_set_memtype(&kernel_space,
+					     DIRECT_MAP_BASE + p, 1, type);
+		} else {
+			err = vm_map(&kernel_space, DIRECT_MAP_BASE + p, p, 1,
+				     VM_WRITE | VM_GLOBAL, type, 0);
+		}
+		if (err) {
+			kprintf("phys_map: %#lx as %s failed: %s\n",
+				(unsigned long)p, memtype_name(type),
+				vm_strerror(err));
+			return NULL;
+		}
+	}
+	return phys_to_virt(pa);
+}
+
+int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
+{
+	uint64_t va = (uint64_t)direct_va;
+	int err;
+
+	if (va < DIRECT_MAP_BASE || va >= KERNEL_VMA || (va & (PAGE_SIZE - 1)))
+		return VM_ERR_INVALID;
+	err = vm_set_memtype(&kernel_space, va, npages, type);
+	if (err)
+		return err;
+	/* Lines cached under the old type must not outlive the change. */
+	cache_flush_range(direct_va, npages << PAGE_SHIFT);
+	return VM_OK;
+}

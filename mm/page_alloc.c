@@ -1,0 +1,257 @@
+/*
+ * The kernel's page allocator: turns the firmware memory map into a buddy
+ * allocator with one struct page per frame.
+ *
+ * Boot order matters. Until the kernel's own page tables exist, only the
+ * first 4 GiB are reachable (the boot tables' direct map), so:
+ *   page_alloc_init()        sanitise the map, reserve what is in use,
+ *                            place the struct page array below 4 GiB, and
+ *                            hand out frames below 4 GiB only;
+ *   page_alloc_enable_high() after the switch to the kernel's tables,
+ *                            add the frames above 4 GiB.
+ */
+#include "arch/x86_64/layout.h"
+#include "kernel/multiboot2.h"
+#include "kernel/options.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+#include "lib/panic.h"
+#include "lib/spinlock.h"
+#include "lib/string.h"
+#include "mm/buddy.h"
+#include "mm/memmap.h"
+#include "mm/page_alloc.h"
+#include "mm/vm.h"
+
+#define LOW_MEMORY_END (1ull << 20) /* BIOS data, trampolines */
+#define MEMMAP_CAPACITY 256
+/* Freed frames are filled with this when the "poison" option is on. */
+#define PAGE_POISON_BYTE 0x6b
+/* Physical addresses the CPU cannot generate are never usable. */
+#define PHYS_ADDR_BITS_MAX 52
+
+static struct memmap_entry map_storage[MEMMAP_CAPACITY];
+static struct memmap mm_map;
+static struct buddy buddy;
+static struct lock_stats page_lock_stats = LOCK_STATS_INIT("page_alloc");
+static struct spinlock page_lock = SPINLOCK_INIT(&page_lock_stats);
+static uint64_t boot_free_pages;
+static bool high_enabled;
+static uint64_t phys_limit = 1ull << PHYS_ADDR_BITS_MAX;
+
+static void poison_frames(uint64_t pfn, unsigned order)
+{
+	/* Frames above the boot direct map are poisoned only once the
+	 * kernel's page tables reach them. */
+	if (!high_enabled && PFN_PHYS(pfn + (1ull << order)) > EARLY_DIRECT_MAP_SIZE)
+		return;
+	memset(phys_to_virt(PFN_PHYS(pfn)), PAGE_POISON_BYTE,
+	       PAGE_SIZE << order);
+}
+
+void page_alloc_set_phys_limit(unsigned phys_bits)
+{
+	if (phys_bits >= 32 && phys_bits <= PHYS_ADDR_BITS_MAX)
+		phys_limit = 1ull << phys_bits;
+}
+
+static void add_ranges(uint64_t lo, uint64_t hi)
+{
+	size_t iter = 0;
+	uint64_t base, end;
+
+	while (memmap_next_usable(&mm_map, &iter, &base, &end)) {
+		if (base < lo)
+			base = lo;
+		if (end > hi)
+			end = hi;
+		if (base < end)
+			buddy_add_range(&buddy, PHYS_PFN(base), PHYS_PFN(end));
+	}
+}
+
+void page_alloc_init(void)
+{
+	struct memmap_entry raw[BOOT_MAX_MMAP];
+	size_t iter = 0;
+	uint64_t base, end, max_end = 0, array_bytes, array_phys = 0;
+	unsigned problems;
+
+	for (unsigned i = 0; i < boot_info.mmap_count; i++) {
+		raw[i].base = boot_info.mmap[i].base;
+		raw[i].len = boot_info.mmap[i].len;
+		raw[i].type = boot_info.mmap[i].type;
+	}
+	memmap_init(&mm_map, map_storage, MEMMAP_CAPACITY);
+	problems = memmap_sanitize(&mm_map, raw, boot_info.mmap_count);
+	if (problems)
+		kprintf("mm: the firmware memory map had %u problem(s), "
+			"corrected as reported above\n", problems);
+
+	memmap_reserve(&mm_map, 0, LOW_MEMORY_END, MEMMAP_LOWMEM);
+	memmap_reserve(&mm_map, (uint64_t)__kernel_phys_start,
+		       (uint64_t)__kernel_phys_end -
+			       (uint64_t)__kernel_phys_start,
+		       MEMMAP_KERNEL);
+	memmap_reserve(&mm_map, boot_info.mbi_phys, boot_info.mbi_size,
+		       MEMMAP_BOOTINFO);
+	for (unsigned i = 0; i < boot_info.module_count; i++)
+		memmap_reserve(&mm_map, boot_info.modules[i].start,
+			       boot_info.modules[i].end -
+				       boot_info.modules[i].start,
+			       MEMMAP_MODULE);
+	memmap_reserve(&mm_map, phys_limit, UINT64_MAX - phys_limit,
+		       MEMMAP_RESERVED);
+
+	while (memmap_next_usable(&mm_map, &iter, &base, &end))
+		if (end > max_end)
+			max_end = end;
+	if (max_end == 0)
+		panic("mm: the memory map has no usable RAM at all");
+
+	/* One struct page per frame from 0 to the last usable frame, placed
+	 * in the first usable range below 4 GiB that holds it. */
+	array_bytes = ALIGN_UP(PHYS_PFN(max_end) * sizeof(struct page),
+			       PAGE_SIZE);
+	iter = 0;
+	while (memmap_next_usable(&mm_map, &iter, &base, &end)) {
+		if (end > EARLY_DIRECT_MAP_SIZE)
+			end = EARLY_DIRECT_MAP_SIZE;
+		if (base < end && end - base >= array_bytes) {
+			array_phys = base;
+			break;
+		}
+	}
+	if (!array_phys)
+		panic("mm: no room below 4 GiB for the %lu KiB page array",
+		      (unsigned long)(array_bytes >> 10));
+	memmap_reserve(&mm_map, array_phys, array_bytes, MEMMAP_BOOTALLOC);
+
+	buddy_init(&buddy, phys_to_virt(array_phys), 0, PHYS_PFN(max_end));
+	if (kopt.poison)
+		buddy_set_poison(&buddy, poison_frames);
+	add_ranges(0, EARLY_DIRECT_MAP_SIZE);
+	boot_free_pages = buddy.stats.free_pages;
+	kprintf("mm: %lu frames described (%lu KiB of struct page at %#lx), "
+		"%lu MiB free below 4 GiB\n",
+		(unsigned long)PHYS_PFN(max_end),
+		(unsigned long)(array_bytes >> 10), (unsigned long)array_phys,
+		(unsigned long)(boot_free_pages >> (20 - PAGE_SHIFT)));
+}
+
+void page_alloc_enable_high(void)
+{
+	spin_lock(&page_lock);
+	high_enabled = true;
+	add_ranges(EARLY_DIRECT_MAP_SIZE, UINT64_MAX);
+	boot_free_pages = buddy.stats.free_pages;
+	spin_unlock(&page_lock);
+}
+
+const struct memmap *page_alloc_memmap(void)
+{
+	return &mm_map;
+}
+
+uint64_t page_alloc_phys(unsigned order, unsigned owner)
+{
+	uint64_t pfn;
+
+	spin_lock(&page_lock);
+	pfn = buddy_alloc(&buddy, order, owner);
+	spin_unlock(&page_lock);
+	return pfn == BUDDY_NO_PFN ? PAGE_ALLOC_FAILED : PFN_PHYS(pfn);
+}
+
+/*
+ * A frame whose direct-map alias is not WB would hand its next owner a
+ * surprise memory type: set_memory_type() must be undone before freeing.
+ */
+static void check_freed_memtype(uint64_t phys, unsigned order, void *caller)
+{
+	struct vm_translation t;
+
+	if (!vm_ready())
+		return;
+	for (uint64_t p = phys; p < phys + (PAGE_SIZE << order);
+	     p += PAGE_SIZE)
+		if (vm_translate(&kernel_space, (uint64_t)phys_to_virt(p), &t) &&
+		    t.memtype != MEMTYPE_WB)
+			panic("page_free: frame %#lx is still mapped %s in the "
+			      "direct map (caller %p); set it back to WB first",
+			      (unsigned long)p, memtype_name(t.memtype),
+			      caller);
+}
+
+void page_free_phys(uint64_t phys, unsigned order)
+{
+	if (phys & (PAGE_SIZE - 1))
+		panic("page_free_phys: unaligned address %#lx from %p",
+		      (unsigned long)phys, __builtin_return_address(0));
+	check_freed_memtype(phys, order, __builtin_return_address(0));
+	spin_lock(&page_lock);
+	buddy_free(&buddy, PHYS_PFN(phys), order);
+	spin_unlock(&page_lock);
+}
+
+void *page_alloc(unsigned order)
+{
+	uint64_t phys = page_alloc_phys(order, PAGE_OWNER_KERNEL);
+	void *va;
+
+	if (phys == PAGE_ALLOC_FAILED)
+		return NULL;
+	va = phys_to_virt(phys);
+	memset(va, 0, PAGE_SIZE << order);
+	return va;
+}
+
+void page_free(void *va, unsigned order)
+{
+	uint64_t a = (uint64_t)va;
+
+	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+		panic("page_free: %p is not a direct-map address (caller %p)",
+		      va, __builtin_return_address(0));
+	page_free_phys(a - DIRECT_MAP_BASE, order);
+}
+
+uint64_t page_alloc_free_pages(void)
+{
+	return buddy.stats.free_pages;
+}
+
+uint64_t page_alloc_total_pages(void)
+{
+	return buddy.stats.managed_pages;
+}
+
+uint64_t page_alloc_boot_free_pages(void)
+{
+	return boot_free_pages;
+}
+
+struct page *pfn_to_page(uint64_t pfn)
+{
+	return buddy_pfn_to_page(&buddy, pfn);
+}
+
+unsigned page_alloc_check(void)
+{
+	unsigned bad;
+
+	spin_lock(&page_lock);
+	bad = buddy_check(&buddy);
+	spin_unlock(&page_lock);
+	return bad;
+}
+
+void page_alloc_print(void)
+{
+	kprintf("mm: sanitised memory map:\n");
+	memmap_dump(&mm_map);
+	kprintf("mm: %lu MiB managed, %lu MiB free\n",
+		(unsigned long)(buddy.stats.managed_pages >> (20 - PAGE_SHIFT)),
+		(unsigned long)(buddy.stats.free_pages >> (20 - PAGE_SHIFT)));
+	buddy_dump(&buddy);
+}

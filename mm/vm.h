@@ -1,0 +1,93 @@
+/*
+ * Address spaces and mappings. Every function takes the address space as
+ * a parameter: the kernel's own space is just the first one (ROADMAP item
+ * 3 adds more, with demand paging and a reverse map).
+ *
+ *   vm_map        map physical pages at a virtual address
+ *   vm_unmap      remove mappings (splitting large pages when needed)
+ *   vm_protect    change permissions of mapped pages
+ *   vm_set_memtype change the memory type (WB, WC, UC-, UC, WP, WT)
+ *   vm_translate  look a virtual address up, as the MMU would
+ *   pt_walk       print that lookup level by level, for teaching
+ *
+ * All return 0 or a negative VM_ERR_*; ranges are in 4 KiB pages.
+ */
+#ifndef MM_VM_H
+#define MM_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/spinlock.h"
+#include "mm/memtype.h"
+
+/* Permissions (prot). Reading is implied by any mapping. */
+#define VM_WRITE (1u << 0)
+#define VM_EXEC (1u << 1)
+#define VM_USER (1u << 2)
+#define VM_GLOBAL (1u << 3)
+
+/* vm_map flags */
+#define VM_MAP_LARGE (1u << 0) /* use 2 MiB / 1 GiB pages where aligned */
+#define VM_MAP_REPLACE (1u << 1) /* overwrite existing mappings */
+
+#define VM_OK 0
+#define VM_ERR_NOMEM (-1)
+#define VM_ERR_EXISTS (-2)
+#define VM_ERR_NOT_MAPPED (-3)
+#define VM_ERR_ALIGN (-4)
+#define VM_ERR_INVALID (-5)
+
+struct addr_space {
+	const char *name;
+	uint64_t *root; /* the top-level table, through the direct map */
+	uint64_t root_phys;
+	uint64_t table_pages; /* page-table pages owned by this space */
+	struct spinlock lock;
+};
+
+extern struct addr_space kernel_space;
+
+struct vm_translation {
+	uint64_t phys; /* physical address of va itself */
+	uint64_t pte; /* the leaf entry */
+	int level; /* 1: 4 KiB, 2: 2 MiB, 3: 1 GiB */
+	enum memtype memtype; /* the PAT type the entry selects */
+};
+
+int vm_space_init(struct addr_space *as, const char *name);
+/* A new space sharing the kernel half of kernel_space. */
+int vm_space_create(struct addr_space *as, const char *name);
+
+int vm_map(struct addr_space *as, uint64_t va, uint64_t pa, uint64_t npages,
+	   unsigned prot, enum memtype type, unsigned flags);
+int vm_unmap(struct addr_space *as, uint64_t va, uint64_t npages);
+int vm_protect(struct addr_space *as, uint64_t va, uint64_t npages,
+	       unsigned prot);
+int vm_set_memtype(struct addr_space *as, uint64_t va, uint64_t npages,
+		   enum memtype type);
+bool vm_translate(struct addr_space *as, uint64_t va,
+		  struct vm_translation *out);
+void pt_walk(struct addr_space *as, uint64_t va);
+const char *vm_strerror(int err);
+
+/* Build the kernel's tables (direct map, W^X image, guard page), switch
+ * to them and drop the boot tables. */
+void vm_init(void);
+bool vm_ready(void);
+
+/*
+ * Make [pa, pa+len) reachable through the direct map with memory type
+ * type (MMIO: UC for registers, WC for a framebuffer), mapping what is
+ * missing and retyping what is there. Returns phys_to_virt(pa) or NULL.
+ */
+void *phys_map(uint64_t pa, uint64_t len, enum memtype type);
+
+/*
+ * Change the memory type of RAM pages through their direct-map alias,
+ * with the TLB and cache flushes the SDM requires (11.12.4), like Linux's
+ * set_memory_wc(). Must be set back to WB before the pages are freed:
+ * page_free() checks.
+ */
+int set_memory_type(void *direct_va, uint64_t npages, enum memtype type);
+
+#endif
