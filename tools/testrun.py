@@ -56,7 +56,7 @@ KILL_GRACE_S = 5
 
 GRUB_TIMEOUT = 0          # every test image boots its first entry at once
 DEFAULT_JOBS = 2          # this machine: 2 cores, TCG only
-HOST_TEST_TIMEOUT_S = 300
+HOST_TEST_TIMEOUT_S = 120  # keeps make test within its 10 minutes
 SELFTEST_TIMEOUT_S = 120
 LOG_TAIL_LINES = 25       # log lines shown as TAP diagnostics on failure
 IMAGE_HASH_CHARS = 12     # hex digits of the image-name hash
@@ -193,6 +193,8 @@ def select_entries(entries, groups, names):
         if groups and not set(groups) & set(e["groups_list"]):
             continue
         out.append(e)
+    if groups and not out:
+        raise ManifestError("no boot in group(s) %s" % " ".join(groups))
     return out
 
 
@@ -373,15 +375,19 @@ def ktap_problems(blk, where="top level"):
     return probs
 
 
-def check_ktap(text, required):
+def check_ktap(text, ktest):
     """Verdict of the KTAP part of a log: (problems, diagnostics).
 
-    required: the command line asked for tests, so KTAP must be there.
+    ktest: the value of ktest= on the command line ("all", "none", a
+    comma-separated suite list) or None. When it asks for tests the KTAP
+    part must be there, must not be empty, and every named suite must
+    have run (a misspelt suite would otherwise pass with zero tests).
     """
+    required = ktest is not None and ktest != "none"
     lines = ktap_section(text)
     if lines is None:
         if required:
-            return ["no KTAP output (command line asks for ktest=)"], []
+            return ["no KTAP output (command line has ktest=%s)" % ktest], []
         return [], []
     root = parse_ktap(lines)
     probs = []
@@ -390,6 +396,14 @@ def check_ktap(text, required):
         probs.append("not ok: %d test(s) failed: %s" %
                      (len(failed), ", ".join(failed)))
     probs.extend(ktap_problems(root))
+    if required and not root.results and root.plan is not None:
+        probs.append("KTAP: no suite ran (ktest=%s)" % ktest)
+    if required and ktest != "all":
+        ran = {r.name for r in root.results}
+        for suite in ktest.split(","):
+            if suite and suite not in ran:
+                probs.append("KTAP: suite %s (ktest=%s) did not run" %
+                             (suite, ktest))
     return probs, ktap_diags(root)
 
 
@@ -467,7 +481,7 @@ def verdict(entry, rc, log, timed_out):
         if panic:
             probs.append("panic: %s" % panic.group(1).strip())
         m = KTEST_CMDLINE_RE.search(entry.get("cmdline", ""))
-        kprobs, diag = check_ktap(text, bool(m) and m.group(1) != "none")
+        kprobs, diag = check_ktap(text, m.group(1) if m else None)
         probs.extend(kprobs)
         if ex.kind not in ("timeout", "nostatus") or line_status is not None:
             probs.extend(channels_agree())
@@ -556,26 +570,34 @@ def host_programs():
                   if os.path.isfile(p) and os.access(p, os.X_OK))
 
 
-def run_host_test(path, tap):
+def run_host_test(path):
+    """Run one host test program; returns (ok, description, diagnostics).
+    It must exit 0 and print clean KTAP."""
     name = os.path.basename(path)
     try:
         p = subprocess.run([path], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                            timeout=HOST_TEST_TIMEOUT_S)
         out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
     except subprocess.TimeoutExpired as err:
         out = (err.stdout or b"").decode("utf-8", "replace")
-        tap.result(False, "host: %s: hang: no exit after %d s" %
-                   (name, HOST_TEST_TIMEOUT_S), log_tail(out))
-        return
-    probs, diag = check_ktap(out, True)
+        return False, "host: %s: hang: no exit after %d s" % \
+            (name, HOST_TEST_TIMEOUT_S), log_tail(out)
+    probs, diag = check_ktap(out, "all")
     if rc != 0:
         probs.append("exit code %d" % rc)
     if probs:
-        tap.result(False, "host: %s: %s" % (name, probs[0]),
-                   ["also: " + p for p in probs[1:]] + diag + log_tail(out))
-    else:
-        tap.result(True, "host: " + name)
+        return False, "host: %s: %s" % (name, probs[0]), \
+            ["also: " + p for p in probs[1:]] + diag + log_tail(out)
+    return True, "host: " + name, []
+
+
+def run_in_order(pool, jobs, tap):
+    """Submit every (function, args) of jobs to pool and report their
+    (ok, description, diagnostics) results in submission order."""
+    futures = [pool.submit(fn, *args) for fn, args in jobs]
+    for f in futures:
+        tap.result(*f.result())
 
 
 def run_selftest(tap):
@@ -694,20 +716,18 @@ def run_boots(entries, jobs, tap):
     for e in entries:  # sequential: parallel boots may share an image
         if e["cmdline"] not in images:
             images[e["cmdline"]] = build_image(e["cmdline"])
+    jobs_list = []
+    for e in entries:
+        iso, err = images[e["cmdline"]]
+        desc = "boot: " + e["name"]
+        if iso is None:
+            res = (False, desc + ": mkiso.sh failed",
+                   err.strip().split("\n")[-LOG_TAIL_LINES:])
+            jobs_list.append((lambda r: r, (res,)))
+        else:
+            jobs_list.append((run_boot, (e, iso, desc)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = []
-        for e in entries:
-            iso, err = images[e["cmdline"]]
-            desc = "boot: " + e["name"]
-            if iso is None:
-                res = (False, desc + ": mkiso.sh failed",
-                       err.strip().split("\n")[-LOG_TAIL_LINES:])
-                futures.append(pool.submit(lambda r=res: r))
-            else:
-                futures.append(pool.submit(run_boot, e, iso, desc))
-        for f in futures:  # report in manifest order
-            ok, desc, diag = f.result()
-            tap.result(ok, desc, diag)
+        run_in_order(pool, jobs_list, tap)
 
 
 # --------------------------------------------------------------------------
@@ -767,8 +787,9 @@ def main(argv):
 
     tap = Tap(len(hosts) + (1 if do_host else 0) + len(boots))
     start = time.monotonic()
-    for p in hosts:
-        run_host_test(p, tap)
+    if hosts:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            run_in_order(pool, [(run_host_test, (p,)) for p in hosts], tap)
     if do_host:
         run_selftest(tap)
     if boots:

@@ -21,6 +21,12 @@
 #define PAGE_SIZE (1ull << PAGE_SHIFT)
 #endif
 
+/*
+ * The direct-map address of phys. Once vm_init() has run, only RAM, ACPI
+ * data and the first MiB are mapped there: device registers (LAPIC,
+ * IOAPIC, HPET) must be mapped first with phys_map(pa, len, MEMTYPE_UC)
+ * from mm/vm.h, which returns this same address.
+ */
 static inline void *phys_to_virt(uint64_t phys)
 {
 	return (void *)(phys + DIRECT_MAP_BASE);

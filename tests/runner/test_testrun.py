@@ -175,6 +175,21 @@ class PassVerdicts(unittest.TestCase):
         v = tr.verdict(entry(cmdline="run=none"), status_rc(0), log, False)
         self.assertTrue(v.ok, v.reason)
 
+    def test_named_suites_must_run(self):
+        good = fixture("good.log")
+        v = tr.verdict(entry(cmdline="ktest=mm,string"), status_rc(0), good,
+                       False)
+        self.assertTrue(v.ok, v.reason)
+        v = tr.verdict(entry(cmdline="ktest=mm,strnig"), status_rc(0), good,
+                       False)
+        self.assertFalse(v.ok)
+        self.assertIn("suite strnig", v.reason)
+        empty = "KTAP version 1\n1..0\n# ktest: 0 suite(s)\n" \
+            "EXIT: STATUS=0\n"
+        v = tr.verdict(entry(cmdline="ktest=all"), status_rc(0), empty, False)
+        self.assertFalse(v.ok)
+        self.assertIn("no suite ran", v.reason)
+
     def test_ansi_and_crlf_are_ignored(self):
         log = fixture("good.log").replace("\n", "\r\n")
         log = log.replace("KTAP version 1\r\n1..2", "\x1b[0mKTAP version 1"
