@@ -5,16 +5,22 @@
  *   -> boot report -> tests (ktest=) -> experiments (run=) -> EXIT
  */
 #include <stdint.h>
+#include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/pmu.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
+#include "kernel/experiment.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
@@ -94,12 +100,35 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	/* --- end memory --- */
 
 	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */
+	smp_acpi_init();
+	apic_init_bsp();
+	percpu_init_bsp(apic_id());
+	tsc_init(smp_acpi() ? smp_acpi()->pm_timer_port : 0,
+		 smp_acpi() && smp_acpi()->pm_timer_32bit);
+	tsc_print();
+	apic_timer_calibrate();
+	apic_print();
+	pmu_init();
+	pmu_print();
+	smp_init();
+	smp_print();
+	cpu_sti();
+	{
+		struct tsc_sync_result sync;
+
+		if (tsc_sync_check(&sync))
+			tsc_sync_print(&sync);
+	}
 	/* --- end CPUs and time --- */
 
 	crash_if_asked(kopt.crash);
 
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
+
+	failures += experiments_run(kopt.run, kopt.runmode == 1 ?
+						      EXPERIMENT_FULL :
+						      EXPERIMENT_QUICK);
 
 	kernel_exit(failures ? 1 : 0);
 }

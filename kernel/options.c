@@ -12,6 +12,7 @@
  *   loglevel=  number  0..7                           6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang   none
  *   poison     flag    poison freed pages             off
+ *   runmode=   enum    quick|full                     quick
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -33,6 +34,7 @@ struct option_desc {
 };
 
 static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
+static const char *const runmode_names[] = {"quick", "full", NULL};
 static const char *const crash_names[] = {"none",   "pf",	  "ud",
 					  "gp",	    "assert", "triple",
 					  "hang",   NULL};
@@ -58,6 +60,8 @@ static const struct option_desc options[] = {
 	 "deliberate failure, for testing the panic path"},
 	{"poison", OPT_FLAG, OFF(poison), NULL, 0, 0,
 	 "fill freed pages with a pattern"},
+	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
+	 "experiment size: quick (tests, make run) or full (make bench)"},
 };
 
 static void set_defaults(void)
@@ -193,10 +197,11 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u%s%s\n",
+		"loglevel=%u runmode=%s%s%s\n",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
-		kopt.nosmp ? " nosmp" : "", kopt.poison ? " poison" : "");
+		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
+		kopt.poison ? " poison" : "");
 }

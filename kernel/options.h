@@ -38,6 +38,7 @@ struct kernel_options {
 	unsigned loglevel; /* 0 quiet .. 7 debug */
 	enum crash_kind crash;
 	bool poison; /* fill freed pages with a pattern */
+	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

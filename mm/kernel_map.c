@@ -197,3 +197,26 @@ int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
 	cache_flush_range(direct_va, npages << PAGE_SHIFT);
 	return VM_OK;
 }
+
+int vm_map_ram(struct addr_space *as, uint64_t va, uint64_t pa,
+	       uint64_t npages, unsigned prot, enum memtype type)
+{
+	int err = set_memory_type(phys_to_virt(pa), npages, type);
+
+	if (err)
+		return err;
+	err = vm_map(as, va, pa, npages, prot, type, 0);
+	if (err)
+		set_memory_type(phys_to_virt(pa), npages, MEMTYPE_WB);
+	return err;
+}
+
+int vm_unmap_ram(struct addr_space *as, uint64_t va, uint64_t pa,
+		 uint64_t npages)
+{
+	int err = vm_unmap(as, va, npages);
+
+	if (err)
+		return err;
+	return set_memory_type(phys_to_virt(pa), npages, MEMTYPE_WB);
+}

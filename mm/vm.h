@@ -90,4 +90,15 @@ void *phys_map(uint64_t pa, uint64_t len, enum memtype type);
  */
 int set_memory_type(void *direct_va, uint64_t npages, enum memtype type);
 
+/*
+ * Map RAM frames [pa, pa + npages) a second time at va with memory type
+ * type, first giving their direct-map alias the same type so the two
+ * views never disagree (the SDM leaves conflicting aliases undefined).
+ * vm_unmap_ram() removes the view and sets the alias back to WB.
+ */
+int vm_map_ram(struct addr_space *as, uint64_t va, uint64_t pa,
+	       uint64_t npages, unsigned prot, enum memtype type);
+int vm_unmap_ram(struct addr_space *as, uint64_t va, uint64_t pa,
+		 uint64_t npages);
+
 #endif

@@ -3,6 +3,7 @@
  *
  *   0x0000000000000000  identity map of 0-4 GiB (boot only; dropped by mm)
  *   0xffff800000000000  DIRECT_MAP_BASE: all RAM, phys + DIRECT_MAP_BASE
+ *   0xffffc90000000000  VMAP_BASE: run-time mappings (1 TiB)
  *   0xffffffff80000000  KERNEL_VMA: the kernel image (phys + KERNEL_VMA)
  */
 #ifndef ARCH_X86_64_LAYOUT_H
@@ -11,6 +12,9 @@
 #include <stdint.h>
 
 #define KERNEL_VMA 0xffffffff80000000ul
+/* Mappings made at run time (second views of RAM, test mappings). */
+#define VMAP_BASE 0xffffc90000000000ul
+#define VMAP_SIZE (1ul << 40)
 #define DIRECT_MAP_BASE 0xffff800000000000ul
 /* Covered by the boot page tables until mm/ builds the real ones. */
 #define EARLY_DIRECT_MAP_SIZE (4ul << 30)

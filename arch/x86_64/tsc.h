@@ -1,0 +1,79 @@
+/*
+ * The time-stamp counter: the kernel's clock (SDM vol. 3B, 18.17).
+ *
+ * tsc_init() finds its frequency: from CPUID 0x15 (crystal ratio) or 0x16
+ * (base MHz) when present and credible, else by counting it against the
+ * ACPI PM timer (3.579545 MHz), else against PIT channel 2. The result is
+ * checked for credibility (range, repeat agreement) and its source kept
+ * for the boot report. tsc_sync_check() measures the offset between the
+ * boot CPU's TSC and every AP's by ping-pong through shared memory.
+ */
+#ifndef ARCH_X86_64_TSC_H
+#define ARCH_X86_64_TSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum tsc_source {
+	TSC_SRC_NONE,
+	TSC_SRC_CPUID_15H, /* crystal clock x TSC/crystal ratio */
+	TSC_SRC_CPUID_16H, /* processor base frequency */
+	TSC_SRC_PM_TIMER,  /* measured against the ACPI PM timer */
+	TSC_SRC_PIT,	   /* measured against PIT channel 2 */
+	TSC_SRC_GUESS,	   /* nothing worked: a fixed guess, not credible */
+};
+
+/* Plausible TSC frequencies; anything outside is a failed calibration. */
+#define TSC_MIN_HZ 100000000ull	   /* 100 MHz */
+#define TSC_MAX_HZ 20000000000ull  /* 20 GHz */
+
+/*
+ * Calibrate. pm_port: the ACPI PM timer's I/O port (0: none), pm_32bit:
+ * whether it counts 32 bits (else 24). Safe to call once, boot CPU only.
+ */
+void tsc_init(uint16_t pm_port, bool pm_32bit);
+
+uint64_t tsc_hz(void);
+enum tsc_source tsc_source(void);
+const char *tsc_source_name(enum tsc_source s);
+bool tsc_invariant(void);
+
+/* rdtsc that neither runs ahead of earlier instructions nor lets later
+ * ones run ahead of it (lfence on both sides). */
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence"
+			 : "=a"(lo), "=d"(hi)
+			 :
+			 : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Conversions with the calibrated frequency (tsc_init() must have run). */
+uint64_t tsc_us_to_cycles(uint64_t us);
+uint64_t tsc_cycles_to_ns(uint64_t cycles);
+/* Busy-wait at least us microseconds. */
+void tsc_delay_us(uint64_t us);
+
+/* Result of the cross-CPU check (cycles; signed: remote minus boot CPU). */
+struct tsc_sync_result {
+	unsigned cpus_checked;
+	unsigned worst_cpu;	 /* CPU with the largest |offset| */
+	int64_t worst_offset;	 /* its offset estimate (min-RTT sample) */
+	uint64_t worst_rtt;	 /* that sample's round trip: +-rtt/2 */
+	uint64_t proven_skew;	 /* largest skew causality proves (>= 0) */
+};
+
+/*
+ * Ping-pong with every online AP (they must be in their work loops).
+ * Fills *r and returns true when it could run (false: single CPU).
+ */
+bool tsc_sync_check(struct tsc_sync_result *r);
+
+/* The boot-report lines: frequency, source, invariance. */
+void tsc_print(void);
+void tsc_sync_print(const struct tsc_sync_result *r);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * Benchmark output: the environment header, a human table per experiment,
+ * and one machine-readable line per figure. docs/output.md is the schema;
+ * tools/results.py is the parser. Change them together.
+ *
+ *   @@ENV {"cpu_model":"...","hypervisor":"TCGTCGTCGTCG",...}
+ *   @@RESULT {"experiment":"copy","variant":"movnti","metric":"copy_cost",
+ *             "unit":"cycles/KiB","value":123.400,"n":7,...}
+ *
+ * Everything is integer: a figure's numbers are fixed-point values scaled
+ * by 10^scale, printed with that many decimals. Lines go out through a
+ * sink, one console_write() per line (so lines from several CPUs do not
+ * interleave, and a long line is not cut at kprintf's buffer size); host
+ * tests install their own sink to capture the text.
+ */
+#ifndef LIB_BENCH_OUTPUT_H
+#define LIB_BENCH_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/stats.h"
+
+#define BENCH_ENV_PREFIX "@@ENV "
+#define BENCH_RESULT_PREFIX "@@RESULT "
+/*
+ * Longest output line. String fields are cut (ending in "...") so that a
+ * machine line always fits and stays valid JSON: the command line to
+ * BENCH_CMDLINE_MAX escaped bytes, every other string to BENCH_FIELD_MAX.
+ */
+#define BENCH_LINE_MAX 2048
+#define BENCH_FIELD_MAX 128
+#define BENCH_CMDLINE_MAX 512
+/* Widest string cell in a human table; longer names are cut. */
+#define BENCH_CELL_MAX 40
+/* Version of the line schema in docs/output.md ("schema" key). */
+#define BENCH_SCHEMA_VERSION 1
+
+enum bench_tristate {
+	BENCH_UNKNOWN = 0,
+	BENCH_NO,
+	BENCH_YES,
+};
+
+enum bench_mode {
+	BENCH_MODE_NORMAL = 0,
+	BENCH_MODE_ICOUNT,	/* QEMU -icount: one tick per instruction */
+};
+
+/* Filled by the kernel before any experiment runs. NULL strings print "". */
+struct bench_env {
+	const char *cpu_model;		/* CPUID brand string */
+	const char *hypervisor;		/* CPUID 0x40000000 vendor, or NULL */
+	bool caches_modelled;		/* false under QEMU TCG */
+	unsigned cpus_online;
+	uint64_t ram_bytes;		/* usable RAM */
+	uint64_t tsc_hz;
+	const char *tsc_source;		/* "cpuid", "pit", "pm-timer", ... */
+	bool pmu;			/* architectural PMU usable */
+	enum bench_tristate memtypes_honoured;	/* from the memtype probe */
+	const char *kernel_version;
+	const char *git_hash;
+	const char *cmdline;
+	enum bench_mode mode;
+};
+
+/*
+ * One reported figure. The stats are in the metric's unit scaled by
+ * 10^scale (e.g. scale 3 and median 1500 mean 1.500 unit). value in the
+ * machine line is the median.
+ */
+struct bench_figure {
+	const char *experiment;
+	const char *variant;
+	const char *metric;
+	const char *unit;	/* e.g. "ns/iter", "MB/s", "cycles/KiB" */
+	unsigned scale;		/* decimal digits of fixed point, <= 18 */
+	struct stats st;
+	unsigned cpus;		/* CPUs that ran the work, >= 1 */
+	uint64_t size;		/* bytes per operation; 0 = not applicable */
+	unsigned clients;	/* client count; 0 = not applicable */
+};
+
+/* Where output lines go: one call per complete line (with its '\n'). */
+typedef void (*bench_sink_fn)(const char *s, size_t n);
+
+/* Install a sink; NULL restores the default, console_write(). */
+void bench_output_set_sink(bench_sink_fn sink);
+
+/*
+ * Record the environment for the result lines that follow
+ * (caches_modelled) and print the header: a human block, then @@ENV.
+ */
+void bench_env_print(const struct bench_env *env);
+
+/*
+ * Whether the recorded environment models caches (true until
+ * bench_env_print() says otherwise).
+ */
+bool bench_output_caches_modelled(void);
+
+/* Convenience initialiser: cpus 1, no size, no clients. */
+void bench_figure_init(struct bench_figure *f, const char *experiment,
+		       const char *variant, const char *metric,
+		       const char *unit, unsigned scale,
+		       const struct stats *st);
+
+/*
+ * Print a human table of n figures (columns sized to fit, numbers right-
+ * aligned) under a title line, then one @@RESULT line per figure.
+ */
+void bench_report(const char *title, const struct bench_figure *figs,
+		  size_t n);
+
+/* The table part of bench_report() alone. */
+void bench_table_print(const char *title, const struct bench_figure *figs,
+		       size_t n);
+
+/* One @@RESULT line. */
+void bench_result_print(const struct bench_figure *f);
+
+/*
+ * Formatters behind the printers, with ksnprintf() semantics: write at
+ * most size bytes including the NUL, return the length needed. The line
+ * ends in '\n'.
+ */
+int bench_format_env_line(char *buf, size_t size, const struct bench_env *env);
+int bench_format_result_line(char *buf, size_t size,
+			     const struct bench_figure *f,
+			     bool caches_modelled);
+
+/*
+ * Write s as a JSON string literal (with the quotes) into buf: '"', '\\'
+ * and control characters are escaped, and so are bytes >= 0x7f (as
+ * \u00XX), so the output is valid ASCII JSON whatever s holds. Returns
+ * the length needed.
+ */
+int bench_json_string(char *buf, size_t size, const char *s);
+
+#endif

@@ -1,0 +1,660 @@
+/*
+ * kmalloc: size classes over one-page slabs, large blocks straight from
+ * the page allocator (see mm/kmalloc.h and docs/kmalloc.md).
+ *
+ * How kfree() finds what it frees, with no header before any object:
+ *
+ *   slab page (one page, page-aligned)          large block (2^order pages)
+ *   +--------------------+ <- page base          +--------------------+ <- p
+ *   | struct slab        |  tag = SLAB_MAGIC     | user data from the |
+ *   |  tag, class, list, |        ^ page base    | very first byte    |
+ *   |  used-bitmap       |                       |                    |
+ *   +--------------------+ <- first (>= 128)     |                    |
+ *   | obj 0 | obj 1 | ...|  objects, each        |                    |
+ *   | ...        | obj n |  aligned to its class |                    |
+ *   +--------------------+                       +--------------------+
+ *
+ *   large_table: hash of { p, order } records, keyed by p's page number
+ *
+ * 1. A slab object never starts at offset 0 of its page (the header is
+ *    there), while a large block always does. So a page-aligned pointer
+ *    can only be a large block: it must be in large_table, else panic.
+ *    The decision never reads user memory, so no user data can fool it.
+ * 2. Any other pointer must lie in a slab: ptr & ~(PAGE_SIZE-1) is the
+ *    page base, whose tag must equal SLAB_MAGIC ^ base. Mixing the address
+ *    in means a copy of a header elsewhere does not validate, and the tag
+ *    is wiped when the slab goes back to the backend, so a stale pointer
+ *    into a freed slab is caught. Then (ptr - first) must be a multiple of
+ *    the class size (else: pointer inside an object) and the object's bit
+ *    in the used-bitmap must be set (else: double free).
+ *
+ * Free objects are found through the bitmap, not a list threaded through
+ * them, so a freed object is poison from its first byte to its last and a
+ * write after kfree() is seen when the object is handed out again.
+ *
+ * Locking: each class has a spinlock guarding its partial list, its slabs'
+ * bitmaps and its counters; large_table has its own. The backend is never
+ * called with a lock held. Panics release the lock first (host tests
+ * recover from them).
+ */
+#include "mm/kmalloc.h"
+#include "lib/assert.h"
+#include "lib/atomic.h"
+#include "lib/compiler.h"
+#include "lib/kprintf.h"
+#include "lib/panic.h"
+#include "lib/spinlock.h"
+#include "lib/string.h"
+#include "mm/buddy.h"
+#include "mm/page.h"
+
+/* Check that freed objects still hold the poison when reused. */
+#ifndef KMALLOC_DEBUG
+#define KMALLOC_DEBUG 1
+#endif
+
+/* Fill of free objects (the byte Linux uses for freed slab objects). */
+#define KMALLOC_POISON_FREE 0x6b
+#define KMALLOC_POISON_WORD 0x6b6b6b6b6b6b6b6bull
+
+/* "KMALLOC\0" as little-endian bytes, xored with the slab's address. */
+#define SLAB_MAGIC 0x00434f4c4c414d4bull
+
+/* Room reserved for struct slab at the start of a slab page: two lines. */
+#define SLAB_HDR_SIZE 128u
+#define BITS_PER_WORD 64u
+/* Enough bits for the smallest class: (PAGE_SIZE - header) / 8. */
+#define SLAB_MAX_OBJS ((PAGE_SIZE - SLAB_HDR_SIZE) / KMALLOC_MIN_ALIGN)
+#define SLAB_BITMAP_WORDS ((SLAB_MAX_OBJS + BITS_PER_WORD - 1) / BITS_PER_WORD)
+
+/* The top class: the largest line-aligned size two of which fit a slab. */
+#define KMALLOC_TOP_SIZE                                                    \
+	ALIGN_DOWN((PAGE_SIZE - SLAB_HDR_SIZE) / 2, (uint64_t)CACHE_LINE_SIZE)
+
+#define LARGE_HASH_BUCKETS 64u
+
+BUILD_ASSERT(KMALLOC_MAX_ORDER <= BUDDY_MAX_ORDER);
+
+struct kmalloc_class;
+
+/* Header at the start of every slab page. */
+struct slab {
+	uint64_t tag;		   /* SLAB_MAGIC ^ address of this header */
+	struct kmalloc_class *cls; /* fixed while the slab lives */
+	struct slab *next;	   /* cls->partial list: slabs with room */
+	struct slab *prev;
+	uint16_t inuse;		   /* objects handed out */
+	uint16_t hint;		   /* no free object below this index */
+	uint64_t used[SLAB_BITMAP_WORDS]; /* bit i: object i handed out */
+};
+
+BUILD_ASSERT(sizeof(struct slab) <= SLAB_HDR_SIZE);
+BUILD_ASSERT(SLAB_HDR_SIZE % CACHE_LINE_SIZE == 0);
+
+/*
+ * One size class. Aligned to a cache line so that two CPUs working on
+ * different classes do not bounce one line between them.
+ */
+struct kmalloc_class {
+	struct spinlock lock;
+	const char *name;
+	uint32_t size;	/* object size */
+	uint32_t align; /* every object is aligned to this */
+	uint32_t first; /* offset of object 0 in the slab page */
+	uint32_t nr;	/* objects per slab */
+	bool internal;	/* not for kfree() by users */
+	struct slab *partial; /* slabs with at least one free object */
+	uint64_t in_use, slabs, allocs, frees, failures;
+} __aligned(CACHE_LINE_SIZE);
+
+/* Where a large block is; lives in the internal record class. */
+struct large_rec {
+	void *addr;
+	struct large_rec *next; /* hash chain */
+	uint32_t order;
+};
+
+static const uint32_t user_class_sizes[] = {
+	8, 16, 32, 64, 128, 256, 512, 1024, KMALLOC_TOP_SIZE,
+};
+static const char *const user_class_names[] = {
+	"kmalloc-8",   "kmalloc-16",  "kmalloc-32",
+	"kmalloc-64",  "kmalloc-128", "kmalloc-256",
+	"kmalloc-512", "kmalloc-1k",  "kmalloc-top",
+};
+#define NR_USER_CLASSES ARRAY_SIZE(user_class_sizes)
+BUILD_ASSERT(ARRAY_SIZE(user_class_names) == NR_USER_CLASSES);
+#define REC_CLASS NR_USER_CLASSES /* index of the record class */
+#define NR_CLASSES (NR_USER_CLASSES + 1)
+
+static struct kmalloc_class classes[NR_CLASSES];
+
+static struct {
+	struct spinlock lock;
+	struct large_rec *bucket[LARGE_HASH_BUCKETS];
+	uint64_t in_use, pages, allocs, frees, failures;
+} large __aligned(CACHE_LINE_SIZE);
+
+static const struct kmalloc_backend *backend;
+
+/* Largest power of two dividing x, at most cap (a power of two). */
+static uint32_t pow2_factor(uint32_t x, uint32_t cap)
+{
+	uint32_t a = x & -x;
+
+	return a && a < cap ? a : cap;
+}
+
+static void class_setup(struct kmalloc_class *c, const char *name,
+			uint32_t size, bool internal)
+{
+	size = ALIGN_UP(size, (uint32_t)KMALLOC_MIN_ALIGN);
+	spin_lock_init(&c->lock, NULL);
+	c->name = name;
+	c->size = size;
+	c->align = pow2_factor(size, PAGE_SIZE);
+	c->first = ALIGN_UP(SLAB_HDR_SIZE, c->align);
+	c->nr = (PAGE_SIZE - c->first) / size;
+	c->internal = internal;
+	c->partial = NULL;
+	c->in_use = c->slabs = c->allocs = c->frees = c->failures = 0;
+	kassert(c->nr >= 2 && c->nr <= SLAB_MAX_OBJS);
+}
+
+void kmalloc_init(const struct kmalloc_backend *b)
+{
+	kassert(b && b->alloc_pages && b->free_pages);
+	for (unsigned i = 0; i < NR_USER_CLASSES; i++)
+		class_setup(&classes[i], user_class_names[i],
+			    user_class_sizes[i], false);
+	class_setup(&classes[REC_CLASS], "large-rec",
+		    sizeof(struct large_rec), true);
+	spin_lock_init(&large.lock, NULL);
+	memset(large.bucket, 0, sizeof(large.bucket));
+	large.in_use = large.pages = large.allocs = 0;
+	large.frees = large.failures = 0;
+	atomic_store_release(&backend, b);
+}
+
+bool kmalloc_initialized(void)
+{
+	return atomic_load_acquire(&backend) != NULL;
+}
+
+static const struct kmalloc_backend *get_backend(void)
+{
+	const struct kmalloc_backend *b = atomic_load_acquire(&backend);
+
+	if (unlikely(!b))
+		panic("kmalloc used before kmalloc_init()");
+	return b;
+}
+
+/* ---------------------------------------------------------------- slabs */
+
+static inline uint64_t slab_tag(const struct slab *s)
+{
+	return SLAB_MAGIC ^ (uintptr_t)s;
+}
+
+static inline void *slab_obj(const struct slab *s, unsigned i)
+{
+	return (char *)s + s->cls->first + (size_t)i * s->cls->size;
+}
+
+static void partial_push(struct kmalloc_class *c, struct slab *s)
+{
+	s->prev = NULL;
+	s->next = c->partial;
+	if (c->partial)
+		c->partial->prev = s;
+	c->partial = s;
+}
+
+static void partial_remove(struct kmalloc_class *c, struct slab *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->partial = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->next = s->prev = NULL;
+}
+
+/* A fresh slab from the backend, every object poisoned; NULL if none. */
+static struct slab *slab_new(struct kmalloc_class *c)
+{
+	struct slab *s = get_backend()->alloc_pages(0);
+
+	if (!s)
+		return NULL;
+	if (!IS_ALIGNED((uintptr_t)s, PAGE_SIZE))
+		panic("kmalloc: backend returned unaligned page %p", (void *)s);
+	memset(s, 0, sizeof(*s));
+	s->cls = c;
+	s->tag = slab_tag(s);
+	memset((char *)s + c->first, KMALLOC_POISON_FREE,
+	       (size_t)c->nr * c->size);
+	return s;
+}
+
+/* Take the lowest free object of s. Class lock held, s has room. */
+static void *slab_take(struct slab *s)
+{
+	unsigned nr = s->cls->nr;
+
+	for (unsigned w = s->hint / BITS_PER_WORD; w < SLAB_BITMAP_WORDS; w++) {
+		uint64_t free_bits = ~s->used[w];
+		unsigned i;
+
+		if (!free_bits)
+			continue;
+		i = w * BITS_PER_WORD + __builtin_ctzll(free_bits);
+		kassert(i < nr);
+		s->used[w] |= 1ull << (i % BITS_PER_WORD);
+		s->inuse++;
+		s->hint = i + 1;
+		return slab_obj(s, i);
+	}
+	panic("kmalloc: slab %p of %s full but on the partial list",
+	      (void *)s, s->cls->name);
+}
+
+/* Panic unless obj (just handed out) still holds the free poison. */
+static void check_poison(const struct kmalloc_class *c, const void *obj)
+{
+	const uint64_t *w = obj;
+
+	for (size_t i = 0; i < c->size / sizeof(*w); i++) {
+		if (likely(w[i] == KMALLOC_POISON_WORD))
+			continue;
+		panic("kmalloc: %s object %p was written after kfree() "
+		      "(word at offset %zu is %#llx, poison %#llx)",
+		      c->name, obj, i * sizeof(*w),
+		      (unsigned long long)w[i],
+		      (unsigned long long)KMALLOC_POISON_WORD);
+	}
+}
+
+/* An object of class c, or NULL when the backend is exhausted. */
+static void *class_alloc(struct kmalloc_class *c)
+{
+	struct slab *s;
+	void *obj;
+
+	spin_lock(&c->lock);
+	s = c->partial;
+	if (!s) {
+		/* Never call the backend with our lock held. */
+		spin_unlock(&c->lock);
+		s = slab_new(c);
+		spin_lock(&c->lock);
+		if (!s) {
+			c->failures++;
+			spin_unlock(&c->lock);
+			return NULL;
+		}
+		c->slabs++;
+		partial_push(c, s);
+	}
+	obj = slab_take(s);
+	if (s->inuse == c->nr)
+		partial_remove(c, s);
+	c->in_use++;
+	c->allocs++;
+	spin_unlock(&c->lock);
+
+	/* The object is ours alone now: no lock needed to read it. */
+	if (KMALLOC_DEBUG)
+		check_poison(c, obj);
+	return obj;
+}
+
+/*
+ * The slab holding ptr (not page-aligned), or a panic naming ptr and
+ * caller if ptr is not inside a live slab.
+ */
+static struct slab *slab_of(const void *ptr, const char *what, void *caller)
+{
+	struct slab *s = (struct slab *)ALIGN_DOWN((uintptr_t)ptr, PAGE_SIZE);
+
+	if (s->tag != slab_tag(s) || s->cls < classes ||
+	    s->cls >= classes + NR_CLASSES || s->cls->internal)
+		panic("%s(%p) from %p: pointer not from kmalloc (or its slab "
+		      "was already freed)", what, ptr, caller);
+	return s;
+}
+
+/* Index of ptr in s, or a panic if ptr is not the start of an object. */
+static unsigned slab_index(const struct slab *s, const void *ptr,
+			   const char *what, void *caller)
+{
+	const struct kmalloc_class *c = s->cls;
+	size_t off = (uintptr_t)ptr - (uintptr_t)s;
+
+	if (off < c->first || (off - c->first) % c->size != 0 ||
+	    (off - c->first) / c->size >= c->nr)
+		panic("%s(%p) from %p: pointer inside a %s object, not at its "
+		      "start", what, ptr, caller, c->name);
+	return (off - c->first) / c->size;
+}
+
+static void class_free(struct slab *s, void *ptr, void *caller)
+{
+	struct kmalloc_class *c = s->cls;
+	unsigned i = slab_index(s, ptr, "kfree", caller);
+	uint64_t bit = 1ull << (i % BITS_PER_WORD);
+	bool release = false;
+
+	spin_lock(&c->lock);
+	if (!(s->used[i / BITS_PER_WORD] & bit)) {
+		spin_unlock(&c->lock);
+		panic("kfree(%p) from %p: double free of a %s object", ptr,
+		      caller, c->name);
+	}
+	/* Poison before the bit clears: after that another CPU may take it. */
+	memset(ptr, KMALLOC_POISON_FREE, c->size);
+	s->used[i / BITS_PER_WORD] &= ~bit;
+	if (i < s->hint)
+		s->hint = i;
+	if (s->inuse-- == c->nr)
+		partial_push(c, s); /* was full: has room again */
+	c->in_use--;
+	c->frees++;
+	if (s->inuse == 0) {
+		/* Empty slabs go straight back: page counts stay exact. */
+		partial_remove(c, s);
+		c->slabs--;
+		s->tag = 0;
+		release = true;
+	}
+	spin_unlock(&c->lock);
+	if (release)
+		get_backend()->free_pages(s, 0);
+}
+
+/* --------------------------------------------------------- large blocks */
+
+static inline unsigned large_hash(const void *p)
+{
+	return ((uintptr_t)p >> PAGE_SHIFT) % LARGE_HASH_BUCKETS;
+}
+
+/* Smallest order whose block holds size bytes (size <= max block). */
+static unsigned order_for(size_t size)
+{
+	unsigned order = 0;
+
+	while (((size_t)PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+/* Records are internal: this bypasses the user check of slab_of(). */
+static void rec_free(struct large_rec *rec, void *caller)
+{
+	struct slab *s = (struct slab *)ALIGN_DOWN((uintptr_t)rec, PAGE_SIZE);
+
+	kassert(s->tag == slab_tag(s) && s->cls == &classes[REC_CLASS]);
+	class_free(s, rec, caller);
+}
+
+static void large_fail(void)
+{
+	spin_lock(&large.lock);
+	large.failures++;
+	spin_unlock(&large.lock);
+}
+
+static void *large_alloc(size_t size)
+{
+	unsigned order = order_for(size);
+	struct large_rec *rec;
+	void *p;
+
+	rec = class_alloc(&classes[REC_CLASS]);
+	if (!rec) {
+		large_fail();
+		return NULL;
+	}
+	p = get_backend()->alloc_pages(order);
+	if (!p) {
+		rec_free(rec, __builtin_return_address(0));
+		large_fail();
+		return NULL;
+	}
+	if (!IS_ALIGNED((uintptr_t)p, PAGE_SIZE))
+		panic("kmalloc: backend returned unaligned block %p", p);
+	rec->addr = p;
+	rec->order = order;
+
+	spin_lock(&large.lock);
+	rec->next = large.bucket[large_hash(p)];
+	large.bucket[large_hash(p)] = rec;
+	large.in_use++;
+	large.pages += 1ull << order;
+	large.allocs++;
+	spin_unlock(&large.lock);
+	return p;
+}
+
+/* The record of the large block at p; large.lock held. NULL if none. */
+static struct large_rec **large_find(const void *p)
+{
+	struct large_rec **pp = &large.bucket[large_hash(p)];
+
+	while (*pp && (*pp)->addr != p)
+		pp = &(*pp)->next;
+	return *pp ? pp : NULL;
+}
+
+static void large_free(void *p, void *caller)
+{
+	struct large_rec **pp, *rec;
+	unsigned order;
+
+	spin_lock(&large.lock);
+	pp = large_find(p);
+	if (!pp) {
+		spin_unlock(&large.lock);
+		panic("kfree(%p) from %p: page-aligned pointer that is no live "
+		      "large block (double free, or not from kmalloc)", p,
+		      caller);
+	}
+	rec = *pp;
+	*pp = rec->next;
+	order = rec->order;
+	large.in_use--;
+	large.pages -= 1ull << order;
+	large.frees++;
+	spin_unlock(&large.lock);
+
+	get_backend()->free_pages(p, order);
+	rec_free(rec, caller);
+}
+
+/* ------------------------------------------------------------ interface */
+
+void *kmalloc_aligned(size_t size, size_t align)
+{
+	if (align < KMALLOC_MIN_ALIGN)
+		align = KMALLOC_MIN_ALIGN;
+	if (align & (align - 1) || align > PAGE_SIZE)
+		panic("kmalloc_aligned(%zu, %zu) from %p: alignment must be a "
+		      "power of two <= %llu", size, align,
+		      __builtin_return_address(0),
+		      (unsigned long long)PAGE_SIZE);
+	if (size > ((size_t)PAGE_SIZE << KMALLOC_MAX_ORDER)) {
+		get_backend();
+		large_fail();
+		return NULL;
+	}
+	if (size == 0)
+		size = 1;
+	/* Round up so the object owns whole align-sized blocks. */
+	size = ALIGN_UP(size, align);
+	for (unsigned i = 0; i < NR_USER_CLASSES; i++) {
+		struct kmalloc_class *c = &classes[i];
+
+		if (c->size >= size && c->align >= align)
+			return class_alloc(c);
+	}
+	return large_alloc(size);
+}
+
+void *kmalloc(size_t size)
+{
+	return kmalloc_aligned(size, KMALLOC_MIN_ALIGN);
+}
+
+void *kzalloc_aligned(size_t size, size_t align)
+{
+	void *p = kmalloc_aligned(size, align);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *kzalloc(size_t size)
+{
+	return kzalloc_aligned(size, KMALLOC_MIN_ALIGN);
+}
+
+void kfree(void *ptr)
+{
+	void *caller = __builtin_return_address(0);
+
+	if (!ptr)
+		return;
+	get_backend();
+	if (!IS_ALIGNED((uintptr_t)ptr, KMALLOC_MIN_ALIGN))
+		panic("kfree(%p) from %p: misaligned pointer, not from kmalloc",
+		      ptr, caller);
+	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE))
+		large_free(ptr, caller);
+	else
+		class_free(slab_of(ptr, "kfree", caller), ptr, caller);
+}
+
+size_t ksize(const void *ptr)
+{
+	void *caller = __builtin_return_address(0);
+	struct large_rec **pp;
+	struct slab *s;
+	size_t size;
+
+	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE)) {
+		spin_lock(&large.lock);
+		pp = large_find(ptr);
+		size = pp ? (size_t)PAGE_SIZE << (*pp)->order : 0;
+		spin_unlock(&large.lock);
+		if (!size)
+			panic("ksize(%p) from %p: no live large block", ptr,
+			      caller);
+		return size;
+	}
+	s = slab_of(ptr, "ksize", caller);
+	slab_index(s, ptr, "ksize", caller);
+	return s->cls->size;
+}
+
+/* ----------------------------------------------------------- statistics */
+
+unsigned kmalloc_stats_rows(void)
+{
+	return NR_CLASSES + 1;
+}
+
+bool kmalloc_stats_get(unsigned i, struct kmalloc_stats *out)
+{
+	if (i < NR_CLASSES) {
+		struct kmalloc_class *c = &classes[i];
+
+		spin_lock(&c->lock);
+		*out = (struct kmalloc_stats){
+			.name = c->name,
+			.obj_size = c->size,
+			.per_slab = c->nr,
+			.in_use = c->in_use,
+			.slabs = c->slabs,
+			.pages = c->slabs,
+			.allocs = c->allocs,
+			.frees = c->frees,
+			.failures = c->failures,
+		};
+		spin_unlock(&c->lock);
+		return true;
+	}
+	if (i == NR_CLASSES) {
+		spin_lock(&large.lock);
+		*out = (struct kmalloc_stats){
+			.name = "large",
+			.in_use = large.in_use,
+			.slabs = large.in_use,
+			.pages = large.pages,
+			.allocs = large.allocs,
+			.frees = large.frees,
+			.failures = large.failures,
+		};
+		spin_unlock(&large.lock);
+		return true;
+	}
+	return false;
+}
+
+size_t kmalloc_in_use_bytes(void)
+{
+	struct kmalloc_stats st;
+	size_t bytes = 0;
+
+	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
+		if (i == REC_CLASS)
+			continue; /* bookkeeping, not user memory */
+		if (st.obj_size)
+			bytes += st.in_use * st.obj_size;
+		else
+			bytes += st.pages * PAGE_SIZE;
+	}
+	return bytes;
+}
+
+uint64_t kmalloc_backend_pages(void)
+{
+	struct kmalloc_stats st;
+	uint64_t pages = 0;
+
+	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++)
+		pages += st.pages;
+	return pages;
+}
+
+void kmalloc_stats_print(void)
+{
+	struct kmalloc_stats st, sum = { .name = "total" };
+
+	kprintf("kmalloc: %-12s %6s %5s %9s %7s %10s %10s %6s\n", "class",
+		"size", "/slab", "in-use", "pages", "allocs", "frees",
+		"fails");
+	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
+		kprintf("kmalloc: %-12s %6zu %5u %9llu %7llu %10llu %10llu "
+			"%6llu\n", st.name, st.obj_size, st.per_slab,
+			(unsigned long long)st.in_use,
+			(unsigned long long)st.pages,
+			(unsigned long long)st.allocs,
+			(unsigned long long)st.frees,
+			(unsigned long long)st.failures);
+		sum.pages += st.pages;
+		if (i == REC_CLASS)
+			continue; /* bookkeeping: counted by "large" */
+		sum.allocs += st.allocs;
+		sum.frees += st.frees;
+		sum.failures += st.failures;
+	}
+	kprintf("kmalloc: %-12s %6s %5s %9s %7llu %10llu %10llu %6llu\n",
+		sum.name, "", "", "", (unsigned long long)sum.pages,
+		(unsigned long long)sum.allocs, (unsigned long long)sum.frees,
+		(unsigned long long)sum.failures);
+	kprintf("kmalloc: %zu bytes in use\n", kmalloc_in_use_bytes());
+}

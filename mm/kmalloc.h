@@ -1,0 +1,115 @@
+/*
+ * kmalloc: the kernel's small-object allocator (issue 3, docs/kmalloc.md).
+ *
+ * Sizes up to about half a page come from size classes (8, 16, ... 1024
+ * bytes and a top class two of which fit in a page), each class carving
+ * one-page slabs; larger sizes get a power-of-two block of pages straight
+ * from the page allocator. kmalloc_aligned(size, CACHE_LINE_SIZE) gives an
+ * object that shares its cache lines with nothing else: LTTng once lost a
+ * large part of its tracing overhead to commit counters that kzalloc()
+ * had packed into one line (seed 004).
+ *
+ * Portable: the allocator only sees pages through struct kmalloc_backend,
+ * so the same code runs in the kernel (page_alloc/page_free) and in host
+ * tests (aligned_alloc).
+ *
+ * Every class and the large-block table has its own spinlock, so several
+ * CPUs may allocate at once. No function here may be called from an
+ * interrupt handler until the locks disable interrupts.
+ */
+#ifndef MM_KMALLOC_H
+#define MM_KMALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/compiler.h"
+
+/*
+ * Where kmalloc gets its pages. alloc_pages returns 2^order contiguous,
+ * page-aligned pages (NULL when exhausted); free_pages gives them back
+ * with the same order. Both must be safe to call from several CPUs.
+ */
+struct kmalloc_backend {
+	void *(*alloc_pages)(unsigned order);
+	void (*free_pages)(void *p, unsigned order);
+};
+
+/* Every object is aligned to at least this. */
+#define KMALLOC_MIN_ALIGN 8
+/* Largest large block: 2^KMALLOC_MAX_ORDER pages (4 MiB with 4 KiB pages). */
+#define KMALLOC_MAX_ORDER 10
+
+/*
+ * Set the backend and reset every class. Called once at boot before the
+ * first kmalloc; host tests call it again at the start of each test
+ * (whatever was live before is forgotten, not freed).
+ */
+void kmalloc_init(const struct kmalloc_backend *backend);
+bool kmalloc_initialized(void);
+
+/*
+ * size bytes aligned to KMALLOC_MIN_ALIGN, or NULL when the backend is
+ * exhausted or size is beyond 2^KMALLOC_MAX_ORDER pages. The contents
+ * are the free poison (not zero). kmalloc(0) returns a unique minimal
+ * object, to be freed like any other.
+ */
+void *kmalloc(size_t size);
+
+/* kmalloc() then zero the size bytes. */
+void *kzalloc(size_t size);
+
+/*
+ * size bytes aligned to align (a power of two, at most PAGE_SIZE; a bad
+ * align panics). The object is rounded up to a multiple of align and no
+ * other allocation overlaps [p, p + ALIGN_UP(size, align)): with align =
+ * CACHE_LINE_SIZE the object owns whole cache lines.
+ */
+void *kmalloc_aligned(size_t size, size_t align);
+
+/* Cache-line-aligned allocation, zeroed or not. */
+static inline void *kmalloc_cache_aligned(size_t size)
+{
+	return kmalloc_aligned(size, CACHE_LINE_SIZE);
+}
+void *kzalloc_aligned(size_t size, size_t align);
+
+/*
+ * Free an object from any kmalloc variant; kfree(NULL) does nothing.
+ * Panics, naming the address and the caller, on a double free, a pointer
+ * not from kmalloc, or a pointer inside (not at the start of) an object.
+ */
+void kfree(void *ptr);
+
+/* Usable size of a live object: its class size or its block size. */
+size_t ksize(const void *ptr);
+
+/*
+ * Statistics. Rows 0 .. kmalloc_stats_rows()-1 are the size classes in
+ * increasing size, then the internal class holding large-block records,
+ * then "large" (obj_size 0; in_use counts blocks, pages the pages held).
+ */
+struct kmalloc_stats {
+	const char *name;
+	size_t obj_size;	/* bytes per object, 0 for "large" */
+	unsigned per_slab;	/* objects per one-page slab */
+	uint64_t in_use;	/* live objects (blocks for "large") */
+	uint64_t slabs;		/* slabs held (blocks for "large") */
+	uint64_t pages;		/* backend pages held */
+	uint64_t allocs;	/* successful allocations */
+	uint64_t frees;
+	uint64_t failures;	/* allocations that returned NULL */
+};
+
+unsigned kmalloc_stats_rows(void);
+/* Fill *out for row i; false if there is no such row. */
+bool kmalloc_stats_get(unsigned i, struct kmalloc_stats *out);
+/* Print every row as a table, plus the totals, with kprintf. */
+void kmalloc_stats_print(void);
+
+/* Bytes held by live user objects (class size or block size each). */
+size_t kmalloc_in_use_bytes(void);
+/* Backend pages kmalloc holds now (slabs, records, large blocks). */
+uint64_t kmalloc_backend_pages(void);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * In-kernel tests of CPUs and clocks (issue 4): every expected CPU online,
+ * the same PAT everywhere, cross-CPU calls from every CPU to every CPU,
+ * NMI IPIs, the barrier, the LAPIC timer rate, the TSC calibration and
+ * cross-CPU skew, and the PMU interface (or its TSC-only fallback).
+ */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/msr.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/pmu.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/tsc.h"
+#include "kernel/options.h"
+#include "kernel/smp_call.h"
+#include "lib/atomic.h"
+#include "lib/ktest.h"
+
+/* Rounds of the all-to-all call test; each CPU calls every other CPU
+ * this many times waiting, and as many times without waiting. */
+#define CALL_ROUNDS 200
+#define NMI_TIMEOUT_US 1000000
+#define TIMER_TEST_HZ 1000
+#define TIMER_TEST_US 200000
+/* TCG's timers follow the host's scheduling: accept +-50%. */
+#define TIMER_TOLERANCE_PCT 50
+/* Causality-proven TSC skew must stay below this. */
+#define TSC_SKEW_BOUND_NS 10000
+#define BARRIER_ROUNDS 100
+#define PMU_LOOP 100000
+
+KTEST(smp, all_expected_cpus_online)
+{
+	const struct smp_stats *s = smp_stats();
+	unsigned expect = s->madt_cpus < kopt.maxcpus ? s->madt_cpus :
+							kopt.maxcpus;
+
+	ktest_diag("madt %u usable, maxcpus %u, online %u", s->madt_cpus,
+		   kopt.maxcpus, smp_cpus_online());
+	EXPECT_GE(s->madt_cpus, 1);
+	EXPECT_EQ(smp_cpus_online(), expect);
+	EXPECT_EQ(s->online, expect);
+	EXPECT_EQ(s->failed, 0);
+}
+
+KTEST(smp, apic_ids_match_and_unique)
+{
+	const struct acpi_info *a = smp_acpi();
+
+	for (unsigned i = 0; i < percpu_count(); i++) {
+		struct percpu *p = percpu_of(i);
+		bool in_madt = a == NULL && i == 0;
+
+		ASSERT_TRUE(p != NULL);
+		EXPECT_EQ(p->cpu_id, i);
+		EXPECT_TRUE(p->self == p);
+		for (unsigned j = 0; a && j < a->ncpus; j++)
+			in_madt |= a->cpus[j].apic_id == p->apic_id;
+		EXPECT_TRUE(in_madt);
+		for (unsigned j = 0; j < i; j++)
+			EXPECT_NE(percpu_of(j)->apic_id, p->apic_id);
+	}
+	EXPECT_EQ(this_cpu()->apic_id, apic_id());
+}
+
+static void read_pat(void *arg)
+{
+	uint64_t *pats = arg;
+
+	pats[this_cpu_id()] = rdmsr(MSR_PAT);
+}
+
+KTEST(smp, pat_equal_on_every_cpu)
+{
+	static uint64_t pats[MAX_CPUS];
+	uint64_t boot = rdmsr(MSR_PAT);
+	struct cpumask all;
+
+	cpumask_online(&all, false);
+	smp_call(&all, read_pat, pats, true);
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		if (!smp_cpu_online(cpu))
+			continue;
+		/* At start-up and now. */
+		EXPECT_EQ(percpu_of(cpu)->pat, boot);
+		EXPECT_EQ(pats[cpu], boot);
+	}
+}
+
+static uint64_t call_hits[MAX_CPUS];
+
+static void count_hit(void *arg __unused)
+{
+	atomic_fetch_add_relaxed(&call_hits[this_cpu_id()], 1);
+}
+
+/* Work item: this CPU calls every other online CPU, waiting and not. */
+static void call_everyone(void *arg __unused)
+{
+	struct cpumask others;
+
+	cpumask_online(&others, true);
+	for (int r = 0; r < CALL_ROUNDS; r++) {
+		smp_call(&others, count_hit, NULL, true);
+		smp_call(&others, count_hit, NULL, false);
+	}
+}
+
+KTEST(smp, calls_reach_every_cpu_from_every_cpu)
+{
+	unsigned n = smp_cpus_online();
+	struct cpumask all;
+
+	if (n < 2)
+		KTEST_SKIP("one CPU");
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		atomic_store_relaxed(&call_hits[i], 0);
+	cpumask_online(&all, false);
+	EXPECT_EQ(smp_run_on(&all, call_everyone, NULL), n);
+	/* The non-waiting calls may still be in flight: one last waiting
+	 * round from here flushes every queue (they are FIFO). */
+	{
+		struct cpumask others;
+
+		cpumask_online(&others, true);
+		smp_call(&others, count_hit, NULL, true);
+	}
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		uint64_t want = 2ull * CALL_ROUNDS * (n - 1) + (cpu != 0);
+
+		if (smp_cpu_online(cpu))
+			EXPECT_EQ(atomic_load_relaxed(&call_hits[cpu]), want);
+	}
+}
+
+KTEST(smp, call_includes_self_and_counts)
+{
+	struct cpumask m;
+
+	cpumask_clear(&m);
+	cpumask_set(&m, this_cpu_id());
+	atomic_store_relaxed(&call_hits[this_cpu_id()], 0);
+	EXPECT_EQ(smp_call(&m, count_hit, NULL, true), 1);
+	EXPECT_EQ(atomic_load_relaxed(&call_hits[this_cpu_id()]), 1);
+}
+
+static bool wait_nmi(struct percpu *p, uint64_t before)
+{
+	uint64_t t0 = rdtsc(), limit = tsc_us_to_cycles(NMI_TIMEOUT_US);
+
+	while (atomic_load_relaxed(&p->nmi_count) == before)
+		if (rdtsc() - t0 > limit)
+			return false;
+	return true;
+}
+
+KTEST(smp, nmi_ipi_received_by_every_cpu)
+{
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		struct percpu *p = percpu_of(cpu);
+		uint64_t before;
+
+		if (!smp_cpu_online(cpu))
+			continue;
+		before = atomic_load_relaxed(&p->nmi_count);
+		apic_send_nmi(p->apic_id);
+		if (!wait_nmi(p, before))
+			ktest_fail(ctx, __FILE__, __LINE__,
+				   "cpu %u (apic id %u) took no NMI", cpu,
+				   p->apic_id);
+	}
+}
+
+static struct smp_barrier barrier;
+static uint32_t barrier_count;
+static uint32_t barrier_errors;
+
+static void barrier_body(void *arg)
+{
+	unsigned n = *(unsigned *)arg;
+
+	for (uint32_t r = 0; r < BARRIER_ROUNDS; r++) {
+		atomic_fetch_add_relaxed(&barrier_count, 1);
+		smp_barrier_wait(&barrier);
+		/* Everybody's increment of this round is in, nobody's of
+		 * the next one yet. */
+		if (atomic_load_relaxed(&barrier_count) != n * (r + 1))
+			atomic_fetch_add_relaxed(&barrier_errors, 1);
+		smp_barrier_wait(&barrier);
+	}
+}
+
+KTEST(smp, barrier_lines_cpus_up)
+{
+	unsigned n = smp_cpus_online();
+	struct cpumask all;
+
+	smp_barrier_init(&barrier, n);
+	atomic_store_relaxed(&barrier_count, 0);
+	atomic_store_relaxed(&barrier_errors, 0);
+	cpumask_online(&all, false);
+	EXPECT_EQ(smp_run_on(&all, barrier_body, &n), n);
+	EXPECT_EQ(atomic_load_relaxed(&barrier_errors), 0);
+	EXPECT_EQ(atomic_load_relaxed(&barrier_count), n * BARRIER_ROUNDS);
+}
+
+KTEST(time, tsc_calibrated_and_credible)
+{
+	ktest_diag("tsc %lu Hz from %s", (unsigned long)tsc_hz(),
+		   tsc_source_name(tsc_source()));
+	EXPECT_GE(tsc_hz(), TSC_MIN_HZ);
+	EXPECT_LE(tsc_hz(), TSC_MAX_HZ);
+	EXPECT_NE(tsc_source(), TSC_SRC_GUESS);
+	EXPECT_NE(tsc_source(), TSC_SRC_NONE);
+}
+
+KTEST(time, lapic_timer_fires_at_calibrated_rate)
+{
+	uint64_t t0, ticks, want = (uint64_t)TIMER_TEST_HZ * TIMER_TEST_US /
+				   1000000;
+	uint64_t flags = read_rflags();
+
+	if (apic_mode() == APIC_MODE_NONE)
+		KTEST_SKIP("no local APIC");
+	cpu_sti();
+	ticks = apic_timer_ticks();
+	apic_timer_periodic(TIMER_TEST_HZ);
+	t0 = rdtsc();
+	while (rdtsc() - t0 < tsc_us_to_cycles(TIMER_TEST_US))
+		cpu_pause();
+	apic_timer_periodic(0);
+	ticks = apic_timer_ticks() - ticks;
+	if (!(flags & RFLAGS_IF))
+		cpu_cli();
+	ktest_diag("%lu ticks in %u us at %u Hz (want %lu)",
+		   (unsigned long)ticks, TIMER_TEST_US, TIMER_TEST_HZ,
+		   (unsigned long)want);
+	EXPECT_GE(ticks * 100, want * (100 - TIMER_TOLERANCE_PCT));
+	EXPECT_LE(ticks * 100, want * (100 + TIMER_TOLERANCE_PCT));
+}
+
+KTEST(time, tsc_skew_below_bound)
+{
+	struct tsc_sync_result r;
+
+	if (!tsc_sync_check(&r))
+		KTEST_SKIP("one CPU");
+	ktest_diag("proven skew %lu cycles, largest offset %ld +- %lu",
+		   (unsigned long)r.proven_skew, (long)r.worst_offset,
+		   (unsigned long)(r.worst_rtt / 2));
+	EXPECT_EQ(r.cpus_checked, smp_cpus_online() - 1);
+	EXPECT_LT(tsc_cycles_to_ns(r.proven_skew), TSC_SKEW_BOUND_NS);
+}
+
+KTEST(pmu, counts_or_falls_back_to_tsc)
+{
+	enum pmu_event ev[2] = {PMU_EV_CYCLES, PMU_EV_INSTRUCTIONS};
+	struct pmu_session s;
+	struct pmu_sample a, b;
+	int rc = pmu_start(&s, ev, 2);
+	volatile uint64_t sink = 0;
+
+	pmu_read(&s, &a);
+	for (int i = 0; i < PMU_LOOP; i++)
+		sink += (uint64_t)i;
+	pmu_read(&s, &b);
+	pmu_stop(&s);
+	EXPECT_GT(b.tsc, a.tsc);
+	if (!pmu_caps()->present) {
+		EXPECT_EQ(rc, -1);
+		EXPECT_FALSE(s.counting);
+		EXPECT_EQ(b.count[0], 0);
+		KTEST_SKIP("no PMU: TSC-only fallback checked");
+	}
+	if (!pmu_event_available(PMU_EV_CYCLES) ||
+	    !pmu_event_available(PMU_EV_INSTRUCTIONS))
+		KTEST_SKIP("cycles/instructions events not available");
+	ASSERT_EQ(rc, 0);
+	/* The loop runs at least one instruction per iteration. */
+	EXPECT_GE(b.count[1] - a.count[1], PMU_LOOP);
+	EXPECT_GT(b.count[0], a.count[0]);
+}

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Parse benchmark output out of a serial log into CSV and JSON.
+
+The kernel prints one machine-readable line per figure (docs/output.md):
+
+    @@ENV {"cpu_model":"...", ...}
+    @@RESULT {"experiment":"copy","variant":"movnti", ...}
+
+Anything else in the log (boot messages, KTAP, tables, CRLF line ends,
+garbage bytes from a real serial line) is ignored. A line that carries a
+prefix but is not a valid object of the schema is an error: every such
+line is reported as LOG:LINE: message on stderr and the exit status is 1.
+
+    results.py LOG [--csv OUT.csv] [--json OUT.json]
+
+With neither output option the JSON goes to stdout. Python 3 standard
+library only; plot.py and report.py import this module.
+"""
+
+import argparse
+import csv
+import io
+import json
+import re
+import sys
+
+SCHEMA_VERSION = 1
+ENV_TAG = "ENV"
+RESULT_TAG = "RESULT"
+# A prefix anywhere on the line: serial garbage may precede it.
+PREFIX_RE = re.compile(r"@@(ENV|RESULT)\b")
+
+NUMBER = "number"
+INT = "int"
+STR = "str"
+BOOL = "bool"
+NUMBER_OR_NULL = "number|null"
+
+ENV_SCHEMA = {
+    "cpu_model": STR,
+    "hypervisor": STR,
+    "caches_modelled": BOOL,
+    "cpus_online": INT,
+    "ram_bytes": INT,
+    "tsc_hz": INT,
+    "tsc_source": STR,
+    "pmu": BOOL,
+    "memtypes_honoured": STR,
+    "kernel_version": STR,
+    "git_hash": STR,
+    "cmdline": STR,
+    "mode": STR,
+    "schema": INT,
+}
+ENV_ENUMS = {
+    "memtypes_honoured": ("yes", "no", "unknown"),
+    "mode": ("normal", "icount"),
+}
+
+RESULT_SCHEMA = {
+    "experiment": STR,
+    "variant": STR,
+    "metric": STR,
+    "unit": STR,
+    "value": NUMBER,
+    "n": INT,
+    "min": NUMBER,
+    "median": NUMBER,
+    "max": NUMBER,
+    "mean": NUMBER,
+    "mad": NUMBER,
+    "spread_pct": NUMBER_OR_NULL,
+    "cpus": INT,
+    "caches_modelled": BOOL,
+    "schema": INT,
+}
+RESULT_OPTIONAL = {
+    "size": INT,
+    "clients": INT,
+}
+
+# Column order of the CSV: the result fields, then where they came from.
+CSV_FIELDS = (list(RESULT_SCHEMA) + list(RESULT_OPTIONAL) +
+              ["env", "line"])
+
+
+class LogError(Exception):
+    """A malformed machine line: carries its 1-based line number."""
+
+    def __init__(self, line, message):
+        super().__init__("line %d: %s" % (line, message))
+        self.line = line
+        self.message = message
+
+
+def _type_ok(value, kind):
+    # bool is a subclass of int in Python; JSON true is not a number.
+    if kind == BOOL:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind == INT:
+        return isinstance(value, int)
+    if kind == NUMBER:
+        return isinstance(value, (int, float))
+    if kind == NUMBER_OR_NULL:
+        return value is None or isinstance(value, (int, float))
+    if kind == STR:
+        return isinstance(value, str)
+    raise AssertionError("unknown schema type " + kind)
+
+
+def _check_fields(obj, required, optional, lineno, what):
+    for key, kind in required.items():
+        if key not in obj:
+            raise LogError(lineno, "%s: missing key '%s'" % (what, key))
+        if not _type_ok(obj[key], kind):
+            raise LogError(lineno, "%s: key '%s' should be %s, got %s" %
+                           (what, key, kind, json.dumps(obj[key])))
+    for key, kind in optional.items():
+        if key in obj and not _type_ok(obj[key], kind):
+            raise LogError(lineno, "%s: key '%s' should be %s, got %s" %
+                           (what, key, kind, json.dumps(obj[key])))
+    if obj["schema"] != SCHEMA_VERSION:
+        raise LogError(lineno, "%s: unsupported schema %r (this tool reads "
+                       "%d)" % (what, obj["schema"], SCHEMA_VERSION))
+
+
+def validate_env(obj, lineno):
+    _check_fields(obj, ENV_SCHEMA, {}, lineno, "@@ENV")
+    for key, allowed in ENV_ENUMS.items():
+        if obj[key] not in allowed:
+            raise LogError(lineno, "@@ENV: key '%s' must be one of %s, got "
+                           "%r" % (key, "/".join(allowed), obj[key]))
+    if obj["cpus_online"] < 1:
+        raise LogError(lineno, "@@ENV: cpus_online must be >= 1")
+
+
+def validate_result(obj, lineno):
+    _check_fields(obj, RESULT_SCHEMA, RESULT_OPTIONAL, lineno, "@@RESULT")
+    for key in ("experiment", "variant", "metric", "unit"):
+        if not obj[key]:
+            raise LogError(lineno, "@@RESULT: key '%s' is empty" % key)
+    if obj["n"] < 1:
+        raise LogError(lineno, "@@RESULT: n must be >= 1")
+    if obj["cpus"] < 1:
+        raise LogError(lineno, "@@RESULT: cpus must be >= 1")
+    if not obj["min"] <= obj["median"] <= obj["max"]:
+        raise LogError(lineno, "@@RESULT: needs min <= median <= max")
+    if obj["value"] != obj["median"]:
+        raise LogError(lineno, "@@RESULT: value must equal median")
+
+
+def _decode_json(text, lineno, tag):
+    try:
+        obj, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError as e:
+        raise LogError(lineno, "@@%s: bad JSON: %s" % (tag, e.msg)) from None
+    if text[end:].strip():
+        raise LogError(lineno, "@@%s: text after the JSON object: %r" %
+                       (tag, text[end:].strip()[:40]))
+    if not isinstance(obj, dict):
+        raise LogError(lineno, "@@%s: not a JSON object" % tag)
+    return obj
+
+
+def parse_lines(lines):
+    """Parse an iterable of text lines.
+
+    Returns (envs, results, errors): envs is the list of @@ENV objects;
+    each result is its @@RESULT object plus "env" (index into envs of the
+    header it follows) and "line" (1-based line number). errors lists
+    LogError for every malformed line; the good lines are still parsed.
+    """
+    envs, results, errors = [], [], []
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r\n")
+        m = PREFIX_RE.search(line)
+        if not m:
+            continue
+        tag = m.group(1)
+        text = line[m.end():]
+        try:
+            if not text.startswith(" "):
+                raise LogError(lineno, "@@%s: expected one space after the "
+                               "prefix" % tag)
+            obj = _decode_json(text.strip(), lineno, tag)
+            if tag == ENV_TAG:
+                validate_env(obj, lineno)
+                envs.append(obj)
+            else:
+                validate_result(obj, lineno)
+                if not envs:
+                    raise LogError(lineno, "@@RESULT before any @@ENV "
+                                   "header")
+                obj["env"] = len(envs) - 1
+                obj["line"] = lineno
+                results.append(obj)
+        except LogError as e:
+            errors.append(e)
+    return envs, results, errors
+
+
+def read_log_lines(path):
+    """Lines of a log file; bytes that are not UTF-8 become U+FFFD."""
+    with open(path, "rb") as f:
+        data = f.read()
+    # Split on \n only: a serial log may hold stray \r in the middle.
+    return data.decode("utf-8", errors="replace").split("\n")
+
+
+def parse_log(path):
+    """(envs, results, errors) of a log file, see parse_lines()."""
+    return parse_lines(read_log_lines(path))
+
+
+def load(path):
+    """Results from a log or from results.py's JSON output.
+
+    Returns {"envs": [...], "results": [...]}; raises LogError (the first
+    one) when a log holds malformed lines.
+    """
+    if path.endswith(".json"):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return {"envs": data["envs"], "results": data["results"]}
+    envs, results, errors = parse_log(path)
+    if errors:
+        raise errors[0]
+    return {"envs": envs, "results": results}
+
+
+def to_json(envs, results):
+    return json.dumps({"schema": SCHEMA_VERSION, "envs": envs,
+                       "results": results}, indent=2, sort_keys=False) + "\n"
+
+
+def to_csv(results):
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore",
+                       lineterminator="\n")
+    w.writeheader()
+    for r in results:
+        row = dict(r)
+        for key, kind in list(RESULT_SCHEMA.items()) + \
+                list(RESULT_OPTIONAL.items()):
+            if kind == BOOL and key in row:
+                row[key] = "true" if row[key] else "false"
+            if row.get(key) is None:
+                row[key] = ""
+        w.writerow(row)
+    return out.getvalue()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Extract @@ENV/@@RESULT lines from a serial log.")
+    ap.add_argument("log", help="serial log (from make run or a machine)")
+    ap.add_argument("--csv", help="write the results as CSV here")
+    ap.add_argument("--json", help="write envs and results as JSON here")
+    args = ap.parse_args(argv)
+
+    try:
+        envs, results, errors = parse_log(args.log)
+    except OSError as e:
+        print("results: %s" % e, file=sys.stderr)
+        return 1
+    for e in errors:
+        print("%s:%d: %s" % (args.log, e.line, e.message), file=sys.stderr)
+    if errors:
+        print("results: %d malformed line(s); no output written" %
+              len(errors), file=sys.stderr)
+        return 1
+    if not envs:
+        print("%s: no @@ENV header: not a benchmark log" % args.log,
+              file=sys.stderr)
+        return 1
+
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as f:
+            f.write(to_csv(results))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            f.write(to_json(envs, results))
+    if not args.csv and not args.json:
+        sys.stdout.write(to_json(envs, results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
