@@ -141,7 +141,7 @@ $(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
 
 ISO := $(BUILD)/kernel.iso
 $(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)" $(GRUB_TIMEOUT)
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)" $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso

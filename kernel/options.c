@@ -13,6 +13,7 @@
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
+ *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -60,6 +61,8 @@ static const struct option_desc options[] = {
 	 "deliberate failure, for testing the panic path"},
 	{"poison", OPT_FLAG, OFF(poison), NULL, 0, 0,
 	 "fill freed pages with a pattern"},
+	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
+	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
 };

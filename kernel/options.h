@@ -39,6 +39,7 @@ struct kernel_options {
 	enum crash_kind crash;
 	bool poison; /* fill freed pages with a pattern */
 	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
+	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

@@ -1,0 +1,119 @@
+/*
+ * Environment header and hardware glue for the benchmark harness.
+ */
+#include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/pmu.h"
+#include "arch/x86_64/tsc.h"
+#include "kernel/bench_env.h"
+#include "kernel/multiboot2.h"
+#include "kernel/options.h"
+#include "kernel/smp_call.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page_alloc.h"
+
+/* Defined by workloads/memtype_probe.c: a quick WB-vs-UC latency check. */
+enum bench_tristate memtype_probe_verdict(void);
+
+static enum bench_tristate memtypes = BENCH_UNKNOWN;
+static bool memtypes_checked;
+static bool env_printed;
+
+static uint64_t tsc_now(void)
+{
+	return rdtsc_ordered();
+}
+
+static struct bench_clock tsc_clock = {tsc_now, 0, "tsc"};
+
+const struct bench_clock *bench_kernel_clock(void)
+{
+	tsc_clock.hz = tsc_hz();
+	return &tsc_clock;
+}
+
+static const enum pmu_event counter_events[] = {
+	PMU_EV_CYCLES, PMU_EV_INSTRUCTIONS, PMU_EV_LLC_REFERENCES,
+	PMU_EV_LLC_MISSES};
+static const char *const counter_names[] = {"cycles", "instructions",
+					    "llc_references", "llc_misses"};
+static struct pmu_session session;
+
+static void counters_start(void *ctx)
+{
+	(void)ctx;
+	pmu_start(&session, counter_events, ARRAY_SIZE(counter_events));
+}
+
+static void counters_stop(void *ctx)
+{
+	(void)ctx;
+}
+
+static void counters_read(void *ctx, uint64_t *values)
+{
+	struct pmu_sample s;
+
+	(void)ctx;
+	pmu_read(&session, &s);
+	pmu_stop(&session);
+	for (unsigned i = 0; i < ARRAY_SIZE(counter_events); i++)
+		values[i] = s.count[i];
+}
+
+static const struct bench_counters pmu_counters = {
+	ARRAY_SIZE(counter_events), counter_names, counters_start,
+	counters_stop, counters_read, NULL};
+
+const struct bench_counters *bench_kernel_counters(void)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(counter_events); i++)
+		if (!pmu_event_available(counter_events[i]))
+			return NULL;
+	return pmu_caps()->present ? &pmu_counters : NULL;
+}
+
+bool bench_env_is_tcg(void)
+{
+	return strcmp(cpu_info.hypervisor, "TCGTCGTCGTCG") == 0;
+}
+
+void bench_env_set_memtypes(enum bench_tristate honoured)
+{
+	memtypes = honoured;
+	memtypes_checked = true;
+}
+
+enum bench_tristate bench_env_memtypes(void)
+{
+	return memtypes;
+}
+
+void bench_env_report(void)
+{
+	struct bench_env env;
+	const char *brand = cpu_info.brand;
+
+	if (env_printed)
+		return;
+	env_printed = true;
+	if (!memtypes_checked)
+		bench_env_set_memtypes(memtype_probe_verdict());
+	while (*brand == ' ')
+		brand++;
+	memset(&env, 0, sizeof(env));
+	env.cpu_model = brand;
+	env.hypervisor = cpu_info.hypervisor[0] ? cpu_info.hypervisor : NULL;
+	env.caches_modelled = !bench_env_is_tcg();
+	env.cpus_online = smp_cpus_online();
+	env.ram_bytes = page_alloc_total_pages() << 12;
+	env.tsc_hz = tsc_hz();
+	env.tsc_source = tsc_source_name(tsc_source());
+	env.pmu = pmu_caps()->present;
+	env.memtypes_honoured = memtypes;
+	env.kernel_version = KVERSION;
+	env.git_hash = GIT_HASH;
+	env.cmdline = boot_info.cmdline;
+	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
+	bench_env_print(&env);
+}

@@ -1,0 +1,23 @@
+/*
+ * The kernel side of the benchmark harness (lib/bench.h): the TSC as the
+ * harness's clock, the PMU as its counters, and the environment header
+ * every benchmark run starts with.
+ */
+#ifndef KERNEL_BENCH_ENV_H
+#define KERNEL_BENCH_ENV_H
+
+#include "lib/bench.h"
+#include "lib/bench_output.h"
+
+const struct bench_clock *bench_kernel_clock(void);
+/* Cycles, instructions, LLC references and misses; NULL without a PMU. */
+const struct bench_counters *bench_kernel_counters(void);
+/* Print the environment header once per boot (later calls do nothing). */
+void bench_env_report(void);
+/* The memory-type verdict the header states (set by the probe). */
+void bench_env_set_memtypes(enum bench_tristate honoured);
+enum bench_tristate bench_env_memtypes(void);
+/* True under QEMU's TCG, where caches and memory types are not modelled. */
+bool bench_env_is_tcg(void);
+
+#endif
