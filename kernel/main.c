@@ -20,6 +20,7 @@
 #include "arch/x86_64/vga.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
+#include "kernel/fbcon.h"
 #include "kernel/experiment.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
@@ -32,6 +33,7 @@
 
 static const struct console serial_console = {"serial", serial_write};
 static const struct console vga_console = {"vga", vga_write};
+static const struct console fb_console = {"fb", fbcon_write};
 
 void kmain(uint32_t magic, uint32_t mbi_phys);
 
@@ -64,6 +66,11 @@ static void setup_screen_console(void)
 		vga_init(phys_to_virt(fb->addr), fb->width, fb->height);
 		console_register(&vga_console);
 	}
+	if (fb->present && fb->type == MB2_FB_TYPE_RGB &&
+	    (kopt.consoles & CONSOLE_FB) &&
+	    fbcon_init(phys_to_virt(fb->addr), fb, font_psf_start,
+		       (size_t)(font_psf_end - font_psf_start)))
+		console_register(&fb_console);
 }
 
 void kmain(uint32_t magic, uint32_t mbi_phys)
