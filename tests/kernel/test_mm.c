@@ -12,6 +12,7 @@
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
+#include "mm/memmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -324,13 +325,26 @@ KTEST(vm, stack_guard_page_unmapped)
 
 KTEST(vm, direct_map_uses_large_pages)
 {
+	const struct memmap *m = page_alloc_memmap();
 	struct vm_translation t;
-	/* 64 MiB is RAM in every configuration and 2 MiB aligned. */
-	uint64_t va = DIRECT_MAP_BASE + (64ul << 20);
+	size_t iter = 0;
+	uint64_t base, end, big = PT_LEVEL_SIZE(2);
+	bool found = false;
 
-	ASSERT_TRUE(vm_translate(&kernel_space, va, &t));
-	EXPECT_GE(t.level, 2);
-	EXPECT_EQ(t.phys, 64ul << 20);
+	/* The first usable range holding a whole aligned 2 MiB block must
+	 * be mapped by a large page (levels 2 or 3). */
+	while (memmap_next_usable(m, &iter, &base, &end)) {
+		uint64_t b = ALIGN_UP(base, big);
+
+		if (b + big > end)
+			continue;
+		ASSERT_TRUE(vm_translate(&kernel_space, DIRECT_MAP_BASE + b, &t));
+		EXPECT_GE(t.level, 2);
+		EXPECT_EQ(t.phys, b);
+		found = true;
+		break;
+	}
+	EXPECT_TRUE(found);
 }
 
 KTEST(pat, boot_cpu_layout_read_back)
