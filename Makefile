@@ -175,6 +175,21 @@ debug: iso
 	@echo "QEMU is paused with its gdb stub on :1234; in another terminal: gdb -x $(BUILD)/gdbinit"
 	$(Q)$(QEMU_BIOS) -serial mon:stdio -s -S
 
+.PHONY: bench
+# The full experiment set, then CSV, JSON, charts and a Markdown report in
+# build/results/. BENCH_CMDLINE picks other experiments or sizes.
+BENCH_CMDLINE ?= run=all runmode=full
+BENCH_TIMEOUT ?= 3600
+bench: deps $(BUILD)/kernel.elf
+	@mkdir -p $(BUILD)/results
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
+	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
+	$(Q)timeout -k 10 $(BENCH_TIMEOUT) sh tools/qemu-exit.sh qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) \
+		-cdrom $(BUILD)/bench.iso -serial file:$(BUILD)/results/run.log
+	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
+	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
+	@echo "bench: report in $(BUILD)/results/report.md"
+
 .PHONY: usb
 usb: iso
 	$(Q)sh tools/usb-write.sh "$(DEV)" $(ISO)

@@ -34,9 +34,11 @@ struct stats {
 	uint64_t mean;
 	/* Median absolute deviation from the median, same rule as median. */
 	uint64_t mad;
-	/* (max - min) / median, in ppm; STATS_PPM_UNDEFINED if median 0. */
+	/*
+	 * (max - min) / median and mad / median, in ppm: 0 when the
+	 * numerator is 0, else STATS_PPM_UNDEFINED when the median is 0.
+	 */
 	uint64_t spread_ppm;
-	/* mad / median, in ppm; STATS_PPM_UNDEFINED if median 0. */
 	uint64_t mad_ppm;
 };
 

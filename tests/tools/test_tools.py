@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Tests of tools/results.py, tools/plot.py and tools/report.py.
+
+Data: sample.log is SYNTHETIC test data written by hand in the format of
+docs/output.md (CRLF line ends, boot noise, an escape sequence, garbage
+bytes); the other *.log files are malformed variants, each with one known
+bad line. Run: python3 -m unittest tests/tools/test_tools.py (or run this
+file). Chart tests run only when gnuplot is installed.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOOLS = os.path.join(ROOT, "tools")
+sys.path.insert(0, TOOLS)
+
+import plot  # noqa: E402
+import report  # noqa: E402
+import results  # noqa: E402
+
+SAMPLE = os.path.join(HERE, "sample.log")
+SAMPLE_RESULTS = 36
+SAMPLE_ENV_LINE = 12
+SAMPLE_FIRST_RESULT_LINE = 14
+
+# file -> (line number, text expected in the message)
+MALFORMED = {
+    "bad_json.log": (5, "bad JSON"),
+    "missing_key.log": (3, "missing key 'unit'"),
+    "wrong_type.log": (4, "key 'n' should be int"),
+    "result_before_env.log": (2, "before any @@ENV"),
+    "trailing_garbage.log": (3, "text after the JSON object"),
+    "min_above_median.log": (3, "min <= median <= max"),
+    "multi_error.log": (2, "unsupported schema 2"),
+}
+
+GOOD_RESULT = {
+    "experiment": "copy", "variant": "movnti", "metric": "copy_cost",
+    "unit": "cycles/KiB", "value": 1.5, "n": 7, "min": 1.0, "median": 1.5,
+    "max": 2.0, "mean": 1.5, "mad": 0.1, "spread_pct": 66.67, "cpus": 1,
+    "caches_modelled": True, "schema": 1,
+}
+
+
+def run_tool(name, *args, env=None):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, name)] +
+                          list(args), capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def sample_env_line():
+    with open(SAMPLE, "rb") as f:
+        for line in f.read().decode("latin-1").split("\r\n"):
+            if line.startswith("@@ENV "):
+                return line
+    raise AssertionError("sample.log has no @@ENV line")
+
+
+def result_line(**changes):
+    obj = dict(GOOD_RESULT)
+    obj.update(changes)
+    return "@@RESULT " + json.dumps(obj)
+
+
+class ParseTest(unittest.TestCase):
+    def test_sample_log(self):
+        envs, res, errors = results.parse_log(SAMPLE)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(envs), 1)
+        self.assertEqual(len(res), SAMPLE_RESULTS)
+        env = envs[0]
+        self.assertEqual(env["cpu_model"], 'Synthetic test CPU "TCG"')
+        self.assertIs(env["caches_modelled"], False)
+        self.assertEqual(env["tsc_hz"], 2999999000)
+        first = res[0]
+        self.assertEqual(first["line"], SAMPLE_FIRST_RESULT_LINE)
+        self.assertEqual(first["env"], 0)
+        self.assertEqual((first["experiment"], first["variant"],
+                          first["metric"], first["unit"]),
+                         ("memtype", "WB", "write_cost", "ns/KiB"))
+        self.assertEqual(first["value"], 41.0)
+        self.assertEqual(first["min"], 40.1)
+        # CRLF stripped: no field ends in \r
+        self.assertFalse(any(str(v).endswith("\r")
+                             for r in res for v in r.values()))
+        lockless4 = [r for r in res if r["variant"] == "lockless" and
+                     r.get("clients") == 4]
+        self.assertEqual(len(lockless4), 1)
+        self.assertEqual(lockless4[0]["median"], 300.0)
+
+    def test_prefix_after_garbage_and_lookalikes(self):
+        lines = ["junk \x1b[0m" + sample_env_line(),
+                 "noise" + result_line(),
+                 "@@RESULTS are not ours",
+                 "@@ENVIRONMENT neither"]
+        envs, res, errors = results.parse_lines(lines)
+        self.assertEqual(errors, [])
+        self.assertEqual((len(envs), len(res)), (1, 1))
+
+    def test_prefix_needs_a_space(self):
+        line = result_line().replace("@@RESULT ", "@@RESULT")
+        _, res, errors = results.parse_lines([sample_env_line(), line])
+        self.assertEqual(res, [])
+        self.assertEqual(errors[0].line, 2)
+        self.assertIn("one space", errors[0].message)
+
+    def test_bool_is_not_a_number(self):
+        lines = [sample_env_line(), result_line(n=True),
+                 result_line(cpus=1.5), result_line(spread_pct=None),
+                 result_line(size="4096"), result_line(size=4096)]
+        _, res, errors = results.parse_lines(lines)
+        self.assertEqual([e.line for e in errors], [2, 3, 5])
+        self.assertEqual([r["line"] for r in res], [4, 6])
+
+    def test_value_must_be_median(self):
+        _, _, errors = results.parse_lines([sample_env_line(),
+                                            result_line(value=1.0)])
+        self.assertEqual(len(errors), 1)
+        self.assertIn("value must equal median", errors[0].message)
+
+    def test_env_enums(self):
+        bad = sample_env_line().replace('"mode":"normal"', '"mode":"fast"')
+        _, _, errors = results.parse_lines([bad])
+        self.assertEqual(errors[0].line, 1)
+        self.assertIn("'mode'", errors[0].message)
+
+    def test_results_follow_their_env(self):
+        env = sample_env_line()
+        _, res, errors = results.parse_lines([env, result_line(), env,
+                                              result_line()])
+        self.assertEqual(errors, [])
+        self.assertEqual([r["env"] for r in res], [0, 1])
+
+
+class RejectTest(unittest.TestCase):
+    def test_malformed_logs_report_line_numbers(self):
+        for name, (line, text) in MALFORMED.items():
+            with self.subTest(log=name):
+                path = os.path.join(HERE, name)
+                _, _, errors = results.parse_log(path)
+                self.assertTrue(errors)
+                self.assertEqual(errors[0].line, line)
+                self.assertIn(text, errors[0].message)
+
+                p = run_tool("results.py", path)
+                self.assertEqual(p.returncode, 1)
+                self.assertIn("%s:%d: " % (path, line), p.stderr)
+                self.assertEqual(p.stdout, "")
+
+    def test_every_bad_line_is_reported(self):
+        path = os.path.join(HERE, "multi_error.log")
+        p = run_tool("results.py", path)
+        self.assertEqual(p.returncode, 1)
+        for line in (2, 3, 4):
+            self.assertIn("%s:%d: " % (path, line), p.stderr)
+
+    def test_not_a_benchmark_log(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "boot.log")
+            with open(path, "w") as f:
+                f.write("KTAP version 1\n1..0\n")
+            p = run_tool("results.py", path)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("no @@ENV", p.stderr)
+
+    def test_report_rejects_malformed_log(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(HERE, "wrong_type.log")
+            p = run_tool("report.py", path, "-o",
+                         os.path.join(tmp, "r.md"), "--no-charts")
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("%s:4: " % path, p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "r.md")))
+
+
+class OutputTest(unittest.TestCase):
+    def test_csv_and_json(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out_csv = os.path.join(tmp, "r.csv")
+            out_json = os.path.join(tmp, "r.json")
+            p = run_tool("results.py", SAMPLE, "--csv", out_csv,
+                         "--json", out_json)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout, "")
+
+            with open(out_csv, newline="") as f:
+                rows = list(csv.DictReader(f))
+            with open(out_csv, newline="") as f:
+                header = next(csv.reader(f))
+            self.assertEqual(header, results.CSV_FIELDS)
+            self.assertEqual(len(rows), SAMPLE_RESULTS)
+            self.assertEqual(rows[0]["experiment"], "memtype")
+            self.assertEqual(rows[0]["caches_modelled"], "false")
+            self.assertEqual(rows[0]["size"], "")
+            self.assertEqual(rows[0]["line"], str(SAMPLE_FIRST_RESULT_LINE))
+            copy = [r for r in rows if r["variant"] == "movntdq"][0]
+            self.assertEqual(copy["size"], "4096")
+            self.assertEqual(float(copy["median"]), 333.125)
+
+            with open(out_json) as f:
+                data = json.load(f)
+            self.assertEqual(data["schema"], results.SCHEMA_VERSION)
+            envs, res, _ = results.parse_log(SAMPLE)
+            self.assertEqual(data["envs"], envs)
+            self.assertEqual(data["results"], res)
+            # results.load() reads its own JSON back
+            self.assertEqual(results.load(out_json)["results"], res)
+
+    def test_json_to_stdout(self):
+        p = run_tool("results.py", SAMPLE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(json.loads(p.stdout)["results"]),
+                         SAMPLE_RESULTS)
+
+
+class SeedsDataTest(unittest.TestCase):
+    def test_seeds_data_is_consistent(self):
+        with open(report.DEFAULT_SEEDS) as f:
+            seeds = json.load(f)
+        ids = [f["id"] for f in seeds["figures"]]
+        self.assertEqual(len(ids), len(set(ids)))
+        for fig in seeds["figures"]:
+            with self.subTest(figure=fig["id"]):
+                self.assertRegex(fig["file"], r"^00[0-4]_")
+                self.assertIsInstance(fig["value"], (int, float))
+                self.assertTrue(fig["locator"])
+                # a number with no quote is read off the graph or derived
+                if fig["quote"] is None:
+                    self.assertTrue(fig["file"].endswith(".png") or
+                                    "derived" in fig["locator"])
+        for c in seeds["comparisons"]:
+            with self.subTest(comparison=c["id"]):
+                self.assertIn(c["seed_ratio"]["numerator"], ids)
+                self.assertIn(c["seed_ratio"]["denominator"], ids)
+                for side in ("numerator", "denominator"):
+                    sel = c["ours"][side]
+                    for key in ("experiment", "metric", "variant"):
+                        self.assertIn(key, sel)
+
+    def test_seed_ratios(self):
+        with open(report.DEFAULT_SEEDS) as f:
+            seeds = json.load(f)
+        rows = {r["id"]: r for r in report.compare(seeds, [], True)}
+        self.assertAlmostEqual(rows["tbench_trace_wb_over_off"]["seed_ratio"],
+                               942.72 / 1862.24)
+        self.assertAlmostEqual(rows["tbench_trace_0108_kept"]["seed_ratio"],
+                               68.0 / 48.0)
+        self.assertIsNone(rows["tbench_trace_wb_over_off"]["our_ratio"])
+        self.assertIn("not measured", rows["tbench_trace_wb_over_off"]
+                      ["notes"])
+
+
+class ReportTest(unittest.TestCase):
+    def make_report(self, log, tmp, *extra):
+        out = os.path.join(tmp, "report.md")
+        p = run_tool("report.py", log, "-o", out, *extra)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            return f.read()
+
+    def test_end_to_end(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            charts = os.path.join(tmp, "charts")
+            text = self.make_report(SAMPLE, tmp, "--charts", charts)
+        self.assertIn("does not model caches", text)
+        self.assertIn("| CPU model | Synthetic test CPU \"TCG\" |", text)
+        self.assertIn("| TSC | 2999.999 MHz |", text)
+        for exp in ("memtype", "copy", "tbench", "kbuild",
+                    "pagecache_splice", "tlb_purge"):
+            self.assertIn("\n### %s\n" % exp, text)
+        self.assertIn("| movntdq | copy_cost | cycles/KiB | 1 |  | 4096 | "
+                      "326.462 | 333.125 | 349.781 | 7.00% | 7 |", text)
+        # seed 000: WB/off is 942.72/1862.24; ours 1040/2000 (2 clients)
+        self.assertRegex(text, r"\| tbench throughput, tracing on \(WB "
+                         r"buffers\) / off \| 000 \| 0\.506 \| 0\.520 \| "
+                         r"1\.027 \|")
+        self.assertIn("caches not modelled: not meaningful here", text)
+        self.assertIn("not measured in this run", text)
+        if plot.find_gnuplot():
+            self.assertIn("](charts/tbench_throughput.png)", text)
+        else:
+            self.assertIn("Charts skipped", text)
+
+    def test_platform_with_caches_says_nothing_about_tcg(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "kvm.log")
+            with open(SAMPLE, "rb") as f:
+                data = f.read().replace(b'"caches_modelled":false',
+                                        b'"caches_modelled":true')
+            with open(log, "wb") as f:
+                f.write(data)
+            text = self.make_report(log, tmp, "--no-charts")
+        self.assertNotIn("does not model caches", text)
+        self.assertNotIn("not meaningful here", text)
+        self.assertIn("| Caches modelled | yes |", text)
+
+    def test_report_from_results_json(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out_json = os.path.join(tmp, "r.json")
+            p = run_tool("results.py", SAMPLE, "--json", out_json)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            text = self.make_report(out_json, tmp, "--no-charts")
+        self.assertIn("### pagecache_splice", text)
+
+    def test_without_gnuplot_charts_are_skipped(self):
+        data = results.load(SAMPLE)
+        with open(report.DEFAULT_SEEDS) as f:
+            seeds = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(plot, "find_gnuplot", return_value=None):
+            with self.assertRaises(plot.GnuplotMissing):
+                plot.auto_charts(data["results"], tmp)
+            self.assertEqual(os.listdir(tmp), [])
+        text = report.build_report(data, seeds, [],
+                                   "Charts skipped: gnuplot is not "
+                                   "installed.")
+        self.assertIn("Charts skipped", text)
+        self.assertNotIn("![", text)
+
+    def test_plot_cli_skips_cleanly_without_gnuplot(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, PATH=tmp)  # no gnuplot on this PATH
+            p = run_tool("plot.py", "auto", SAMPLE, "--outdir", tmp,
+                         env=env)
+            self.assertEqual(p.returncode, 0)
+            self.assertIn("gnuplot not found", p.stderr)
+            self.assertEqual(os.listdir(tmp), [])
+
+
+@unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not installed")
+class PlotTest(unittest.TestCase):
+    def test_auto_charts(self):
+        res = results.load(SAMPLE)["results"]
+        plan = {(e, m): x for e, m, x in plot.chart_plan(res)}
+        self.assertIsNone(plan[("memtype", "write_cost")])
+        self.assertEqual(plan[("tbench", "throughput")], "clients")
+        self.assertEqual(plan[("copy", "copy_cost")], "size")
+        with tempfile.TemporaryDirectory() as tmp:
+            charts = plot.auto_charts(res, tmp)
+            self.assertEqual(len(charts), len(plan))
+            for _, _, paths in charts:
+                for path in paths:
+                    self.assertGreater(os.path.getsize(path), 0)
+            svg = os.path.join(tmp, "tbench_throughput.svg")
+            with open(svg) as f:
+                self.assertIn("<svg", f.read())
+
+    def test_bar_and_line_cli(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "bar")
+            p = run_tool("plot.py", "bar", SAMPLE, "--experiment", "kbuild",
+                         "--metric", "elapsed", "-o", base)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.exists(base + ".svg"))
+            with open(base + ".gp") as f:
+                script = f.read()
+            self.assertIn('"trace_wb" 1380.0 1350.0 1400.0', script)
+            base = os.path.join(tmp, "line")
+            p = run_tool("plot.py", "line", SAMPLE, "--experiment",
+                         "pagecache_splice", "--metric", "throughput",
+                         "--x", "clients", "-o", base)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.exists(base + ".svg"))
+            p = run_tool("plot.py", "bar", SAMPLE, "--experiment", "nope",
+                         "--metric", "x", "-o", base)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("no results", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""A Markdown report of a benchmark run, with the seeds side by side.
+
+    report.py INPUT -o report.md [--charts DIR | --no-charts]
+              [--seeds seeds_data.json] [--title TITLE]
+
+INPUT is a serial log or the JSON written by results.py. The report has:
+the environment; a plain statement when the platform does not model
+caches (QEMU TCG); one table per experiment; charts drawn by plot.py
+(skipped, with a note, when gnuplot is missing); and the seeds' published
+figures as ratios next to the same ratios measured here. Absolute numbers
+are never compared: the seeds ran on 2005-2009 machines. Standard library
+only.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import plot  # noqa: E402
+import results  # noqa: E402
+
+DEFAULT_SEEDS = os.path.join(HERE, "seeds_data.json")
+DEFAULT_TITLE = "Benchmark report"
+PCT = 100.0
+NUM_DECIMALS = 3
+# Keys that tell apart results of one experiment/variant/metric.
+CONFIG_KEYS = ("clients", "cpus", "size")
+
+NO_CACHES_STATEMENT = (
+    "**This platform does not model caches** (QEMU TCG). Cache hits and "
+    "misses, non-temporal stores and memory types (WB/WC/UC) cost nothing "
+    "extra here, so every figure that depends on them (copy consumer and "
+    "bystander costs, trace buffers by memory type, LLC counts) says "
+    "nothing about real hardware. Only ratios of instruction work are "
+    "meaningful; run under KVM or on a real machine for cache effects.")
+
+ENV_ROWS = (
+    ("cpu_model", "CPU model"),
+    ("hypervisor", "Hypervisor"),
+    ("caches_modelled", "Caches modelled"),
+    ("cpus_online", "CPUs online"),
+    ("ram_bytes", "RAM"),
+    ("tsc_hz", "TSC"),
+    ("tsc_source", "TSC source"),
+    ("pmu", "PMU"),
+    ("memtypes_honoured", "Memory types honoured"),
+    ("kernel_version", "Kernel version"),
+    ("git_hash", "Git hash"),
+    ("cmdline", "Command line"),
+    ("mode", "Mode"),
+)
+
+MIB = 1 << 20
+MHZ = 1000000
+
+
+def fmt_num(v):
+    """A number for a table: integers as such, else up to 3 decimals."""
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if float(v).is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    s = "%.*f" % (NUM_DECIMALS, v)
+    return s.rstrip("0").rstrip(".") if "." in s else s
+
+
+def fmt_ratio(r):
+    return "n/a" if r is None else "%.3f" % r
+
+
+def md_escape(s):
+    """Text safe inside a Markdown table cell."""
+    return str(s).replace("\\", "\\\\").replace("|", "\\|") \
+        .replace("\n", " ").replace("\r", " ")
+
+
+def env_value(env, key):
+    v = env.get(key)
+    if key == "ram_bytes":
+        return "%d MiB" % (v // MIB)
+    if key == "tsc_hz":
+        return "%.3f MHz" % (v / MHZ)
+    if key == "hypervisor" and v == "none":
+        return "none (bare metal)"
+    if key == "mode" and v == "icount":
+        return "icount (deterministic: one TSC tick per instruction)"
+    if isinstance(v, bool):
+        return "yes" if v else "**no**" if key == "caches_modelled" else "no"
+    return v if v != "" else "(empty)"
+
+
+def caches_modelled(envs):
+    return all(e["caches_modelled"] for e in envs)
+
+
+def section_env(envs):
+    out = ["## Environment", ""]
+    if len(envs) == 1:
+        out += ["| field | value |", "|---|---|"]
+        for key, label in ENV_ROWS:
+            out.append("| %s | %s |" % (label, md_escape(env_value(envs[0],
+                                                                    key))))
+    else:
+        out.append("| field | " + " | ".join("boot %d" % (i + 1)
+                                             for i in range(len(envs))) +
+                   " |")
+        out.append("|---|" + "---|" * len(envs))
+        for key, label in ENV_ROWS:
+            out.append("| %s | %s |" % (label, " | ".join(
+                md_escape(env_value(e, key)) for e in envs)))
+    return out + [""]
+
+
+def experiments_in_order(res):
+    seen = []
+    for r in res:
+        if r["experiment"] not in seen:
+            seen.append(r["experiment"])
+    return seen
+
+
+def section_results(res, charts, chart_note, report_dir):
+    out = ["## Results", ""]
+    if not res:
+        return out + ["No @@RESULT lines in this log.", ""]
+    out += ["Figures are the median of n repetitions; spread is "
+            "(max - min) / median.", ""]
+    if chart_note:
+        out += [chart_note, ""]
+    for exp in experiments_in_order(res):
+        rows = [r for r in res if r["experiment"] == exp]
+        out += ["### %s" % md_escape(exp), "",
+                "| variant | metric | unit | cpus | clients | size | min | "
+                "median | max | spread | n |",
+                "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+        for r in rows:
+            spread = r.get("spread_pct")
+            out.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | "
+                       "%s | %d |" % (
+                           md_escape(r["variant"]), md_escape(r["metric"]),
+                           md_escape(r["unit"]), r["cpus"],
+                           r.get("clients", ""), r.get("size", ""),
+                           fmt_num(r["min"]), fmt_num(r["median"]),
+                           fmt_num(r["max"]),
+                           "n/a" if spread is None else "%.2f%%" % spread,
+                           r["n"]))
+        out.append("")
+        for cexp, metric, paths in charts:
+            if cexp != exp:
+                continue
+            png = [p for p in paths if p.endswith(".png")]
+            svg = [p for p in paths if p.endswith(".svg")]
+            img = (png or svg)[0]
+            rel = os.path.relpath(img, report_dir)
+            out.append("![%s: %s](%s)" % (md_escape(exp), md_escape(metric),
+                                          rel.replace(os.sep, "/")))
+            if svg and png:
+                out.append("")
+                out.append("(SVG: [%s](%s))" % (
+                    os.path.basename(svg[0]),
+                    os.path.relpath(svg[0], report_dir).replace(os.sep,
+                                                                "/")))
+            out.append("")
+    return out
+
+
+def find_ours(res, selector):
+    """The result a comparison names, and a note when several match.
+
+    A selector names experiment, metric and variant, and may pin clients,
+    cpus or size. When several results still match, the most loaded one
+    (largest clients, then cpus, then size) is used, and the note says so.
+    """
+    matches = [r for r in res
+               if all(r.get(k) == v for k, v in selector.items())]
+    if not matches:
+        return None, None
+    best = max(matches, key=lambda r: tuple(r.get(k, 0)
+                                            for k in CONFIG_KEYS))
+    note = None
+    if len(matches) > 1:
+        note = "largest of %d configurations (%s)" % (len(matches), ", ".join(
+            "%s=%s" % (k, best[k]) for k in CONFIG_KEYS if k in best))
+    return best, note
+
+
+def seed_ratio(figs, spec):
+    num = figs[spec["numerator"]]["value"]
+    den = figs[spec["denominator"]]["value"]
+    if spec.get("transform") == "one_minus_percent":
+        num, den = PCT - num, PCT - den
+    return None if den == 0 else num / den
+
+
+def compare(seeds, res, cache_ok):
+    """Rows of the seed comparison: dicts with the table's columns."""
+    figs = {f["id"]: f for f in seeds["figures"]}
+    rows = []
+    for c in seeds["comparisons"]:
+        s = seed_ratio(figs, c["seed_ratio"])
+        num, nnote = find_ours(res, c["ours"]["numerator"])
+        den, dnote = find_ours(res, c["ours"]["denominator"])
+        ours = None
+        notes = []
+        if num is None or den is None:
+            notes.append("not measured in this run")
+        elif den["median"] == 0:
+            notes.append("our denominator is 0")
+        else:
+            ours = num["median"] / den["median"]
+            for n in (nnote, dnote):
+                if n and n not in notes:
+                    notes.append(n)
+        if ours is not None and c.get("needs_caches") and not cache_ok:
+            notes.append("caches not modelled: not meaningful here")
+        rows.append({
+            "id": c["id"], "title": c["title"], "seed": c["seed"],
+            "seed_ratio": s, "our_ratio": ours,
+            "ours_over_seed": (ours / s if ours is not None and s
+                               else None),
+            "reading": c.get("reading", ""), "notes": "; ".join(notes),
+        })
+    return rows
+
+
+def section_seeds(seeds, res, cache_ok):
+    out = ["## Seeds side by side", "",
+           "Each row divides two figures of one seed post and the same two "
+           "figures of this run. Ratios only: the seeds' absolute numbers "
+           "come from 2005-2009 machines and other workloads.", ""]
+    if not cache_ok:
+        out += ["Rows that depend on cache behaviour are marked: on this "
+                "platform caches are not modelled.", ""]
+    out += ["| comparison | seed | seed ratio | our ratio | ours / seed | "
+            "reading | notes |", "|---|---|--:|--:|--:|---|---|"]
+    for r in compare(seeds, res, cache_ok):
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            md_escape(r["title"]), r["seed"], fmt_ratio(r["seed_ratio"]),
+            fmt_ratio(r["our_ratio"]), fmt_ratio(r["ours_over_seed"]),
+            md_escape(r["reading"]), md_escape(r["notes"])))
+    out += ["", "### Seed figures used", "",
+            "| id | seed file | quantity | variant | value | unit | where |",
+            "|---|---|---|---|--:|---|---|"]
+    used = set()
+    for c in seeds["comparisons"]:
+        used.add(c["seed_ratio"]["numerator"])
+        used.add(c["seed_ratio"]["denominator"])
+    for f in seeds["figures"]:
+        if f["id"] not in used:
+            continue
+        where = f["locator"]
+        if f.get("quote"):
+            where += ': "%s"' % f["quote"]
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            f["id"], f["file"], md_escape(f["quantity"]),
+            md_escape(f["variant"]), fmt_num(f["value"]), md_escape(f["unit"]),
+            md_escape(where)))
+    return out + [""]
+
+
+def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
+                 title=DEFAULT_TITLE, source=None):
+    envs, res = data["envs"], data["results"]
+    cache_ok = caches_modelled(envs)
+    out = ["# " + title, ""]
+    if source:
+        out += ["Generated by tools/report.py from `%s`." % source, ""]
+    if not cache_ok:
+        out += ["> " + NO_CACHES_STATEMENT, ""]
+    out += section_env(envs)
+    out += section_results(res, charts, chart_note, report_dir)
+    out += section_seeds(seeds, res, cache_ok)
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Markdown benchmark report.")
+    ap.add_argument("input", help="serial log or results.py JSON")
+    ap.add_argument("-o", "--output", required=True, help="report.md")
+    ap.add_argument("--charts", help="draw charts into this directory")
+    ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--seeds", default=DEFAULT_SEEDS)
+    ap.add_argument("--title", default=DEFAULT_TITLE)
+    args = ap.parse_args(argv)
+
+    try:
+        data = results.load(args.input)
+    except results.LogError as e:
+        print("%s:%d: %s" % (args.input, e.line, e.message), file=sys.stderr)
+        return 1
+    if not data["envs"]:
+        print("%s: no @@ENV header: not a benchmark log" % args.input,
+              file=sys.stderr)
+        return 1
+    with open(args.seeds, encoding="utf-8") as f:
+        seeds = json.load(f)
+
+    report_dir = os.path.dirname(os.path.abspath(args.output))
+    charts, chart_note = [], None
+    if not args.no_charts:
+        chart_dir = args.charts or os.path.join(report_dir, "charts")
+        try:
+            charts = plot.auto_charts(data["results"], chart_dir)
+        except plot.GnuplotMissing:
+            chart_note = "Charts skipped: gnuplot is not installed."
+            print("report: gnuplot not found; charts skipped",
+                  file=sys.stderr)
+        except RuntimeError as e:
+            chart_note = "Charts skipped: %s" % e
+            print("report: %s" % e, file=sys.stderr)
+
+    text = build_report(data, seeds, charts, chart_note, report_dir,
+                        args.title, os.path.basename(args.input))
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
