@@ -5,6 +5,8 @@
 #   make run-uefi   the same under OVMF
 #   make test       host unit tests + every boot in tests/boot.cfg, as TAP
 #   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
+#   make bench      the full experiment set; log, CSV, JSON, charts and a
+#                   report in build/results/
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1

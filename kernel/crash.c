@@ -10,8 +10,8 @@
 
 /* An address in the non-canonical hole cannot be mapped: a sure #GP. */
 #define NON_CANONICAL_ADDR 0x0000800000000000ul
-/* Canonical but never mapped: the kernel maps nothing in the lower half
- * above the boot identity map (the first 4 GiB). */
+/* Canonical but never mapped: the kernel's own page tables map nothing in
+ * the lower half (and the boot tables only its first 4 GiB). */
 #define UNMAPPED_ADDR 0x00007fff00000008ul
 
 static __attribute__((noinline)) void crash_page_fault(void)

@@ -8,7 +8,7 @@
  *   run=list        print the registry and run nothing
  *   run=none        nothing
  *   run=a,b         the named ones, in that order
- *   run_mode=full   full-size runs instead of the quick ones
+ *   runmode=full    full-size runs instead of the quick ones
  */
 #ifndef KERNEL_EXPERIMENT_H
 #define KERNEL_EXPERIMENT_H

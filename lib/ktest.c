@@ -116,9 +116,40 @@ static int run_suite(const char *suite, int index, int *failures)
 	return suite_failed;
 }
 
+/* Report names in filter that match no suite: a typo must not pass as
+ * "all tests passed". Returns how many there were. */
+static int unknown_suites(const char *filter)
+{
+	const char *p = filter;
+	int unknown = 0;
+
+	if (!filter || strcmp(filter, "all") == 0 ||
+	    strcmp(filter, "none") == 0)
+		return 0;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		bool found = false;
+
+		for (const struct ktest *t = __start_ktests; t < __stop_ktests;
+		     t++)
+			if (strlen(t->suite) == n &&
+			    strncmp(t->suite, p, n) == 0)
+				found = true;
+		if (!found && n) {
+			kprintf("# ktest: no suite named '%.*s'\n", (int)n, p);
+			unknown++;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return unknown;
+}
+
 int ktest_run(const char *filter)
 {
-	int suites = 0, index = 0, failures = 0;
+	int suites = 0, index = 0, failures = unknown_suites(filter);
 	size_t total = ktest_count();
 
 	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++)

@@ -5,7 +5,7 @@
  *
  *   0xffff800000000000  direct map: RAM, ACPI data and small firmware
  *                       ranges, WB, RW, NX, global; MMIO on request
- *   0xffffffff80200000  kernel image: text RX, rodata R NX, data+bss RW NX
+ *   0xffffffff80200000+ kernel image: text RX, rodata R NX, data+bss RW NX
  *                       (the page under the boot stack left unmapped)
  *
  * Nothing is mapped in the lower half: a NULL dereference faults.

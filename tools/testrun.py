@@ -93,7 +93,7 @@ USB_OPTS = ("-device qemu-xhci -drive if=none,id=stick,format=raw,"
 # Serial output markers (the kernel protocol).
 KTAP_HEADER = "KTAP version 1"
 EXIT_RE = re.compile(r"^EXIT: STATUS=(-?\d+)\s*$", re.M)
-PANIC_RE = re.compile(r"^PANIC:\s*(.*)$", re.M)
+PANIC_RE = re.compile(r"^[ \t]*PANIC:\s*(.*)$", re.M)
 KTEST_CMDLINE_RE = re.compile(r"(?:^|\s)ktest=(\S+)")
 # GRUB's menu paints the serial line with ANSI/VT100 sequences.
 ANSI_RE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])")
@@ -308,7 +308,9 @@ def parse_ktap(lines):
                 # A new nested document without a result line for the
                 # previous one; start afresh (the old one is lost, and
                 # the plan count of the parent will show it).
-                stack[depth] = blk = KtapBlock()
+                del stack[depth:]
+                blk = KtapBlock()
+                stack.append(blk)
             continue
         m = SUBTEST_RE.match(body)
         if m:

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Write the hybrid BIOS+UEFI boot image to a USB stick (make usb DEV=...).
-# Usage: tools/usb-write.sh DEV ISO      e.g. tools/usb-write.sh /dev/sdb build/kernel.iso
+# Usage: tools/usb-write.sh DEV ISO
+#   e.g. tools/usb-write.sh /dev/sdb build/kernel.iso
 #
 # dd destroys whatever is on DEV, so this refuses anything that does not
 # look like a whole, unused, removable disk: an empty DEV, a non-block
@@ -79,7 +80,8 @@ bytes=$((sectors * SECTOR_BYTES))
 iso_bytes=$(wc -c < "$iso")
 [ "$bytes" -gt 0 ] || die "$dev has size 0 (no medium inserted?)"
 [ "$iso_bytes" -le "$bytes" ] ||
-	die "$iso ($((iso_bytes / MIB)) MiB) does not fit on $dev ($((bytes / MIB)) MiB)"
+	die "$iso ($((iso_bytes / MIB)) MiB) does not fit on $dev" \
+		"($((bytes / MIB)) MiB)"
 
 removable=$(cat "/sys/block/$name/removable" 2>/dev/null || echo 0)
 if [ "$removable" != 1 ]; then
@@ -88,7 +90,7 @@ if [ "$removable" != 1 ]; then
 	fi
 	echo "************************************************************" >&2
 	echo "WARNING: FORCE=1: $dev [$model] is NOT removable." >&2
-	echo "WARNING: it may be an internal disk; everything on it will be lost." >&2
+	echo "WARNING: it may be an internal disk; all its data will be lost." >&2
 	echo "************************************************************" >&2
 fi
 

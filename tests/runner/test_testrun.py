@@ -8,7 +8,9 @@ Run: python3 tests/runner/test_testrun.py  (testrun.py runs it as the
 "runner: self-test" TAP line).
 """
 
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import tempfile
@@ -264,6 +266,19 @@ class OtherExpectations(unittest.TestCase):
                 (2, fixture("noexit.log"), False)):
             v = tr.verdict(entry("triple"), rc, log, timed_out)
             self.assertFalse(v.ok, (rc, v))
+
+
+class TapOutput(unittest.TestCase):
+    def test_lines_and_counts(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            tap = tr.Tap(2)
+            tap.result(True, "host: test_x")
+            tap.result(False, "boot: y: panic: #PF", ["first", ""])
+        self.assertEqual(out.getvalue().split("\n"), [
+            "TAP version 13", "1..2", "ok 1 - host: test_x",
+            "not ok 2 - boot: y: panic: \\#PF", "# first", "#", ""])
+        self.assertEqual((tap.n, tap.failed), (2, 1))
 
 
 class Manifest(unittest.TestCase):
