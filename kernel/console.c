@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include "kernel/console.h"
+#include "kernel/panic.h"
 #include "lib/kprintf.h"
 
 #define CONSOLE_LOCK_SPIN_LIMIT 50000000
@@ -24,7 +25,10 @@ void console_write(const char *s, size_t n)
 {
 	bool locked = false;
 
-	for (long i = 0; i < CONSOLE_LOCK_SPIN_LIMIT; i++) {
+	/* A panicking CPU has stopped the others, possibly while one held
+	 * the lock: write without it. */
+	for (long i = 0; !panic_in_progress() && i < CONSOLE_LOCK_SPIN_LIMIT;
+	     i++) {
 		if (!__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE)) {
 			locked = true;
 			break;

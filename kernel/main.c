@@ -8,6 +8,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/percpu.h"
@@ -28,6 +29,7 @@
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
+#include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -36,6 +38,10 @@ static const struct console vga_console = {"vga", vga_write};
 static const struct console fb_console = {"fb", fbcon_write};
 
 void kmain(uint32_t magic, uint32_t mbi_phys);
+
+/* kmalloc's pages come from the buddy allocator through the direct map. */
+static const struct kmalloc_backend kernel_kmalloc_backend = {page_alloc,
+							       page_free};
 
 /* The memory part of the boot report: map, allocator, PAT, MTRRs and two
  * page-table walks (a kernel text address and a direct-map address). */
@@ -92,6 +98,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	gdt_init_cpu(&boot_cpu_tables);
 	idt_init();
 	cpu_identify();
+	fpu_init_cpu();
 
 	console_print_list();
 	multiboot2_print();
@@ -103,6 +110,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	page_alloc_init();
 	mtrr_read();
 	vm_init();
+	kmalloc_init(&kernel_kmalloc_backend);
 	memory_report();
 	/* --- end memory --- */
 

@@ -11,6 +11,7 @@
 #include "kernel/ksyms.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
+#include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 
@@ -20,6 +21,12 @@
 #define CANONICAL_HIGH_HALF 0xffff800000000000ul
 
 static volatile int panicking;
+void (*panic_stop_other_cpus)(void);
+
+bool panic_in_progress(void)
+{
+	return __atomic_load_n(&panicking, __ATOMIC_ACQUIRE) != 0;
+}
 
 static void print_symbol_line(const char *label, uint64_t addr)
 {
@@ -75,15 +82,26 @@ static void decode_page_fault(uint64_t err)
 		(unsigned long)read_cr2());
 }
 
-/* A second panic while reporting the first: say so and stop at once. */
+/*
+ * Only one panic reports. The same CPU panicking again (inside its own
+ * report) says so and stops at once; another CPU panicking meanwhile just
+ * halts, leaving the report to the first.
+ */
 static void check_nested(void)
 {
-	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
+	int me = (int)smp_this_cpu() + 1, expected = 0;
+
+	if (!__atomic_compare_exchange_n(&panicking, &expected, me, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (expected != me)
+			arch_halt();
 		kprintf("PANIC: nested panic while reporting a panic\n");
 		kprintf("EXIT: STATUS=%d\n", EXIT_STATUS_PANIC);
 		arch_qemu_exit(EXIT_STATUS_PANIC);
 		arch_halt();
 	}
+	if (panic_stop_other_cpus)
+		panic_stop_other_cpus();
 }
 
 void panic_trap(const struct trap_frame *f)

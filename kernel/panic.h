@@ -4,6 +4,7 @@
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/trap.h"
 #include "lib/compiler.h"
@@ -20,6 +21,12 @@ __noreturn void panic_trap(const struct trap_frame *f);
  * says (QEMU debug exit, halt or reboot).
  */
 __noreturn void kernel_exit(int status);
+
+/* Installed by the SMP code: stop every other CPU (NMI) so a panic's
+ * report is not interleaved with their output. NULL on one CPU. */
+extern void (*panic_stop_other_cpus)(void);
+/* True once a panic has started (the NMI handler halts on it). */
+bool panic_in_progress(void);
 
 /* Print a backtrace starting at the frame pointer rbp. */
 void backtrace_print(uint64_t rbp);

@@ -54,18 +54,30 @@
 #define atomic_store_release(p, v) ATOMIC_STORE_(p, v, __ATOMIC_RELEASE)
 
 /* Read-modify-write: each returns the value *p held before the operation. */
-#define atomic_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-#define atomic_fetch_add_acquire(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE)
-#define atomic_fetch_add_release(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
-#define atomic_fetch_add_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
-#define atomic_fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
-#define atomic_fetch_sub_release(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELEASE)
-#define atomic_fetch_sub_acq_rel(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_ACQ_REL)
-#define atomic_fetch_or_relaxed(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
-#define atomic_fetch_or_acq_rel(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
-#define atomic_fetch_and_release(p, v) __atomic_fetch_and((p), (v), __ATOMIC_RELEASE)
-#define atomic_fetch_and_acq_rel(p, v) __atomic_fetch_and((p), (v), __ATOMIC_ACQ_REL)
-#define atomic_xchg_acq_rel(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define ATOMIC_RMW_(op, p, v, order)                                        \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__atomic_fetch_##op((p), (v), __ATOMIC_##order);            \
+	})
+
+#define atomic_fetch_add_relaxed(p, v) ATOMIC_RMW_(add, p, v, RELAXED)
+#define atomic_fetch_add_acquire(p, v) ATOMIC_RMW_(add, p, v, ACQUIRE)
+#define atomic_fetch_add_release(p, v) ATOMIC_RMW_(add, p, v, RELEASE)
+#define atomic_fetch_add_acq_rel(p, v) ATOMIC_RMW_(add, p, v, ACQ_REL)
+#define atomic_fetch_sub_relaxed(p, v) ATOMIC_RMW_(sub, p, v, RELAXED)
+#define atomic_fetch_sub_release(p, v) ATOMIC_RMW_(sub, p, v, RELEASE)
+#define atomic_fetch_sub_acq_rel(p, v) ATOMIC_RMW_(sub, p, v, ACQ_REL)
+#define atomic_fetch_or_relaxed(p, v) ATOMIC_RMW_(or, p, v, RELAXED)
+#define atomic_fetch_or_acq_rel(p, v) ATOMIC_RMW_(or, p, v, ACQ_REL)
+#define atomic_fetch_and_release(p, v) ATOMIC_RMW_(and, p, v, RELEASE)
+#define atomic_fetch_and_acq_rel(p, v) ATOMIC_RMW_(and, p, v, ACQ_REL)
+
+/* Swap in v; returns the old value. */
+#define atomic_xchg_acq_rel(p, v)                                           \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL);            \
+	})
 
 /*
  * Strong compare-and-swap: if *p == old, store new. Returns the value *p
@@ -132,11 +144,11 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
 #define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 
 /*
- * READ_ONCE/WRITE_ONCE: one untorn access that the compiler may not
- * merge, repeat or hoist out of a loop. Used for data read outside the
+ * READ_ONCE/WRITE_ONCE: one untorn access, for data read outside the
  * lock that protects it (a flag, a statistic). Implemented as relaxed
  * atomics rather than volatile casts: the code is the same plain mov on
- * x86_64, and ThreadSanitizer does not report such accesses as races.
+ * x86_64, GCC neither merges, repeats nor hoists atomic accesses out of a
+ * loop, and ThreadSanitizer does not report them as races.
  */
 #define READ_ONCE(x) atomic_load_relaxed(&(x))
 #define WRITE_ONCE(x, v) atomic_store_relaxed(&(x), (v))
@@ -146,13 +158,26 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
  * saves power, yields the core to its hyper-thread sibling and avoids the
  * memory-order machine clear when the awaited line finally changes (SDM
  * vol. 2B, PAUSE). Elsewhere a compiler barrier, so the loop re-reads.
+ *
+ * Host builds also give up the CPU. A kernel lock holder runs with
+ * preemption off, but a host thread can be descheduled holding a lock or
+ * the next ticket, and on a loaded machine with more threads than CPUs a
+ * FIFO lock then convoys: each hand-over waits for a time slice. Yielding
+ * keeps the sanitizer tests fast; it changes timing, not the protocol.
  */
+#ifdef HOST_BUILD
+int sched_yield(void); /* <sched.h>, declared here to stay libc-free */
+#endif
+
 static inline void cpu_relax(void)
 {
 #ifdef __x86_64__
 	__builtin_ia32_pause();
 #else
 	barrier();
+#endif
+#ifdef HOST_BUILD
+	sched_yield();
 #endif
 }
 

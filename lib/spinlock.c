@@ -13,8 +13,11 @@
 #include "lib/cycles.h"
 #include "lib/kprintf.h"
 
-/* One report line: the names and up to 6 twenty-digit numbers. */
-#define LOCK_STATS_LINE_MAX 256
+/*
+ * One machine line: prefix and keys (~170 bytes), six 20-digit numbers
+ * and two names fit; it also stays below kprintf's own buffer.
+ */
+#define LOCK_STATS_LINE_MAX 384
 
 void spin_lock_init(struct spinlock *l, struct lock_stats *stats)
 {
@@ -97,34 +100,69 @@ void lock_stats_reset(struct lock_stats *s)
 	atomic_store_relaxed(&s->trylock_failures, 0);
 }
 
+/* True if name is short and can go into JSON unescaped. */
+static bool lock_name_ok(const char *name)
+{
+	const char *start = name;
+
+	if (!name || !*name)
+		return false;
+	for (; *name; name++) {
+		if (name - start >= LOCK_NAME_MAX)
+			return false;
+		char c = *name;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* A consistent-enough copy of the counters, and the mean wait. */
+struct lock_stats_snap {
+	unsigned long long acq, contended, wait, max_wait, avg_wait, tryfail;
+};
+
+static void lock_stats_snap(const struct lock_stats *s,
+			    struct lock_stats_snap *o)
+{
+	o->acq = atomic_load_relaxed(&s->acquisitions);
+	o->contended = atomic_load_relaxed(&s->contended);
+	o->wait = atomic_load_relaxed(&s->wait_cycles);
+	o->max_wait = atomic_load_relaxed(&s->max_wait_cycles);
+	o->avg_wait = o->contended ? o->wait / o->contended : 0;
+	o->tryfail = atomic_load_relaxed(&s->trylock_failures);
+}
+
 int lock_stats_format(char *buf, size_t size, const struct lock_stats *s,
 		      const char *mode)
 {
-	uint64_t contended = atomic_load_relaxed(&s->contended);
-	uint64_t wait = atomic_load_relaxed(&s->wait_cycles);
+	struct lock_stats_snap v;
 
+	kassert(lock_name_ok(s->name) && lock_name_ok(mode));
+	lock_stats_snap(s, &v);
 	return ksnprintf(buf, size,
-			 "lockstat name=%s mode=%s acquisitions=%llu "
-			 "contended=%llu wait_cycles=%llu "
-			 "max_wait_cycles=%llu avg_wait_cycles=%llu "
-			 "trylock_failures=%llu",
-			 s->name ? s->name : "?", mode,
-			 (unsigned long long)atomic_load_relaxed(
-				 &s->acquisitions),
-			 (unsigned long long)contended,
-			 (unsigned long long)wait,
-			 (unsigned long long)atomic_load_relaxed(
-				 &s->max_wait_cycles),
-			 (unsigned long long)(contended ? wait / contended
-							: 0),
-			 (unsigned long long)atomic_load_relaxed(
-				 &s->trylock_failures));
+			 LOCK_STATS_PREFIX "{\"name\":\"%s\",\"mode\":\"%s\","
+			 "\"acquisitions\":%llu,\"contended\":%llu,"
+			 "\"wait_cycles\":%llu,\"max_wait_cycles\":%llu,"
+			 "\"avg_wait_cycles\":%llu,\"trylock_failures\":%llu}",
+			 s->name, mode, v.acq, v.contended, v.wait, v.max_wait,
+			 v.avg_wait, v.tryfail);
 }
 
 void lock_stats_print_mode(const struct lock_stats *s, const char *mode)
 {
+	struct lock_stats_snap v;
 	char line[LOCK_STATS_LINE_MAX];
 
+	lock_stats_snap(s, &v);
+	kprintf("lock %-16s %-5s acquisitions %llu, contended %llu, "
+		"wait cycles %llu (avg %llu, max %llu), "
+		"trylock failures %llu\n",
+		s->name, mode, v.acq, v.contended, v.wait, v.avg_wait,
+		v.max_wait, v.tryfail);
 	lock_stats_format(line, sizeof(line), s, mode);
 	kprintf("%s\n", line);
 }

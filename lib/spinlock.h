@@ -95,18 +95,24 @@ void lock_stats_record(struct lock_stats *s, bool contended,
 void lock_stats_reset(struct lock_stats *s);
 
 /*
- * Format s as one machine-readable line (no newline), e.g.
- *   lockstat name=pcache mode=spin acquisitions=10 contended=2
- *   wait_cycles=900 max_wait_cycles=700 avg_wait_cycles=450
- *   trylock_failures=0
+ * Machine-readable form of s: one line (no newline) in the style of
+ * docs/output.md, a prefix and a JSON object, e.g.
+ *   @@LOCKSTAT {"name":"pcache","mode":"read","acquisitions":10,
+ *   "contended":2,"wait_cycles":900,"max_wait_cycles":700,
+ *   "avg_wait_cycles":450,"trylock_failures":0}
  * (all on one line). mode names the lock kind: "spin", "read", "write".
- * Returns what ksnprintf() returns. Reads the counters without stopping
- * the lock: concurrent updates may make the fields slightly inconsistent.
+ * Names are printed unescaped, so they must be plain identifiers of at
+ * most LOCK_NAME_MAX characters (letters, digits, '_', '.', '-'; kassert).
+ * Returns what ksnprintf() returns. Reads the counters while the lock may
+ * be in use: concurrent updates can leave the fields slightly
+ * inconsistent with each other.
  */
+#define LOCK_STATS_PREFIX "@@LOCKSTAT "
+#define LOCK_NAME_MAX 64
 int lock_stats_format(char *buf, size_t size, const struct lock_stats *s,
 		      const char *mode);
 
-/* Print lock_stats_format(s, mode) and a newline with kprintf(). */
+/* Print a human line, then the lock_stats_format() line, with kprintf(). */
 void lock_stats_print_mode(const struct lock_stats *s, const char *mode);
 
 /* Print the statistics of a spinlock (mode "spin"). */

@@ -79,7 +79,7 @@ struct kmalloc_class;
 
 /* Header at the start of every slab page. */
 struct slab {
-	uint64_t tag;		   /* SLAB_MAGIC ^ address of this header */
+	uint64_t tag;		   /* SLAB_MAGIC ^ this header's address */
 	struct kmalloc_class *cls; /* fixed while the slab lives */
 	struct slab *next;	   /* cls->partial list: slabs with room */
 	struct slab *prev;

@@ -11,6 +11,8 @@
  * combined or reordered.
  */
 #include "arch/x86_64/apic.h"
+#include "arch/x86_64/power.h"
+#include "kernel/panic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
@@ -217,6 +219,9 @@ static void error_handler(struct trap_frame *f __unused)
 
 static void nmi_handler(struct trap_frame *f __unused)
 {
+	/* Another CPU panicked and stops us: stay out of its report. */
+	if (panic_in_progress())
+		arch_halt();
 	if (percpu_ready())
 		this_cpu()->nmi_count++;
 }

@@ -5,8 +5,10 @@
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/setjmp.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/options.h"
 #include "kernel/panic.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
@@ -100,28 +102,36 @@ void trap_register(unsigned vector, trap_handler_t handler)
 	handlers[vector] = handler;
 }
 
-/* The one armed trap_try() (boot CPU only for now). */
-static struct {
+/* One trap_try() slot per CPU: a fault is caught by the CPU that took
+ * it, while it runs the function it armed the slot for. */
+static struct fault_catch {
 	bool armed;
 	struct kjmp_buf jmp;
 	struct trap_caught caught;
-} fault_catch;
+} fault_catch[MAX_CPUS];
+
+static struct fault_catch *my_catch(void)
+{
+	return &fault_catch[percpu_ready() ? this_cpu_id() : 0];
+}
 
 static __noreturn void trap_catch_landing(void)
 {
-	klongjmp(&fault_catch.jmp, 1);
+	klongjmp(&my_catch()->jmp, 1);
 }
 
 void trap_try(void (*fn)(void *), void *arg, struct trap_caught *out)
 {
-	kassert(!fault_catch.armed);
-	fault_catch.caught = (struct trap_caught){0};
-	if (ksetjmp(&fault_catch.jmp) == 0) {
-		fault_catch.armed = true;
+	struct fault_catch *fc = my_catch();
+
+	kassert(!fc->armed);
+	fc->caught = (struct trap_caught){0};
+	if (ksetjmp(&fc->jmp) == 0) {
+		fc->armed = true;
 		fn(arg);
 	}
-	fault_catch.armed = false;
-	*out = fault_catch.caught;
+	fc->armed = false;
+	*out = fc->caught;
 }
 
 void trap_dispatch(struct trap_frame *f);
@@ -131,14 +141,17 @@ void trap_dispatch(struct trap_frame *f)
 		handlers[f->vector](f);
 		return;
 	}
-	if (f->vector < VEC_EXCEPTION_COUNT && fault_catch.armed &&
-	    f->vector != VEC_DOUBLE_FAULT && f->vector != VEC_MACHINE_CHECK) {
-		fault_catch.armed = false;
-		fault_catch.caught.faulted = true;
-		fault_catch.caught.vector = (unsigned)f->vector;
-		fault_catch.caught.error_code = f->error_code;
-		fault_catch.caught.cr2 = read_cr2();
-		fault_catch.caught.rip = f->rip;
+	if (f->vector < VEC_EXCEPTION_COUNT && my_catch()->armed &&
+	    f->vector != VEC_NMI && f->vector != VEC_DOUBLE_FAULT &&
+	    f->vector != VEC_MACHINE_CHECK) {
+		struct fault_catch *fc = my_catch();
+
+		fc->armed = false;
+		fc->caught.faulted = true;
+		fc->caught.vector = (unsigned)f->vector;
+		fc->caught.error_code = f->error_code;
+		fc->caught.cr2 = read_cr2();
+		fc->caught.rip = f->rip;
 		/* Return into the landing pad, on the same stack, aligned as
 		 * if it had been called. */
 		f->rip = (uint64_t)trap_catch_landing;

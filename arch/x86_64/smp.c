@@ -13,10 +13,14 @@
  */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/fpu.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/smp.h"
+#include "kernel/panic.h"
+#include "arch/x86_64/pat.h"
+#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/multiboot2.h"
@@ -160,7 +164,11 @@ void ap_main(struct percpu *pc)
 	wrmsr(MSR_EFER, (rdmsr(MSR_EFER) & EFER_LMA) | (boot_efer & ~EFER_LMA));
 	gdt_init_cpu(pc->tables);
 	idt_load();
-	wrmsr(MSR_PAT, boot_pat);
+	fpu_init_cpu();
+	/* The same layout as the boot CPU, programmed the SDM's way
+	 * (caches off and flushed around the write). */
+	if (!pat_program())
+		kprintf("cpu %u: PAT differs from the boot CPU's\n", pc->cpu_id);
 	pc->pat = rdmsr(MSR_PAT);
 	apic_init_ap();
 	atomic_store_release(&params()->stage, STAGE_IN_C);
@@ -207,6 +215,12 @@ static bool start_ap(uint32_t id)
 		return false;
 	}
 	pc->stack_top = (uint64_t)stack + (PAGE_SIZE << AP_STACK_ORDER);
+	/* The stack's bottom page becomes its guard: an overflow faults
+	 * (onto the IST double-fault stack) instead of corrupting memory.
+	 * AP stacks are never freed, so the hole is never handed out. */
+	if (vm_unmap(&kernel_space, (uint64_t)stack, 1) != VM_OK)
+		kprintf("smp: cpu %u: no guard page under its stack\n",
+			pc->cpu_id);
 
 	p->stack_top = pc->stack_top;
 	p->percpu = (uint64_t)pc;
@@ -232,6 +246,57 @@ static bool start_ap(uint32_t id)
 	tsc_delay_us(INIT_DELAY_US);
 	stats.failed++;
 	return false;
+}
+
+struct shootdown {
+	uint64_t va, npages;
+};
+
+static uint64_t shootdowns;
+
+static void shootdown_local(void *arg)
+{
+	const struct shootdown *s = arg;
+
+	if (s->npages == 0 || s->npages > TLB_FLUSH_ALL_THRESHOLD)
+		tlb_flush_local_all();
+	else
+		for (uint64_t i = 0; i < s->npages; i++)
+			tlb_flush_local_page(s->va + i * PAGE_SIZE);
+}
+
+/*
+ * TLB shootdown for kernel mappings: every other online CPU flushes the
+ * range and the caller waits until all have, so no CPU can still use a
+ * translation the caller has removed or retyped. (ROADMAP item 3 narrows
+ * this to the CPUs that may hold the translation.)
+ */
+static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
+{
+	struct shootdown s = {va, npages};
+	struct cpumask others;
+
+	cpumask_online(&others, true);
+	if (cpumask_weight(&others) == 0)
+		return;
+	atomic_fetch_add_relaxed(&shootdowns, 1);
+	smp_call(&others, shootdown_local, &s, true);
+}
+
+uint64_t smp_tlb_shootdowns(void)
+{
+	return atomic_load_relaxed(&shootdowns);
+}
+
+/* Panic: NMI every other CPU; their NMI handler sees the panic and halts. */
+static void smp_stop_others(void)
+{
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		struct percpu *pc = percpu_of(cpu);
+
+		if (cpu != smp_this_cpu() && atomic_load_acquire(&pc->online))
+			apic_send_nmi(pc->apic_id);
+	}
 }
 
 void smp_init(void)
@@ -277,6 +342,10 @@ void smp_init(void)
 		}
 		if (start_ap(c->apic_id))
 			stats.online++;
+	}
+	if (stats.online > 1) {
+		tlb_remote_flush = smp_tlb_shootdown;
+		panic_stop_other_cpus = smp_stop_others;
 	}
 }
 

@@ -68,8 +68,8 @@ struct trap_caught {
 
 /*
  * Run fn(arg). If it raises an exception, unwind back here and report it
- * in *out instead of panicking. Only the boot CPU's use is supported until
- * per-CPU data exists; nested use is not allowed (asserted).
+ * in *out instead of panicking. Each CPU has its own slot; nested use on
+ * one CPU is not allowed (asserted).
  */
 void trap_try(void (*fn)(void *), void *arg, struct trap_caught *out);
 

@@ -182,7 +182,11 @@ KTEST(kmalloc, class_table)
 	EXPECT_EQ(row(0).per_slab, (PAGE_SIZE - 128) / 8);
 	EXPECT_EQ(row(ARRAY_SIZE(expect) - 1).per_slab, 2);
 	EXPECT_EQ(row(large_row()).obj_size, 0);
-	EXPECT_FALSE(kmalloc_stats_get(kmalloc_stats_rows(), &(struct kmalloc_stats){0}));
+	{
+		struct kmalloc_stats st;
+
+		EXPECT_FALSE(kmalloc_stats_get(kmalloc_stats_rows(), &st));
+	}
 }
 
 /* Each size lands in the smallest class that holds it. */
@@ -230,7 +234,7 @@ KTEST(kmalloc, full_slabs_distinct_objects)
 {
 	enum { SLABS = 3 };
 	unsigned nuser = kmalloc_stats_rows() - 2;
-	static void *objs[SLABS * 496];
+	static void *objs[SLABS * 496]; /* 496: per slab of kmalloc-8 */
 
 	setup(HB_NO_BUDGET);
 	for (unsigned c = 0; c < nuser; c++) {
@@ -612,7 +616,7 @@ KTEST(kmalloc, use_after_free_caught)
 KTEST(kmalloc, backend_exhaustion_returns_null)
 {
 	enum { BUDGET = 3 };
-	static void *objs[BUDGET * 62 + 1];
+	static void *objs[BUDGET * 62 + 1]; /* 62: per slab of kmalloc-64 */
 	unsigned n = 0;
 	void *p;
 

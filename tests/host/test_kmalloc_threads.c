@@ -21,7 +21,7 @@
 #include "mm/page.h"
 
 #define NR_THREADS 4
-#define OPS_PER_THREAD 20000
+#define OPS_PER_THREAD 5000
 #define SLOTS_PER_THREAD 64
 #define LARGE_EVERY 64 /* one allocation in this many is a large block */
 #define LARGE_MAX (3 * PAGE_SIZE)

@@ -8,7 +8,9 @@
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/smp_call.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
@@ -355,4 +357,56 @@ KTEST(pat, boot_cpu_layout_read_back)
 		KTEST_SKIP("no PAT on this CPU");
 	EXPECT_EQ(pat_read(), pat_layout_msr_value());
 	EXPECT_EQ(pat_check_layout(pat_read(), why, sizeof(why)), -1);
+}
+
+struct remote_read {
+	uint64_t va;
+	uint64_t value;
+};
+
+static void read_remote(void *arg)
+{
+	struct remote_read *r = arg;
+
+	r->value = *(volatile uint64_t *)r->va;
+}
+
+/*
+ * Another CPU caches a translation, we point the page elsewhere: after
+ * the shootdown it must read the new frame. (QEMU keeps a software TLB
+ * per vCPU, so a missing shootdown shows here too.)
+ */
+KTEST(vm, shootdown_reaches_other_cpus)
+{
+	uint64_t a = page_alloc_phys(0, PAGE_OWNER_TEST);
+	uint64_t b = page_alloc_phys(0, PAGE_OWNER_TEST);
+	uint64_t before = smp_tlb_shootdowns();
+	struct remote_read r = {TEST_VA(30), 0};
+	struct cpumask other;
+	unsigned target = smp_this_cpu() == 0 ? 1 : 0;
+
+	if (smp_cpus_online() < 2 || !smp_cpu_online(target)) {
+		page_free_phys(a, 0);
+		page_free_phys(b, 0);
+		KTEST_SKIP("needs a second CPU");
+	}
+	ASSERT_NE(a, PAGE_ALLOC_FAILED);
+	ASSERT_NE(b, PAGE_ALLOC_FAILED);
+	*(uint64_t *)phys_to_virt(a) = 0xaaaa;
+	*(uint64_t *)phys_to_virt(b) = 0xbbbb;
+	cpumask_clear(&other);
+	cpumask_set(&other, target);
+
+	ASSERT_EQ(vm_map(&kernel_space, r.va, a, 1, 0, MEMTYPE_WB, 0), VM_OK);
+	smp_call(&other, read_remote, &r, true);
+	EXPECT_EQ(r.value, 0xaaaa);
+	ASSERT_EQ(vm_map(&kernel_space, r.va, b, 1, 0, MEMTYPE_WB,
+			 VM_MAP_REPLACE),
+		  VM_OK);
+	smp_call(&other, read_remote, &r, true);
+	EXPECT_EQ(r.value, 0xbbbb);
+	EXPECT_GT(smp_tlb_shootdowns(), before);
+	vm_unmap(&kernel_space, r.va, 1);
+	page_free_phys(a, 0);
+	page_free_phys(b, 0);
 }
