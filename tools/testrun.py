@@ -18,6 +18,7 @@ import argparse
 import concurrent.futures
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -76,6 +77,10 @@ ENTRY_DEFAULTS = {
     "expect": "pass",
     "expect_lines": "",
     "expect_status": "",
+    # yes: the @@ENV/@@RESULT lines must parse and validate with
+    # tools/results.py, and there must be at least results_min results.
+    "check_results": "no",
+    "results_min": "1",
 }
 FIRMWARES = ("bios", "uefi")
 MEDIAS = ("cd", "usb")
@@ -699,6 +704,11 @@ def run_boot(e, iso, tap_desc):
     v = verdict(e, rc, text, timed_out)
     desc = "%s (%.1f s%s)" % (tap_desc, elapsed,
                               ", " + v.reason if v.ok and v.reason else "")
+    if v.ok and e.get("check_results", "no") == "yes":
+        ok, why, rdiag = check_results(log, int(e.get("results_min", "1")))
+        if not ok:
+            return False, "%s: %s" % (desc, why), rdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok:
         return True, desc, []
     with open(qlog, "rb") as f:
@@ -706,6 +716,49 @@ def run_boot(e, iso, tap_desc):
     qdiag = ["qemu: " + q for q in qtext.split("\n")[1:] if q.strip()]
     return False, "%s: %s" % (desc, v.reason), \
         v.diag + qdiag + ["log: " + log] + log_tail(text)
+
+
+RESULTS_TOOL = os.path.join("tools", "results.py")
+
+
+def check_results(log, minimum):
+    """Validate a log's machine-readable lines with tools/results.py.
+    Returns (ok, reason-or-summary, diagnostics)."""
+    p = subprocess.run([sys.executable, RESULTS_TOOL, log],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL)
+    err = p.stderr.decode("utf-8", "replace").strip().split("\n")
+    if p.returncode != 0:
+        return False, "results.py rejected the log: " + err[0], err[1:]
+    try:
+        data = json.loads(p.stdout.decode("utf-8", "replace"))
+        n = len(data.get("results", []))
+    except ValueError as exc:
+        return False, "results.py wrote no JSON: %s" % exc, []
+    if n < minimum:
+        return False, "only %d @@RESULT line(s), expected >= %d" % \
+            (n, minimum), []
+    return True, "%d results valid" % n, []
+
+
+def run_tools_tests(tap):
+    """The host-side results tools' unit tests, as one TAP line."""
+    try:
+        p = subprocess.run([sys.executable, "-m", "unittest", "-q",
+                            TOOLS_TESTS],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=SELFTEST_TIMEOUT_S)
+        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
+    except subprocess.TimeoutExpired:
+        out, rc = "", None
+    if rc == 0:
+        tap.result(True, "tools: results/plot/report tests")
+    else:
+        tap.result(False, "tools: results/plot/report tests failed (rc %r)"
+                   % rc, log_tail(out, 60))
+
+
+TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
 
 
 def run_boots(entries, jobs, tap):
@@ -779,6 +832,7 @@ def main(argv):
             print("host  %s" % os.path.basename(p))
         if do_host:
             print("runner self-test")
+            print("tools tests")
         for e in boots:
             print("boot  %-16s %-4s %-3s %s smp=%s mem=%s timeout=%gs "
                   "expect=%s groups=%s cmdline=%r" %
@@ -787,13 +841,14 @@ def main(argv):
                    ",".join(e["groups_list"]), e["cmdline"]))
         return 0
 
-    tap = Tap(len(hosts) + (1 if do_host else 0) + len(boots))
+    tap = Tap(len(hosts) + (2 if do_host else 0) + len(boots))
     start = time.monotonic()
     if hosts:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             run_in_order(pool, [(run_host_test, (p,)) for p in hosts], tap)
     if do_host:
         run_selftest(tap)
+        run_tools_tests(tap)
     if boots:
         run_boots(boots, args.jobs, tap)
     print("# %d passed, %d failed (%.0f s)" %
