@@ -7,6 +7,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
+#include "kernel/version.h"
 #include "kernel/smp_call.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -111,8 +112,8 @@ void bench_env_report(void)
 	env.tsc_source = tsc_source_name(tsc_source());
 	env.pmu = pmu_caps()->present;
 	env.memtypes_honoured = memtypes;
-	env.kernel_version = KVERSION;
-	env.git_hash = GIT_HASH;
+	env.kernel_version = kernel_version;
+	env.git_hash = kernel_git_hash;
 	env.cmdline = boot_info.cmdline;
 	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
 	bench_env_print(&env);

@@ -23,6 +23,7 @@
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
 #include "kernel/experiment.h"
+#include "kernel/version.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
@@ -85,7 +86,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	if (serial_init())
 		console_register(&serial_console);
-	kprintf("\nkernel %s (%s): booting\n", KVERSION, GIT_HASH);
+	kprintf("\nkernel %s (%s): booting\n", kernel_version,
+		kernel_git_hash);
 	if (magic != MB2_BOOTLOADER_MAGIC)
 		panic("bad multiboot2 magic %#x", magic);
 

@@ -1,0 +1,85 @@
+/*
+ * Multi-CPU measurement: calibrate on one CPU, then every participant
+ * runs the same iteration count in lock-step rounds:
+ *
+ *   round r:  barrier -> read clock -> fn(arg, iters) -> read clock
+ *
+ * Each CPU records its own ticks; bench_aggregate() turns the rounds into
+ * wall time over total work. The clock is the TSC, which the boot check
+ * (tsc_sync_check) found synchronised across CPUs.
+ */
+#include "kernel/bench_env.h"
+#include "kernel/bench_smp.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+
+struct run {
+	const struct bench_params *p;
+	const struct bench_clock *clk;
+	bench_fn fn;
+	void *(*arg_of)(unsigned cpu, void *ctx);
+	void *ctx;
+	uint64_t iters;
+	struct smp_barrier barrier;
+	struct bench_samples samples[MAX_CPUS];
+};
+
+static void participant(void *arg)
+{
+	struct run *r = arg;
+	unsigned cpu = smp_this_cpu();
+	void *fn_arg = r->arg_of(cpu, r->ctx);
+	struct bench_samples *s = &r->samples[cpu];
+
+	bench_samples_init(s, r->iters, 0);
+	for (unsigned w = 0; w < r->p->warmup; w++) {
+		smp_barrier_wait(&r->barrier);
+		r->fn(fn_arg, r->iters);
+	}
+	for (unsigned rep = 0; rep < r->p->reps; rep++) {
+		smp_barrier_wait(&r->barrier);
+		bench_sample_once(s, r->clk, NULL, r->fn, fn_arg);
+	}
+}
+
+unsigned bench_run_cpus(const struct cpumask *mask,
+			const struct bench_params *p, bench_fn fn,
+			void *(*arg_of)(unsigned cpu, void *ctx), void *ctx,
+			struct bench_result *percpu, unsigned *cpus_out,
+			unsigned max, struct bench_result *agg)
+{
+	static struct run run; /* large: not on a kernel stack */
+	struct cpumask online;
+	unsigned n = 0;
+
+	kassert(p->reps >= 1 && p->reps <= BENCH_MAX_REPS);
+	cpumask_clear(&online);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (cpumask_test(mask, cpu) && smp_cpu_online(cpu)) {
+			cpumask_set(&online, cpu);
+			n++;
+		}
+	if (n == 0 || n > max)
+		return 0;
+	memset(&run, 0, sizeof(run));
+	run.p = p;
+	run.clk = bench_kernel_clock();
+	run.fn = fn;
+	run.arg_of = arg_of;
+	run.ctx = ctx;
+	run.iters = bench_calibrate(run.clk, p, fn,
+				    arg_of(smp_this_cpu(), ctx), NULL);
+	smp_barrier_init(&run.barrier, n);
+	smp_run_on(&online, participant, &run);
+
+	for (unsigned cpu = 0, i = 0; cpu < MAX_CPUS && i < n; cpu++) {
+		if (!cpumask_test(&online, cpu))
+			continue;
+		bench_result_from_samples(&percpu[i], &run.samples[cpu],
+					  run.clk->hz, NULL);
+		cpus_out[i++] = cpu;
+	}
+	bench_aggregate(agg, percpu, n);
+	return n;
+}
