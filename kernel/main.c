@@ -23,6 +23,7 @@
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
 #include "kernel/experiment.h"
+#include "kernel/log.h"
 #include "kernel/version.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
@@ -51,6 +52,8 @@ static void memory_report(void)
 	enum memtype pat[PAT_NUM_ENTRIES];
 
 	page_alloc_print();
+	if (log_enabled(LOG_DEBUG))
+		kmalloc_stats_print();
 	pat_decode(pat_read(), pat);
 	kprintf("pat: IA32_PAT = %#lx:", (unsigned long)pat_read());
 	for (unsigned i = 0; i < PAT_NUM_ENTRIES; i++)
@@ -103,9 +106,11 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	fpu_init_cpu();
 
 	console_print_list();
-	multiboot2_print();
-	options_print();
-	cpu_print_report();
+	if (log_enabled(LOG_INFO)) {
+		multiboot2_print();
+		options_print();
+		cpu_print_report();
+	}
 
 	/* --- memory: page allocator, page tables (mm/) --- */
 	page_alloc_set_phys_limit(cpu_info.phys_addr_bits);
@@ -113,7 +118,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	mtrr_read();
 	vm_init();
 	kmalloc_init(&kernel_kmalloc_backend);
-	memory_report();
+	if (log_enabled(LOG_INFO))
+		memory_report();
 	/* --- end memory --- */
 
 	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */

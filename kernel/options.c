@@ -9,7 +9,7 @@
  *   run=       string  default|all|none|list|NAME,..  default
  *   maxcpus=   number  1..256                         256
  *   nosmp      flag                                   off
- *   loglevel=  number  0..7                           6
+ *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick

@@ -607,19 +607,24 @@ def run_in_order(pool, jobs, tap):
         tap.result(*f.result())
 
 
-def run_selftest(tap):
+def run_python_tests(tap, desc, args):
+    """Run a Python unittest command as one TAP line."""
     try:
-        p = subprocess.run([sys.executable, SELFTEST],
+        p = subprocess.run([sys.executable] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=SELFTEST_TIMEOUT_S)
         out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
     except subprocess.TimeoutExpired:
         out, rc = "", None
     if rc == 0:
-        tap.result(True, "runner: self-test")
+        tap.result(True, desc)
     else:
-        tap.result(False, "runner: self-test: unittest failed (rc %r)" % rc,
+        tap.result(False, "%s: unittest failed (rc %r)" % (desc, rc),
                    log_tail(out, 60))
+
+
+def run_selftest(tap):
+    run_python_tests(tap, "runner: self-test", [SELFTEST])
 
 
 # --------------------------------------------------------------------------
@@ -743,19 +748,8 @@ def check_results(log, minimum):
 
 def run_tools_tests(tap):
     """The host-side results tools' unit tests, as one TAP line."""
-    try:
-        p = subprocess.run([sys.executable, "-m", "unittest", "-q",
-                            TOOLS_TESTS],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=SELFTEST_TIMEOUT_S)
-        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
-    except subprocess.TimeoutExpired:
-        out, rc = "", None
-    if rc == 0:
-        tap.result(True, "tools: results/plot/report tests")
-    else:
-        tap.result(False, "tools: results/plot/report tests failed (rc %r)"
-                   % rc, log_tail(out, 60))
+    run_python_tests(tap, "tools: results/plot/report tests",
+                     ["-m", "unittest", "-q", TOOLS_TESTS])
 
 
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")

@@ -632,6 +632,9 @@ static int tb_variant(unsigned npairs, const struct tb_size *size,
 	return 0;
 }
 
+/* Client/server pairs in quick mode; full mode uses every CPU. */
+#define TB_QUICK_MAX_PAIRS 1
+
 static int tbench_run(enum experiment_mode mode)
 {
 	const struct tb_size *size = mode == EXPERIMENT_FULL ? &tb_full :
@@ -645,6 +648,13 @@ static int tbench_run(enum experiment_mode mode)
 
 	bench_env_report();
 	tb_kmalloc_ready();
+	if (mode == EXPERIMENT_QUICK && maxpairs > TB_QUICK_MAX_PAIRS) {
+		/* Spinning pairs need a host core each to make progress;
+		 * quick runs stay within what a 2-core host can carry. */
+		kprintf("tbench: quick mode caps pairs at %u (runmode=full "
+			"uses %u)\n", TB_QUICK_MAX_PAIRS, maxpairs);
+		maxpairs = TB_QUICK_MAX_PAIRS;
+	}
 	kprintf("tbench: %u logical clients x %u requests, %u repetitions, "
 		"%u CPUs online; payload sizes 128 B..64 KiB; ring %u B per "
 		"direction\n", size->clients, size->steps, size->reps, cpus,

@@ -235,7 +235,9 @@ KTEST(workloads, tbench_quick_checksum_alternating)
 
 KTEST(workloads, tbench_quick_checksum_all_pairs)
 {
-	unsigned pairs = smp_cpus_online() / 2;
+	/* One pair: more spinning pairs than host cores under TCG only
+	 * measure the host's scheduler. */
+	unsigned pairs = MIN(smp_cpus_online() / 2, 1u);
 	uint64_t bytes = 0;
 
 	if (pairs == 0)
@@ -253,8 +255,9 @@ KTEST(workloads, kbuild_quick_checksum)
 	in_use = kmalloc_in_use_bytes();
 	EXPECT_EQ(kbuild_quick_checksum(1), KBUILD_QUICK_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
+	/* Two workers: enough to check the result does not depend on
+	 * the CPU count, without more contending vCPUs than host cores. */
 	if (smp_cpus_online() > 1)
-		EXPECT_EQ(kbuild_quick_checksum(smp_cpus_online()),
-			  KBUILD_QUICK_HASH);
+		EXPECT_EQ(kbuild_quick_checksum(2), KBUILD_QUICK_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
 }
