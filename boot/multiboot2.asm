@@ -43,7 +43,7 @@ align 8
 	dd 8
 mb2_header_end:
 
-section .boot.text
+section .boot.text progbits alloc exec nowrite align=16
 bits 32
 global _start
 _start:
@@ -210,7 +210,7 @@ long_mode_entry:
 	hlt
 	jmp .halt
 
-section .boot.data
+section .boot.data progbits alloc noexec write align=8
 align 8
 early_gdt:
 	dq 0

@@ -11,6 +11,17 @@ extern const uint64_t ksyms_addrs[];
 extern const uint32_t ksyms_name_offsets[];
 extern const char ksyms_names[];
 extern const char __text_start[], __text_end[];
+extern const char __boot_text_start[], __boot_text_end[];
+
+/* Code lives in the kernel's text and in the low 32-bit boot code (the
+ * bottom frame of every backtrace on the boot CPU). */
+static bool in_code(uint64_t addr)
+{
+	return (addr >= (uint64_t)__text_start &&
+		addr < (uint64_t)__text_end) ||
+	       (addr >= (uint64_t)__boot_text_start &&
+		addr < (uint64_t)__boot_text_end);
+}
 
 size_t ksym_count(void)
 {
@@ -21,8 +32,7 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 {
 	size_t lo = 0, hi = ksyms_count;
 
-	if (addr < (uint64_t)__text_start || addr >= (uint64_t)__text_end ||
-	    ksyms_count == 0 || addr < ksyms_addrs[0])
+	if (!in_code(addr) || ksyms_count == 0 || addr < ksyms_addrs[0])
 		return NULL;
 	/* Invariant: ksyms_addrs[lo] <= addr, and hi is past the answer. */
 	while (hi - lo > 1) {
