@@ -4,7 +4,8 @@
  * 3 adds more, with demand paging and a reverse map).
  *
  *   vm_map        map physical pages at a virtual address
- *   vm_unmap      remove mappings (splitting large pages when needed)
+ *   vm_unmap      remove mappings (splitting large pages when needed;
+ *                 page tables left empty are freed, PDPTs excepted)
  *   vm_protect    change permissions of mapped pages
  *   vm_set_memtype change the memory type (WB, WC, UC-, UC, WP, WT)
  *   vm_translate  look a virtual address up, as the MMU would

@@ -228,6 +228,64 @@ int vm_map(struct addr_space *as, uint64_t va, uint64_t pa, uint64_t npages,
 	return err;
 }
 
+static bool table_empty(const uint64_t *t)
+{
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if (t[i])
+			return false;
+	return true;
+}
+
+/*
+ * After a leaf at leaf_level for va was cleared: unhook the page tables
+ * on va's path that are now empty (a PT, then its PD) and chain them on
+ * *freed, to be freed only after the TLB flush: until then another CPU's
+ * paging-structure cache may still walk them. The chain lives in each
+ * table's entry 0 as a page-aligned physical address, so the P bit stays
+ * clear and a stale walk sees "not present". PDPTs are kept: in the
+ * kernel half they are shared by every address space through copied
+ * PML4 entries.
+ */
+static void prune_tables(struct addr_space *as, uint64_t va, int leaf_level,
+			 uint64_t *freed)
+{
+	uint64_t *path[PT_LEVELS + 1];
+	uint64_t *table = as->root;
+
+	for (int level = PT_LEVELS; level >= 1; level--) {
+		path[level] = &table[PT_INDEX(va, level)];
+		if (level == leaf_level)
+			break;
+		if (!(*path[level] & PTE_P) || pte_is_leaf(*path[level], level))
+			return;
+		table = table_va(*path[level]);
+	}
+	/* path[l] is the entry at level l; its table holds level l. */
+	for (int level = leaf_level; level <= 2; level++) {
+		uint64_t *t = (uint64_t *)ALIGN_DOWN((uint64_t)path[level],
+						      PAGE_SIZE);
+		uint64_t *parent = path[level + 1];
+
+		if (!table_empty(t))
+			return;
+		*parent = 0;
+		t[0] = *freed;
+		*freed = virt_to_phys(t);
+		as->table_pages--;
+	}
+}
+
+static void free_pruned(uint64_t freed)
+{
+	while (freed) {
+		uint64_t next = *(uint64_t *)phys_to_virt(freed);
+
+		*(uint64_t *)phys_to_virt(freed) = 0;
+		page_free_phys(freed, 0);
+		freed = next;
+	}
+}
+
 enum vm_op { OP_UNMAP, OP_PROTECT, OP_MEMTYPE };
 
 /*
@@ -237,7 +295,7 @@ enum vm_op { OP_UNMAP, OP_PROTECT, OP_MEMTYPE };
 static int vm_apply(struct addr_space *as, uint64_t va, uint64_t npages,
 		    enum vm_op op, unsigned prot, enum memtype type)
 {
-	uint64_t end = va + (npages << PAGE_SHIFT), p = va;
+	uint64_t end = va + (npages << PAGE_SHIFT), p = va, freed = 0;
 	int err = VM_OK;
 
 	if (va & (PAGE_SIZE - 1))
@@ -265,6 +323,7 @@ static int vm_apply(struct addr_space *as, uint64_t va, uint64_t npages,
 		switch (op) {
 		case OP_UNMAP:
 			*e = 0;
+			prune_tables(as, p, level, &freed);
 			break;
 		case OP_PROTECT:
 			*e = (*e & ~PTE_PROT_MASK) | prot_bits(prot);
@@ -277,7 +336,9 @@ static int vm_apply(struct addr_space *as, uint64_t va, uint64_t npages,
 		p += size;
 	}
 	spin_unlock(&as->lock);
-	tlb_flush_kernel_range(va, npages);
+	/* A freed table changes the structure above the range: flush all. */
+	tlb_flush_kernel_range(va, freed ? 0 : npages);
+	free_pruned(freed);
 	return err;
 }
 

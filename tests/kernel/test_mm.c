@@ -166,6 +166,35 @@ KTEST(vm, map_read_unmap_fault)
 	page_free_phys(phys, 0);
 }
 
+/* Unmapping frees the page tables it leaves empty: the space's table
+ * count and the free-page count come back to where they were. */
+KTEST(vm, unmap_frees_empty_tables)
+{
+	uint64_t phys = page_alloc_phys(0, PAGE_OWNER_TEST);
+	/* Two pages in one PD (one 1 GiB slot), in different PTs. */
+	uint64_t va = TEST_VA(40) + 3 * PT_LEVEL_SIZE(2) + 5 * PAGE_SIZE;
+	uint64_t nb = TEST_VA(40) + PT_LEVEL_SIZE(3) - PAGE_SIZE;
+	uint64_t tables, free_before;
+	struct vm_translation t;
+
+	ASSERT_NE(phys, PAGE_ALLOC_FAILED);
+	ASSERT_EQ(vm_map(&kernel_space, nb, phys, 1, 0, MEMTYPE_WB, 0), VM_OK);
+	tables = kernel_space.table_pages;
+	free_before = page_alloc_free_pages();
+	ASSERT_EQ(vm_map(&kernel_space, va, phys, 1, 0, MEMTYPE_WB, 0), VM_OK);
+	EXPECT_EQ(kernel_space.table_pages, tables + 1); /* a new PT */
+	ASSERT_EQ(vm_unmap(&kernel_space, va, 1), VM_OK);
+	EXPECT_FALSE(vm_translate(&kernel_space, va, &t));
+	EXPECT_EQ(kernel_space.table_pages, tables); /* the PT is gone */
+	EXPECT_EQ(page_alloc_free_pages(), free_before);
+	/* The neighbour keeps the PD alive; unmapping it frees its PT and
+	 * then the PD (the PDPT above stays: it may be shared). */
+	EXPECT_TRUE(vm_translate(&kernel_space, nb, &t));
+	ASSERT_EQ(vm_unmap(&kernel_space, nb, 1), VM_OK);
+	EXPECT_EQ(kernel_space.table_pages, tables - 2);
+	page_free_phys(phys, 0);
+}
+
 KTEST(vm, protect_read_only_faults_on_write)
 {
 	uint64_t phys = page_alloc_phys(0, PAGE_OWNER_TEST);
@@ -205,9 +234,8 @@ KTEST(vm, memtype_encoding_all_sizes)
 			continue;
 		}
 		for (unsigned i = 0; i < ARRAY_SIZE(types); i++) {
-			/* A fresh slot per size: vm_unmap leaves empty
-			 * tables behind, and vm_map will not put a large
-			 * leaf where a table is. */
+			/* A fresh slot per size and type: each mapping is
+			 * checked on its own. */
 			uint64_t va = TEST_VA(8 + 8 * level + i);
 			struct vm_translation t;
 
