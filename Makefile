@@ -88,6 +88,7 @@ KVERSION  := 0.1
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-stack-protector -fno-pic -fno-pie -mno-red-zone -mcmodel=kernel \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fstack-clash-protection \
 	-mno-mmx -mno-sse -mno-sse2 -mno-80387 -fno-asynchronous-unwind-tables \
 	-fno-builtin -I. -MMD -MP \
 	-DKERNEL

@@ -1,5 +1,5 @@
 /*
- * crash=pf|ud|gp|assert|triple|hang: each goes through a named function so
+ * crash=pf|ud|gp|assert|triple|hang|stack: each goes through a named function so
  * the panic report's backtrace has something recognisable to show.
  */
 #include "arch/x86_64/cpu.h"
@@ -57,6 +57,20 @@ static __attribute__((noinline)) void crash_hang(void)
 		cpu_cli();
 }
 
+/* Far more than a 16 KiB kernel stack: the first probe lands in the
+ * guard page (-fstack-clash-protection). */
+#define OVERFLOW_FRAME_BYTES (64 * 1024)
+
+static __attribute__((noinline)) void crash_stack_overflow(void)
+{
+	volatile char frame[OVERFLOW_FRAME_BYTES];
+
+	kprintf("crash: a %u KiB local array on a 16 KiB stack\n",
+		OVERFLOW_FRAME_BYTES / 1024);
+	for (unsigned i = 0; i < sizeof(frame); i += 4096)
+		frame[i] = (char)i;
+}
+
 void crash_if_asked(enum crash_kind kind)
 {
 	switch (kind) {
@@ -79,6 +93,9 @@ void crash_if_asked(enum crash_kind kind)
 		break;
 	case CRASH_HANG:
 		crash_hang();
+		break;
+	case CRASH_STACK_OVERFLOW:
+		crash_stack_overflow();
 		break;
 	}
 	panic("crash=%d did not crash: the fault it provokes was not raised",

@@ -10,7 +10,7 @@
  *   maxcpus=   number  1..256                         256
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
- *   crash=     enum    none|pf|ud|gp|assert|triple|hang   none
+ *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
@@ -38,7 +38,7 @@ static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
 static const char *const runmode_names[] = {"quick", "full", NULL};
 static const char *const crash_names[] = {"none",   "pf",	  "ud",
 					  "gp",	    "assert", "triple",
-					  "hang",   NULL};
+					  "hang",   "stack",  NULL};
 
 #define OFF(field) offsetof(struct kernel_options, field)
 

@@ -18,6 +18,7 @@ enum crash_kind {
 	CRASH_ASSERT,
 	CRASH_TRIPLE_FAULT,
 	CRASH_HANG,
+	CRASH_STACK_OVERFLOW,
 };
 
 #define CONSOLE_SERIAL (1u << 0)

@@ -7,6 +7,7 @@
  */
 #include <stdarg.h>
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/layout.h"
 #include "arch/x86_64/power.h"
 #include "kernel/ksyms.h"
 #include "kernel/options.h"
@@ -14,6 +15,7 @@
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
+#include "mm/vm.h"
 
 #define BACKTRACE_MAX_FRAMES 32
 /* A frame pointer chain never spans more than one kernel stack. */
@@ -58,6 +60,25 @@ void backtrace_print(uint64_t rbp)
 			break;
 		rbp = frame[0];
 	}
+}
+
+/*
+ * A stack pointer inside an unmapped page means the stack ran into its
+ * guard page. The kernel is built with -fstack-clash-protection, so even
+ * a large frame touches the guard page first instead of jumping over it;
+ * the CPU then cannot push the #PF frame there and raises a double fault
+ * on its IST stack, which is why overflows usually show up as #DF.
+ */
+static void report_stack_overflow(const struct trap_frame *f)
+{
+	struct vm_translation t;
+
+	if (!vm_ready() || f->rsp < CANONICAL_HIGH_HALF)
+		return;
+	if (!vm_translate(&kernel_space, ALIGN_DOWN(f->rsp, PAGE_SIZE), &t))
+		kprintf("Stack overflow: RSP %#lx is in an unmapped page, "
+			"the guard page below a kernel stack\n",
+			(unsigned long)f->rsp);
 }
 
 static void print_control_registers(void)
@@ -116,6 +137,7 @@ void panic_trap(const struct trap_frame *f)
 	kprintf("Error code: %#lx\n", (unsigned long)f->error_code);
 	if (f->vector == VEC_PAGE_FAULT)
 		decode_page_fault(f->error_code);
+	report_stack_overflow(f);
 	kprintf("RIP: %s\n", sym);
 	kprintf("RIP: %016lx  CS: %04lx  RFLAGS: %016lx\n",
 		(unsigned long)f->rip, (unsigned long)f->cs,
