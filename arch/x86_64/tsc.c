@@ -146,6 +146,8 @@ static uint64_t measure_pm(uint16_t port, bool is32, unsigned ms)
 			return 0;
 	}
 	t1 = rdtsc_ordered();
+	if (elapsed == 0) /* ms == 0: nothing measured */
+		return 0;
 	return (t1 - t0) * PM_TIMER_HZ / elapsed;
 }
 
