@@ -41,6 +41,24 @@ void console_write(const char *s, size_t n)
 		__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
 }
 
+unsigned console_count(void)
+{
+	return nconsoles;
+}
+
+bool console_unregister(const struct console *c)
+{
+	for (unsigned i = 0; i < nconsoles; i++) {
+		if (consoles[i] != c)
+			continue;
+		for (unsigned j = i + 1; j < nconsoles; j++)
+			consoles[j - 1] = consoles[j];
+		nconsoles--;
+		return true;
+	}
+	return false;
+}
+
 void console_print_list(void)
 {
 	kprintf("consoles:");

@@ -99,6 +99,16 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	multiboot2_parse(phys_to_virt(mbi_phys), mbi_phys);
 	options_parse(boot_info.cmdline);
 	setup_screen_console();
+	/* Serial was registered before the command line could be read. */
+	if (!(kopt.consoles & CONSOLE_SERIAL) && serial_present()) {
+		if (console_count() > 1) {
+			kprintf("console: serial off (console= leaves it out)\n");
+			console_unregister(&serial_console);
+		} else {
+			kprintf("console: console= leaves serial out but there "
+				"is no other console; keeping serial\n");
+		}
+	}
 
 	gdt_init_cpu(&boot_cpu_tables);
 	idt_init();
