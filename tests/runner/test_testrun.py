@@ -296,7 +296,9 @@ class Manifest(unittest.TestCase):
         self.assertEqual(byname["usb-uefi"]["firmware"], "uefi")
         self.assertGreaterEqual(len(byname["panic-pf"]["expect_res"]), 4)
         sel = tr.select_entries(entries, ["panic"], [])
-        self.assertEqual({e["name"] for e in sel}, {"panic-pf", "panic-ud"})
+        self.assertEqual({e["name"] for e in sel},
+                         {"panic-pf", "panic-ud", "panic-stack"})
+        self.assertTrue(all(e["expect"] == "panic" for e in sel))
 
     def test_bad_manifests(self):
         for text in ("[a]\nfirmware = coreboot\n",
