@@ -14,8 +14,8 @@ void experiments_list(void)
 	kprintf("experiments (run=NAME[,NAME], run=all, run=default):\n");
 	for (const struct experiment *e = __start_experiments;
 	     e < __stop_experiments; e++)
-		kprintf("  %-14s %-8s %s%s\n", e->name, e->seed, e->description,
-			e->in_default ? " [default]" : "");
+		kprintf("  %-14s %-12s %s%s\n", e->name, e->seed,
+			e->description, e->order ? " [default]" : "");
 }
 
 static int run_one(const struct experiment *e, enum experiment_mode mode)
@@ -45,10 +45,26 @@ int experiments_run(const char *sel, enum experiment_mode mode)
 	}
 	if (strcmp(sel, "all") == 0 || strcmp(sel, "default") == 0) {
 		bool all = sel[0] == 'a';
+		unsigned last = 0;
 
+		/* Ascending order: the memory-type probe first, since the
+		 * environment header reports its verdict. */
+		for (;;) {
+			const struct experiment *next = NULL;
+
+			for (const struct experiment *e = __start_experiments;
+			     e < __stop_experiments; e++)
+				if (e->order > last &&
+				    (!next || e->order < next->order))
+					next = e;
+			if (!next)
+				break;
+			failed += run_one(next, mode);
+			last = next->order;
+		}
 		for (const struct experiment *e = __start_experiments;
-		     e < __stop_experiments; e++)
-			if (all || e->in_default)
+		     all && e < __stop_experiments; e++)
+			if (!e->order)
 				failed += run_one(e, mode);
 		return failed;
 	}

@@ -22,15 +22,17 @@ struct experiment {
 	const char *name;
 	const char *description; /* one line */
 	const char *seed; /* the seed post it re-creates, or "-" */
-	bool in_default; /* part of run=default */
+	/* Position in run=default and run=all (lower first); 0: not in
+	 * the default set (run=all still runs it, last). */
+	unsigned order;
 	/* Returns 0 on success (including a self-check of its result). */
 	int (*run)(enum experiment_mode mode);
 };
 
-#define EXPERIMENT(ident, name_, desc, seed_, dflt, fn)                     \
+#define EXPERIMENT(ident, name_, desc, seed_, order_, fn)                     \
 	static const struct experiment experiment_##ident __used            \
 		__section("experiments") __aligned(8) = {                   \
-			name_, desc, seed_, dflt, fn}
+			name_, desc, seed_, order_, fn}
 
 /*
  * Run what selection names ("default", "all", "list", "none" or a list).

@@ -81,6 +81,10 @@ ENTRY_DEFAULTS = {
     # tools/results.py, and there must be at least results_min results.
     "check_results": "no",
     "results_min": "1",
+    # yes: boot alone, after the others. Timing-sensitive boots (several
+    # vCPUs spinning on each other) stall when another QEMU shares the
+    # host's cores.
+    "exclusive": "no",
 }
 FIRMWARES = ("bios", "uefi")
 MEDIAS = ("cd", "usb")
@@ -765,18 +769,21 @@ def run_boots(entries, jobs, tap):
     for e in entries:  # sequential: parallel boots may share an image
         if e["cmdline"] not in images:
             images[e["cmdline"]] = build_image(e["cmdline"])
-    jobs_list = []
+    shared, alone = [], []
     for e in entries:
         iso, err = images[e["cmdline"]]
         desc = "boot: " + e["name"]
         if iso is None:
             res = (False, desc + ": mkiso.sh failed",
                    err.strip().split("\n")[-LOG_TAIL_LINES:])
-            jobs_list.append((lambda r: r, (res,)))
+            job = (lambda r: r, (res,))
         else:
-            jobs_list.append((run_boot, (e, iso, desc)))
+            job = (run_boot, (e, iso, desc))
+        (alone if e.get("exclusive") == "yes" else shared).append(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        run_in_order(pool, jobs_list, tap)
+        run_in_order(pool, shared, tap)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        run_in_order(pool, alone, tap)
 
 
 # --------------------------------------------------------------------------

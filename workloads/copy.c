@@ -556,4 +556,4 @@ out:
 EXPERIMENT(copy, "copy",
 	   "copy cost by routine (rep movsb, 64-bit loop, SSE2, movnti, "
 	   "movntdq) and its cache cost to a consumer and a bystander",
-	   "001", true, copy_run);
+	   "001", 20, copy_run);

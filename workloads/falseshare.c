@@ -143,4 +143,4 @@ static int falseshare_run(enum experiment_mode mode)
 EXPERIMENT(falseshare, "falseshare",
 	   "per-CPU counters in one cache line vs one line each, all CPUs "
 	   "at once",
-	   "004", true, falseshare_run);
+	   "004", 50, falseshare_run);

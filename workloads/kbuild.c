@@ -483,4 +483,4 @@ static int kbuild_run(enum experiment_mode mode)
 EXPERIMENT(kbuild, "kbuild",
 	   "make -j N of a synthetic source tree: tokenise, symbol tables "
 	   "from kmalloc, objects into ramfs; real and busy time",
-	   "000,001,003", true, kbuild_run);
+	   "000,001,003", 40, kbuild_run);

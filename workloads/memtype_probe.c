@@ -347,4 +347,4 @@ static int memtype_probe_run(enum experiment_mode mode)
 EXPERIMENT(memtype, "memtype",
 	   "read/write bandwidth and load latency of one buffer mapped WB, "
 	   "WT, WC, UC-, UC and WP",
-	   "000", true, memtype_probe_run);
+	   "000", 10, memtype_probe_run);

@@ -714,4 +714,4 @@ static int tbench_run(enum experiment_mode mode)
 EXPERIMENT(tbench, "tbench",
 	   "client/server pairs exchange dbench-style file requests over an "
 	   "in-kernel loopback; MB/s and ops/s",
-	   "000,004", true, tbench_run);
+	   "000,004", 30, tbench_run);
