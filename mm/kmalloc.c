@@ -326,14 +326,17 @@ static void *slab_take(struct slab *s)
 	unsigned nr = s->cls->nr;
 
 	for (unsigned w = s->hint / BITS_PER_WORD; w < SLAB_BITMAP_WORDS; w++) {
-		uint64_t free_bits = ~s->used[w];
+		uint64_t free_bits = ~atomic_load_relaxed(&s->used[w]);
 		unsigned i;
 
 		if (!free_bits)
 			continue;
 		i = w * BITS_PER_WORD + __builtin_ctzll(free_bits);
 		kassert(i < nr);
-		s->used[w] |= 1ull << (i % BITS_PER_WORD);
+		/* Atomic store (not RMW, the lock is held): kfree() checks
+		 * bits without the lock on the per-CPU path. */
+		atomic_store_relaxed(&s->used[w], ~free_bits |
+				     1ull << (i % BITS_PER_WORD));
 		s->inuse++;
 		s->hint = i + 1;
 		return slab_obj(s, i);
@@ -382,7 +385,7 @@ static void *class_alloc(struct kmalloc_class *c)
 	obj = slab_take(s);
 	if (s->inuse == c->nr)
 		partial_remove(c, s);
-	c->in_use++;
+	c->out++;
 	c->allocs++;
 	spin_unlock(&c->lock);
 
@@ -421,38 +424,263 @@ static unsigned slab_index(const struct slab *s, const void *ptr,
 	return (off - c->first) / c->size;
 }
 
+/*
+ * Give object i of s (poisoned, its used-bit set) back to s. Class lock
+ * held. True when s became empty and left the class: the caller hands it
+ * to the backend once the lock is dropped.
+ */
+static bool slab_put(struct kmalloc_class *c, struct slab *s, unsigned i)
+{
+	uint64_t *word = &s->used[i / BITS_PER_WORD];
+
+	atomic_store_relaxed(word, atomic_load_relaxed(word) &
+				   ~(1ull << (i % BITS_PER_WORD)));
+	if (i < s->hint)
+		s->hint = i;
+	if (s->inuse-- == c->nr)
+		partial_push(c, s); /* was full: has room again */
+	c->out--;
+	if (s->inuse)
+		return false;
+	/* Empty slabs go straight back: page counts stay exact. */
+	partial_remove(c, s);
+	c->slabs--;
+	s->tag = 0;
+	return true;
+}
+
+static bool obj_used(struct slab *s, unsigned i)
+{
+	uint64_t word = atomic_load_relaxed(&s->used[i / BITS_PER_WORD]);
+
+	return word >> (i % BITS_PER_WORD) & 1;
+}
+
 static void class_free(struct slab *s, void *ptr, void *caller)
 {
 	struct kmalloc_class *c = s->cls;
 	unsigned i = slab_index(s, ptr, "kfree", caller);
-	uint64_t bit = 1ull << (i % BITS_PER_WORD);
-	bool release = false;
+	bool release;
 
 	spin_lock(&c->lock);
-	if (!(s->used[i / BITS_PER_WORD] & bit)) {
+	if (!obj_used(s, i)) {
 		spin_unlock(&c->lock);
 		panic("kfree(%p) from %p: double free of a %s object", ptr,
 		      caller, c->name);
 	}
 	/* Poison before the bit clears: after that another CPU may take it. */
 	memset(ptr, KMALLOC_POISON_FREE, c->size);
-	s->used[i / BITS_PER_WORD] &= ~bit;
-	if (i < s->hint)
-		s->hint = i;
-	if (s->inuse-- == c->nr)
-		partial_push(c, s); /* was full: has room again */
-	c->in_use--;
+	release = slab_put(c, s, i);
 	c->frees++;
-	if (s->inuse == 0) {
-		/* Empty slabs go straight back: page counts stay exact. */
-		partial_remove(c, s);
-		c->slabs--;
-		s->tag = 0;
-		release = true;
-	}
 	spin_unlock(&c->lock);
 	if (release)
 		get_backend()->free_pages(s, 0);
+}
+
+/* ------------------------------------------------------ per-CPU caches */
+
+static inline uint64_t cached_mark(const void *obj)
+{
+	return CACHED_MAGIC ^ (uintptr_t)obj;
+}
+
+static inline void count_store(uint32_t *p, uint32_t v)
+{
+	atomic_store_relaxed(p, v);
+}
+
+/* Owner-only increment: a plain load and store, never a locked RMW. */
+static inline void stat_inc(uint64_t *p)
+{
+	atomic_store_relaxed(p, atomic_load_relaxed(p) + 1);
+}
+
+/* This CPU's caches, allocated on first use; NULL if none (no hook, CPU
+ * number out of range, or no page for them: then the locked path). */
+static struct kmalloc_cpu *this_cpu_area(void)
+{
+	unsigned (*hook)(void) = atomic_load_acquire(&cpu_hook);
+	struct kmalloc_cpu *pc;
+	unsigned cpu;
+
+	if (!hook)
+		return NULL;
+	cpu = hook();
+	if (cpu >= atomic_load_relaxed(&cpu_limit))
+		return NULL;
+	pc = atomic_load_relaxed(&cpu_area[cpu]);
+	if (likely(pc))
+		return pc;
+	pc = get_backend()->alloc_pages(0);
+	if (!pc)
+		return NULL;
+	memset(pc, 0, sizeof(*pc));
+	atomic_fetch_add_relaxed(&cpu_area_pages, 1);
+	/* Release: statistics on other CPUs read the zeroed counters. */
+	atomic_store_release(&cpu_area[cpu], pc);
+	return pc;
+}
+
+static struct cpu_cache *cache_of(struct kmalloc_class *c)
+{
+	struct kmalloc_cpu *pc;
+
+	if (!c->cache_limit)
+		return NULL;
+	pc = this_cpu_area();
+	return pc ? &pc->cache[c - classes] : NULL;
+}
+
+/*
+ * Move the n oldest objects of cc back to their slabs, under the class
+ * lock; slabs left empty go to the backend after it is dropped.
+ */
+static void cache_flush(struct kmalloc_class *c, struct cpu_cache *cc,
+			unsigned n)
+{
+	unsigned count = cc->count;
+	struct slab *empty = NULL;
+
+	kassert(n <= count);
+	spin_lock(&c->lock);
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t *obj = cc->obj[k];
+		struct slab *s =
+			(struct slab *)ALIGN_DOWN((uintptr_t)obj, PAGE_SIZE);
+		unsigned i = ((uintptr_t)obj - (uintptr_t)s - c->first) /
+			     c->size;
+
+		obj[0] = KMALLOC_POISON_WORD; /* unmark: poison throughout */
+		if (slab_put(c, s, i)) {
+			s->next = empty; /* off every list now: reuse next */
+			empty = s;
+		}
+	}
+	memmove(cc->obj, cc->obj + n, (count - n) * sizeof(cc->obj[0]));
+	count_store(&cc->count, count - n);
+	c->flushes++;
+	spin_unlock(&c->lock);
+	while (empty) {
+		struct slab *next = empty->next;
+
+		get_backend()->free_pages(empty, 0);
+		empty = next;
+	}
+}
+
+/* Fill an empty cc with up to cache_batch objects; false if none at all. */
+static bool cache_refill(struct kmalloc_class *c, struct cpu_cache *cc)
+{
+	unsigned got = 0;
+
+	kassert(cc->count == 0);
+	spin_lock(&c->lock);
+	while (got < c->cache_batch) {
+		struct slab *s = c->partial;
+
+		if (!s) {
+			if (got)
+				break; /* enough to go on: no backend call */
+			spin_unlock(&c->lock);
+			s = slab_new(c);
+			spin_lock(&c->lock);
+			if (!s) {
+				c->failures++;
+				spin_unlock(&c->lock);
+				return false;
+			}
+			c->slabs++;
+			partial_push(c, s);
+		}
+		cc->obj[got++] = slab_take(s);
+		if (s->inuse == c->nr)
+			partial_remove(c, s);
+		c->out++;
+	}
+	count_store(&cc->count, got);
+	c->refills++;
+	spin_unlock(&c->lock);
+
+	/* Ours alone now: check the first word's poison, then mark. */
+	for (unsigned k = 0; k < got; k++) {
+		uint64_t *obj = cc->obj[k];
+
+		if (KMALLOC_DEBUG && obj[0] != KMALLOC_POISON_WORD)
+			check_poison(c, obj); /* panics, naming the offset */
+		obj[0] = cached_mark(obj);
+	}
+	return true;
+}
+
+/* kmalloc from this CPU's cache: lock-free unless it is empty. */
+static void *cache_alloc(struct kmalloc_class *c, struct cpu_cache *cc)
+{
+	uint64_t *obj;
+	unsigned count = cc->count;
+
+	if (!count) {
+		if (!cache_refill(c, cc))
+			return NULL;
+		count = cc->count;
+	}
+	obj = cc->obj[--count];
+	count_store(&cc->count, count);
+	stat_inc(&cc->allocs);
+	/* Handed out before any check, as class_alloc() does. */
+	if (obj[0] != cached_mark(obj))
+		panic("kmalloc: %s object %p was written after kfree() "
+		      "(word at offset 0 is %#llx, mark %#llx)", c->name,
+		      (void *)obj, (unsigned long long)obj[0],
+		      (unsigned long long)cached_mark(obj));
+	obj[0] = KMALLOC_POISON_WORD;
+	if (KMALLOC_DEBUG)
+		check_poison(c, obj);
+	return obj;
+}
+
+/* kfree into this CPU's cache: lock-free unless it is full. */
+static void cache_free(struct slab *s, struct cpu_cache *cc, void *ptr,
+		       void *caller)
+{
+	struct kmalloc_class *c = s->cls;
+	unsigned i = slab_index(s, ptr, "kfree", caller);
+	uint64_t *obj = ptr;
+
+	/*
+	 * Marked: it sits in a cache (this CPU's or another's). Bit clear:
+	 * it went back to its slab. Either way it is already free.
+	 */
+	if (obj[0] == cached_mark(obj) || !obj_used(s, i))
+		panic("kfree(%p) from %p: double free of a %s object", ptr,
+		      caller, c->name);
+	memset(ptr, KMALLOC_POISON_FREE, c->size);
+	obj[0] = cached_mark(obj);
+	if (cc->count == c->cache_limit)
+		cache_flush(c, cc, c->cache_batch);
+	cc->obj[cc->count] = ptr;
+	count_store(&cc->count, cc->count + 1);
+	stat_inc(&cc->frees);
+}
+
+void kmalloc_drain_cpu(void)
+{
+	struct kmalloc_cpu *pc;
+
+	if (!atomic_load_acquire(&cpu_hook))
+		return;
+	pc = this_cpu_area();
+	if (!pc)
+		return;
+	for (unsigned i = 0; i < NR_USER_CLASSES; i++)
+		if (pc->cache[i].count)
+			cache_flush(&classes[i], &pc->cache[i],
+				    pc->cache[i].count);
+}
+
+void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)))
+{
+	if (atomic_load_acquire(&cpu_hook))
+		run_on_each_cpu(kmalloc_drain_cpu);
 }
 
 /* --------------------------------------------------------- large blocks */
@@ -578,8 +806,11 @@ void *kmalloc_aligned(size_t size, size_t align)
 	for (unsigned i = 0; i < NR_USER_CLASSES; i++) {
 		struct kmalloc_class *c = &classes[i];
 
-		if (c->size >= size && c->align >= align)
-			return class_alloc(c);
+		if (c->size >= size && c->align >= align) {
+			struct cpu_cache *cc = cache_of(c);
+
+			return cc ? cache_alloc(c, cc) : class_alloc(c);
+		}
 	}
 	return large_alloc(size);
 }
@@ -613,10 +844,17 @@ void kfree(void *ptr)
 	if (!IS_ALIGNED((uintptr_t)ptr, KMALLOC_MIN_ALIGN))
 		panic("kfree(%p) from %p: misaligned pointer, not from kmalloc",
 		      ptr, caller);
-	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE))
+	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE)) {
 		large_free(ptr, caller);
-	else
-		class_free(slab_of(ptr, "kfree", caller), ptr, caller);
+	} else {
+		struct slab *s = slab_of(ptr, "kfree", caller);
+		struct cpu_cache *cc = cache_of(s->cls);
+
+		if (cc)
+			cache_free(s, cc, ptr, caller);
+		else
+			class_free(s, ptr, caller);
+	}
 }
 
 size_t ksize(const void *ptr)
