@@ -14,8 +14,12 @@
  * tests (aligned_alloc).
  *
  * Every class and the large-block table has its own spinlock, so several
- * CPUs may allocate at once. No function here may be called from an
- * interrupt handler until the locks disable interrupts.
+ * CPUs may allocate at once. Once kmalloc_set_cpu_hook() is called, each
+ * CPU also keeps a small cache of free objects per class ("magazines"),
+ * used without any lock. No function here may be called from an
+ * interrupt handler: the per-CPU caches rely on a CPU's kmalloc/kfree
+ * never being interrupted by another one on the same CPU (there is no
+ * preemption or migration), and the locks do not disable interrupts.
  */
 #ifndef MM_KMALLOC_H
 #define MM_KMALLOC_H
@@ -55,6 +59,32 @@ bool kmalloc_initialized(void);
  * object, to be freed like any other.
  */
 void *kmalloc(size_t size);
+
+/*
+ * Turn on the per-CPU caches: cpu_id() returns the caller's CPU number
+ * (CPUs numbered ncpus_max or more, capped at 256, use the locked path).
+ * Call once after kmalloc_init(), before other CPUs use kmalloc; it
+ * cannot be undone (kmalloc_init() resets it). Without this call kmalloc
+ * behaves as a plain locked slab allocator.
+ */
+void kmalloc_set_cpu_hook(unsigned (*cpu_id)(void), unsigned ncpus_max);
+
+/*
+ * Give every object in the calling CPU's caches back to its slab (empty
+ * slabs go back to the backend). Objects in caches count as free for
+ * kmalloc_in_use_bytes(), but their pages stay held until drained: call
+ * this before comparing backend page counts. Must run on the CPU whose
+ * caches it drains, outside interrupt handlers (in the kernel: as a work
+ * item, smp_run_on(), never smp_call(), whose IPI could interrupt a
+ * kmalloc in progress on that CPU).
+ */
+void kmalloc_drain_cpu(void);
+/*
+ * Drain every CPU: run_on_each_cpu(fn) must call fn() once on each CPU
+ * that may have used kmalloc, under the same rules as above, and return
+ * when all are done. Does nothing without per-CPU caches.
+ */
+void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)));
 
 /* kmalloc() then zero the size bytes. */
 void *kzalloc(size_t size);
@@ -99,6 +129,11 @@ struct kmalloc_stats {
 	uint64_t allocs;	/* successful allocations */
 	uint64_t frees;
 	uint64_t failures;	/* allocations that returned NULL */
+	/* Per-CPU caches (0 for the record class and "large"): */
+	uint64_t cached;	/* free objects sitting in caches now */
+	uint64_t cache_hits;	/* allocations served with no lock */
+	uint64_t cache_refills;	/* empty cache refilled under the lock */
+	uint64_t cache_flushes;	/* full cache (or drain) flushed back */
 };
 
 unsigned kmalloc_stats_rows(void);
@@ -109,7 +144,11 @@ void kmalloc_stats_print(void);
 
 /* Bytes held by live user objects (class size or block size each). */
 size_t kmalloc_in_use_bytes(void);
-/* Backend pages kmalloc holds now (slabs, records, large blocks). */
+/* Backend pages kmalloc holds now (slabs, records, large blocks, and
+ * the per-CPU cache pages). */
 uint64_t kmalloc_backend_pages(void);
+/* Pages holding per-CPU caches: one per CPU that used kmalloc, kept
+ * until kmalloc_init() (statistics may read them from any CPU). */
+uint64_t kmalloc_percpu_pages(void);
 
 #endif

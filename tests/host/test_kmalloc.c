@@ -648,3 +648,179 @@ KTEST(kmalloc, backend_exhaustion_returns_null)
 	kfree(p);
 	expect_all_returned(ctx);
 }
+
+/* ------------------------------------------------------ per-CPU caches */
+
+#define FAKE_CPUS 4
+#define KMALLOC_64_ROW 3
+
+static unsigned fake_cpu; /* the "current CPU" the hook reports */
+
+static unsigned fake_cpu_id(void)
+{
+	return fake_cpu;
+}
+
+static void setup_percpu(void)
+{
+	setup(HB_NO_BUDGET);
+	fake_cpu = 0;
+	kmalloc_set_cpu_hook(fake_cpu_id, FAKE_CPUS);
+}
+
+/* Stands in for the kernel running fn as a work item on each CPU. */
+static void run_on_each_fake_cpu(void (*fn)(void))
+{
+	unsigned saved = fake_cpu;
+
+	for (fake_cpu = 0; fake_cpu < FAKE_CPUS; fake_cpu++)
+		fn();
+	fake_cpu = saved;
+}
+
+/* After kmalloc_drain_all(): like expect_all_returned(), except that
+ * the per-CPU cache pages stay (one per CPU that used kmalloc). */
+static void expect_drained(struct ktest_ctx *ctx, uint64_t cpu_pages)
+{
+	for (unsigned i = 0; i < kmalloc_stats_rows(); i++) {
+		struct kmalloc_stats st = row(i);
+
+		EXPECT_EQ(st.in_use, 0);
+		EXPECT_EQ(st.cached, 0);
+		EXPECT_EQ(st.pages, 0);
+		EXPECT_EQ(st.allocs, st.frees);
+	}
+	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
+	EXPECT_EQ(kmalloc_percpu_pages(), cpu_pages);
+	EXPECT_EQ(kmalloc_backend_pages(), cpu_pages);
+	EXPECT_EQ(hb_pages_live, cpu_pages);
+	EXPECT_EQ(hb_alloc_calls - hb_free_calls, cpu_pages);
+	EXPECT_EQ(hb_errors, 0);
+}
+
+/* alloc, free, alloc: the second alloc is the first object, from the
+ * cache, with no lock; in-use counts only what callers hold. */
+KTEST(kmalloc, percpu_cache_hit_path)
+{
+	struct kmalloc_stats st;
+	uint8_t *p, *q;
+
+	setup_percpu();
+	p = kmalloc(64);
+	ASSERT_NE(p, NULL);
+	st = row(KMALLOC_64_ROW);
+	EXPECT_EQ(st.cache_refills, 1);
+	EXPECT_EQ(st.cache_hits, 0);
+	EXPECT_EQ(st.in_use, 1);
+	EXPECT_GT(st.cached, 0); /* the rest of the refill batch */
+	EXPECT_EQ(kmalloc_in_use_bytes(), 64);
+	for (unsigned i = 0; i < 64; i++)
+		ASSERT_EQ(p[i], POISON_BYTE); /* the mark is wiped */
+	kfree(p);
+	EXPECT_EQ(row(KMALLOC_64_ROW).in_use, 0);
+	EXPECT_EQ(row(KMALLOC_64_ROW).cached, st.cached + 1);
+	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
+	/* The slab stays while its objects sit in the cache. */
+	EXPECT_EQ(row(KMALLOC_64_ROW).pages, 1);
+	q = kmalloc(64);
+	EXPECT_EQ(q, p);
+	st = row(KMALLOC_64_ROW);
+	EXPECT_EQ(st.cache_hits, 1);
+	EXPECT_EQ(st.cache_refills, 1);
+	EXPECT_EQ(st.allocs, 2);
+	EXPECT_EQ(st.frees, 1);
+	kfree(q);
+	/* A write after kfree() to a cached object is still caught. */
+	q[40] = 1;
+	EXPECT_TRUE(HOST_EXPECT_PANIC(p = kmalloc(64)));
+	EXPECT_TRUE(strstr(host_panic_msg, "written after kfree"));
+	EXPECT_TRUE(strstr(host_panic_msg, "offset 40"));
+	memset(q, POISON_BYTE, 64);
+	kfree(q); /* handed out before the check panicked */
+	kmalloc_drain_cpu();
+	EXPECT_EQ(row(KMALLOC_64_ROW).cache_flushes, 1);
+	expect_drained(ctx, 1);
+}
+
+/* Allocate on one CPU, free on others, overflow the caches (flushes),
+ * then drain every CPU: every slab page goes back. */
+KTEST(kmalloc, percpu_drain_returns_every_page)
+{
+	enum { N = 2000 };
+	static void *p[N];
+	static size_t n[N]; /* bytes filled with the pattern */
+	uint64_t flushes = 0, refills = 0;
+
+	setup_percpu();
+	rng_state = 0xabcdef12345;
+	for (unsigned i = 0; i < N; i++) {
+		size_t size = rng() % 32 ? 1 + rng() % 2000
+					 : 1 + rng() % (3 * PAGE_SIZE);
+
+		fake_cpu = i % FAKE_CPUS;
+		p[i] = kmalloc(size);
+		ASSERT_NE(p[i], NULL);
+		n[i] = MIN(size, 64);
+		fill(p[i], n[i], i);
+	}
+	for (unsigned i = 0; i < N; i++) {
+		fake_cpu = (i / 7) % FAKE_CPUS; /* mostly another CPU */
+		EXPECT_EQ(check(p[i], n[i], i), n[i]);
+		kfree(p[i]);
+	}
+	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
+	EXPECT_GT(kmalloc_backend_pages(), FAKE_CPUS); /* cached slabs */
+	for (unsigned i = 0; i + 2 < kmalloc_stats_rows(); i++) {
+		flushes += row(i).cache_flushes;
+		refills += row(i).cache_refills;
+	}
+	EXPECT_GT(flushes, 0);
+	EXPECT_GT(refills, 0);
+	kmalloc_drain_all(run_on_each_fake_cpu);
+	expect_drained(ctx, FAKE_CPUS);
+	/* Draining again finds nothing to do. */
+	kmalloc_drain_all(run_on_each_fake_cpu);
+	expect_drained(ctx, FAKE_CPUS);
+}
+
+KTEST(kmalloc, percpu_double_free_panics)
+{
+	void *keep, *p;
+
+	setup_percpu();
+	keep = kmalloc(128);
+	p = kmalloc(128);
+	ASSERT_NE(p, NULL);
+	kfree(p); /* now in CPU 0's cache */
+	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
+	EXPECT_TRUE(strstr(host_panic_msg, "double free"));
+	EXPECT_TRUE(msg_names(p));
+	fake_cpu = 1; /* ... also from another CPU */
+	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
+	EXPECT_TRUE(strstr(host_panic_msg, "double free"));
+	/* Back in its slab (still alive through keep's neighbours). */
+	fake_cpu = 0;
+	kmalloc_drain_cpu();
+	EXPECT_EQ(row(4).cached, 0);
+	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
+	EXPECT_TRUE(strstr(host_panic_msg, "double free"));
+	EXPECT_EQ(row(4).in_use, 1);
+	kfree(keep);
+	kmalloc_drain_cpu();
+	expect_drained(ctx, 2); /* CPU 1 got its cache page on that kfree */
+}
+
+/* A CPU number past the hook's range takes the locked path. */
+KTEST(kmalloc, percpu_out_of_range_cpu_is_locked)
+{
+	void *p;
+
+	setup_percpu();
+	fake_cpu = FAKE_CPUS;
+	p = kmalloc(64);
+	ASSERT_NE(p, NULL);
+	EXPECT_EQ(row(KMALLOC_64_ROW).cache_refills, 0);
+	EXPECT_EQ(row(KMALLOC_64_ROW).cached, 0);
+	kfree(p);
+	expect_drained(ctx, 0);
+}

@@ -6,6 +6,11 @@
  * handed to two threads (a pattern overwritten), or as counters that do
  * not add up exactly at the end.
  *
+ * The second test runs the same workers as distinct CPUs (a thread-local
+ * CPU number behind kmalloc_set_cpu_hook()), so they allocate from their
+ * per-CPU caches without locks, then drains every "CPU" and checks the
+ * counters and pages are exact.
+ *
  * Workers never call EXPECT_*: they count what went wrong and the test
  * thread checks after pthread_join().
  */
@@ -60,6 +65,13 @@ struct worker {
 	uint64_t allocs, frees, corrupt, nulls, misaligned;
 };
 
+static __thread unsigned tls_cpu; /* this thread's CPU number */
+
+static unsigned thread_cpu_id(void)
+{
+	return tls_cpu;
+}
+
 static uint64_t next_rand(struct worker *w)
 {
 	w->rng ^= w->rng << 13;
@@ -87,6 +99,8 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	uint8_t *obj[SLOTS_PER_THREAD] = { 0 };
 	size_t size[SLOTS_PER_THREAD] = { 0 };
+
+	tls_cpu = w->id;
 
 	for (unsigned op = 0; op < OPS_PER_THREAD; op++) {
 		unsigned s = next_rand(w) % SLOTS_PER_THREAD;
@@ -136,6 +150,11 @@ KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
 	uint64_t allocs = 0, frees = 0, sum_allocs = 0, sum_frees = 0;
 	struct kmalloc_stats st;
 	unsigned rec_row = kmalloc_stats_rows() - 2;
+	/* The other test may have run first: its per-CPU cache pages stay
+	 * out (kmalloc_init() forgets them), so compare with the start. */
+	uint64_t pages0 = atomic_load_relaxed(&pages_out);
+	uint64_t calls0 = atomic_load_relaxed(&alloc_calls) -
+			  atomic_load_relaxed(&free_calls);
 
 	kmalloc_init(&thread_backend);
 	for (unsigned i = 0; i < NR_THREADS; i++) {
@@ -166,7 +185,85 @@ KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
 	EXPECT_EQ(sum_allocs, allocs);
 	EXPECT_EQ(sum_frees, frees);
 	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
-	EXPECT_EQ(atomic_load_relaxed(&pages_out), 0);
-	EXPECT_EQ(atomic_load_relaxed(&alloc_calls),
-		  atomic_load_relaxed(&free_calls));
+	EXPECT_EQ(atomic_load_relaxed(&pages_out), pages0);
+	EXPECT_EQ(atomic_load_relaxed(&alloc_calls) -
+		  atomic_load_relaxed(&free_calls), calls0);
+}
+
+struct drainer {
+	pthread_t tid;
+	unsigned cpu;
+	void (*fn)(void);
+};
+
+static void *drainer_main(void *arg)
+{
+	struct drainer *d = arg;
+
+	tls_cpu = d->cpu;
+	d->fn();
+	return NULL;
+}
+
+/* kmalloc_drain_all()'s runner: fn once as each CPU, all at once. */
+static void run_on_each_thread_cpu(void (*fn)(void))
+{
+	static struct drainer d[NR_THREADS];
+
+	for (unsigned i = 0; i < NR_THREADS; i++) {
+		d[i].cpu = i;
+		d[i].fn = fn;
+		pthread_create(&d[i].tid, NULL, drainer_main, &d[i]);
+	}
+	for (unsigned i = 0; i < NR_THREADS; i++)
+		pthread_join(d[i].tid, NULL);
+}
+
+KTEST(kmalloc_threads, percpu_caches_exact_after_drain)
+{
+	static struct worker w[NR_THREADS];
+	uint64_t allocs = 0, sum_allocs = 0, hits = 0, cached = 0;
+	uint64_t pages0 = atomic_load_relaxed(&pages_out);
+	struct kmalloc_stats st;
+	unsigned rec_row = kmalloc_stats_rows() - 2;
+
+	kmalloc_init(&thread_backend);
+	kmalloc_set_cpu_hook(thread_cpu_id, NR_THREADS);
+	for (unsigned i = 0; i < NR_THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].id = i;
+		w[i].rng = 0x2545f4914f6cdd1dull * (i + 3);
+		ASSERT_EQ(pthread_create(&w[i].tid, NULL, worker_main, &w[i]),
+			  0);
+	}
+	for (unsigned i = 0; i < NR_THREADS; i++) {
+		pthread_join(w[i].tid, NULL);
+		EXPECT_EQ(w[i].corrupt, 0);
+		EXPECT_EQ(w[i].nulls, 0);
+		EXPECT_EQ(w[i].misaligned, 0);
+		EXPECT_EQ(w[i].allocs, w[i].frees);
+		allocs += w[i].allocs;
+	}
+	/* Before draining: nothing in use, but caches hold free objects. */
+	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
+	for (unsigned i = 0; i < rec_row; i++) {
+		ASSERT_TRUE(kmalloc_stats_get(i, &st));
+		hits += st.cache_hits;
+		cached += st.cached;
+	}
+	EXPECT_GT(hits, allocs / 2); /* most allocations took no lock */
+	EXPECT_GT(cached, 0);
+	kmalloc_drain_all(run_on_each_thread_cpu);
+	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
+		EXPECT_EQ(st.in_use, 0);
+		EXPECT_EQ(st.cached, 0);
+		EXPECT_EQ(st.pages, 0);
+		EXPECT_EQ(st.allocs, st.frees);
+		if (i != rec_row)
+			sum_allocs += st.allocs;
+	}
+	EXPECT_EQ(sum_allocs, allocs);
+	EXPECT_EQ(kmalloc_percpu_pages(), NR_THREADS);
+	EXPECT_EQ(kmalloc_backend_pages(), NR_THREADS);
+	EXPECT_EQ(atomic_load_relaxed(&pages_out) - pages0, NR_THREADS);
 }

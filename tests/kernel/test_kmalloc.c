@@ -7,11 +7,16 @@
  *
  * Other kernel code may hold kmalloc objects while these run, so the
  * checks compare counters before and after rather than against zero.
+ * Objects in this CPU's per-CPU caches keep their slabs' pages, so each
+ * page count is read after kmalloc_drain_cpu(); the last test runs on
+ * every online CPU and drains each one.
  */
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
+#include "kernel/smp_call.h"
+#include "kernel/options.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -26,6 +31,8 @@
 #define SHADOW_OPS 4000
 #define LARGE_TEST_BYTES (5 * PAGE_SIZE) /* an order-3 block */
 #define RNG_SEED 0x2545f4914f6cdd1dull
+#define PERCPU_OBJS 48 /* more than a cache holds: refills and flushes */
+#define PERCPU_SIZE 64
 
 static uint64_t rng_state;
 
@@ -66,6 +73,7 @@ KTEST(kmalloc, every_class_returns_pages)
 
 	if (!ready(ctx))
 		return;
+	kmalloc_drain_cpu();
 	free0 = page_alloc_free_pages();
 	bytes0 = kmalloc_in_use_bytes();
 	/* The last two rows are the record class and "large". */
@@ -89,6 +97,7 @@ KTEST(kmalloc, every_class_returns_pages)
 	while (n)
 		kfree(p[--n]);
 	EXPECT_EQ(kmalloc_in_use_bytes(), bytes0);
+	kmalloc_drain_cpu();
 	EXPECT_EQ(page_alloc_free_pages(), free0);
 }
 
@@ -101,6 +110,7 @@ KTEST(kmalloc, cache_aligned_objects_own_their_lines)
 
 	if (!ready(ctx))
 		return;
+	kmalloc_drain_cpu();
 	free0 = page_alloc_free_pages();
 	for (unsigned i = 0; i < N; i++) {
 		p[i] = kmalloc_cache_aligned(8 + i);
@@ -126,6 +136,7 @@ KTEST(kmalloc, cache_aligned_objects_own_their_lines)
 		kfree(p[i]);
 		kfree(plain[i]);
 	}
+	kmalloc_drain_cpu();
 	EXPECT_EQ(page_alloc_free_pages(), free0);
 }
 
@@ -137,6 +148,7 @@ KTEST(kmalloc, random_against_shadow)
 
 	if (!ready(ctx))
 		return;
+	kmalloc_drain_cpu();
 	free0 = page_alloc_free_pages();
 	bytes0 = kmalloc_in_use_bytes();
 	rng_state = RNG_SEED;
@@ -166,6 +178,7 @@ KTEST(kmalloc, random_against_shadow)
 	for (unsigned s = 0; s < SHADOW_SLOTS; s++)
 		kfree(sh[s].p);
 	EXPECT_EQ(kmalloc_in_use_bytes(), bytes0);
+	kmalloc_drain_cpu();
 	EXPECT_EQ(page_alloc_free_pages(), free0);
 	kmalloc_stats_print();
 }
@@ -183,10 +196,74 @@ KTEST(kmalloc, oversized_request_fails_cleanly)
 
 	if (!ready(ctx))
 		return;
+	kmalloc_drain_cpu();
 	free0 = page_alloc_free_pages();
 	kmalloc_stats_get(large, &before);
 	EXPECT_EQ(kmalloc(((size_t)PAGE_SIZE << KMALLOC_MAX_ORDER) + 1), NULL);
 	kmalloc_stats_get(large, &after);
 	EXPECT_EQ(after.failures, before.failures + 1);
+	kmalloc_drain_cpu();
+	EXPECT_EQ(page_alloc_free_pages(), free0);
+}
+
+struct percpu_result {
+	uint32_t ran, bad;
+};
+
+static struct percpu_result percpu_res[MAX_CPUS];
+
+/* On one CPU: fill, free, refill (from its cache), check, free, drain. */
+static void percpu_round(void *arg __unused)
+{
+	struct percpu_result *r = &percpu_res[smp_this_cpu()];
+	uint8_t *p[PERCPU_OBJS];
+
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < PERCPU_OBJS; i++) {
+			p[i] = kmalloc(PERCPU_SIZE);
+			if (!p[i]) {
+				r->bad++;
+				continue;
+			}
+			memset(p[i], (int)(i + round), PERCPU_SIZE);
+		}
+		for (unsigned i = 0; i < PERCPU_OBJS; i++) {
+			if (!p[i])
+				continue;
+			if (p[i][0] != (uint8_t)(i + round) ||
+			    p[i][PERCPU_SIZE - 1] != (uint8_t)(i + round))
+				r->bad++;
+			kfree(p[i]);
+		}
+	}
+	kmalloc_drain_cpu();
+	r->ran++;
+}
+
+KTEST(kmalloc, every_cpu_allocates_and_drains)
+{
+	struct cpumask online;
+	uint64_t free0;
+	size_t bytes0;
+	unsigned n;
+
+	if (!ready(ctx))
+		return;
+	memset(percpu_res, 0, sizeof(percpu_res));
+	cpumask_online(&online, false);
+	/* A first round gives every CPU its cache page (kept for good). */
+	n = smp_run_on(&online, percpu_round, NULL);
+	EXPECT_EQ(n, smp_cpus_online());
+	free0 = page_alloc_free_pages();
+	bytes0 = kmalloc_in_use_bytes();
+	EXPECT_EQ(smp_run_on(&online, percpu_round, NULL), n);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (!cpumask_test(&online, cpu))
+			continue;
+		EXPECT_EQ(percpu_res[cpu].ran, 2);
+		EXPECT_EQ(percpu_res[cpu].bad, 0);
+	}
+	EXPECT_EQ(kmalloc_in_use_bytes(), bytes0);
+	/* Each CPU drained itself: every slab page is back. */
 	EXPECT_EQ(page_alloc_free_pages(), free0);
 }
