@@ -1,6 +1,8 @@
 /*
  * Ways to stop: QEMU's debug-exit device, a reset, or a halt loop.
- * The ACPI reset register (FADT) will be tried first once ACPI is parsed.
+ * A reset tries the ACPI reset register (FADT) first, when SMP set-up
+ * found one in I/O space, then the keyboard controller, then a triple
+ * fault.
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/power.h"
@@ -10,6 +12,15 @@
 #define KBC_STATUS_INPUT_FULL 0x02
 #define KBC_CMD_PULSE_RESET 0xfe
 #define KBC_WAIT_LIMIT 100000
+
+static uint16_t acpi_reset_port;
+static uint8_t acpi_reset_value;
+
+void arch_set_acpi_reset(uint16_t port, uint8_t value)
+{
+	acpi_reset_port = port;
+	acpi_reset_value = value;
+}
 
 void arch_qemu_exit(uint32_t status)
 {
@@ -31,6 +42,11 @@ void arch_reboot(void)
 		uint64_t base;
 	} __packed empty_idt = {0, 0};
 
+	if (acpi_reset_port) {
+		outb(acpi_reset_port, acpi_reset_value);
+		for (int i = 0; i < KBC_WAIT_LIMIT; i++)
+			cpu_pause();
+	}
 	for (int i = 0; i < KBC_WAIT_LIMIT; i++)
 		if (!(inb(KBC_STATUS_PORT) & KBC_STATUS_INPUT_FULL))
 			break;

@@ -12,7 +12,10 @@
  * (status << 1) | 1. Returns if there is no such device (real hardware).
  */
 void arch_qemu_exit(uint32_t status);
-/* Reset through the keyboard controller, then a triple fault. */
+/* The FADT's reset register, when it is an I/O port (ACPI 5.2.9). */
+void arch_set_acpi_reset(uint16_t port, uint8_t value);
+/* Reset through the ACPI reset register if known, then the keyboard
+ * controller, then a triple fault. */
 __noreturn void arch_reboot(void);
 /* Interrupts off, halt forever (NMIs resume the loop). */
 __noreturn void arch_halt(void);

@@ -17,6 +17,7 @@
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
 #include "kernel/panic.h"
 #include "arch/x86_64/pat.h"
@@ -114,6 +115,11 @@ void smp_acpi_init(void)
 	src.bios_scan = true;
 	acpi_ok = acpi_parse(&acpi, &src, acpi_map, NULL) == 0;
 	acpi_print(&acpi);
+	if (acpi_ok && acpi.reset_supported &&
+	    acpi.reset_reg.space_id == ACPI_GAS_IO &&
+	    acpi.reset_reg.address && acpi.reset_reg.address <= UINT16_MAX)
+		arch_set_acpi_reset((uint16_t)acpi.reset_reg.address,
+				    acpi.reset_value);
 }
 
 static struct trampoline_params *params(void)
