@@ -54,10 +54,11 @@ DEPS := \
 	python3:python3:test-runner-and-results-tools \
 	prove:perl:TAP-summary
 
-.PHONY: deps
-deps:
+.PHONY: deps deps-bench
+# $(call install_missing,LIST): install the packages of LIST's missing entries.
+define install_missing
 	@missing=""; \
-	for d in $(DEPS); do \
+	for d in $(1); do \
 		what=$${d%%:*}; rest=$${d#*:}; pkg=$${rest%%:*}; why=$${rest#*:}; \
 		case $$what in /*) [ -e $$what ] && continue ;; \
 		               *) command -v $$what >/dev/null 2>&1 && continue ;; esac; \
@@ -70,6 +71,15 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 		{ echo "make: could not install:$$missing" >&2; exit 1; }; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEPS))
+
+# Only make bench draws charts.
+BENCH_DEPS := gnuplot:gnuplot-nox:the-charts-of-make-bench
+deps-bench:
+	$(call install_missing,$(BENCH_DEPS))
 
 # --------------------------------------------------------------------------
 # Kernel
@@ -193,7 +203,7 @@ debug: iso
 # build/results/. BENCH_CMDLINE picks other experiments or sizes.
 BENCH_CMDLINE ?= run=all runmode=full
 BENCH_TIMEOUT ?= 3600
-bench: deps $(BUILD)/kernel.elf
+bench: deps deps-bench $(BUILD)/kernel.elf
 	@mkdir -p $(BUILD)/results
 	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
