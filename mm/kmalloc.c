@@ -361,6 +361,41 @@ static void check_poison(const struct kmalloc_class *c, const void *obj)
 	}
 }
 
+/*
+ * A slab of c with a free object; called and returns with c->lock held.
+ * When none is partial, a new one comes from the backend with the lock
+ * dropped meanwhile (never call the backend holding it). NULL, counted
+ * as a failure, when the backend is exhausted.
+ */
+static struct slab *slab_with_room(struct kmalloc_class *c)
+{
+	struct slab *s = c->partial;
+
+	if (s)
+		return s;
+	spin_unlock(&c->lock);
+	s = slab_new(c);
+	spin_lock(&c->lock);
+	if (!s) {
+		c->failures++;
+		return NULL;
+	}
+	c->slabs++;
+	partial_push(c, s);
+	return s;
+}
+
+/* Take one object from s (which has room); c->lock held. */
+static void *take_locked(struct kmalloc_class *c, struct slab *s)
+{
+	void *obj = slab_take(s);
+
+	if (s->inuse == c->nr)
+		partial_remove(c, s);
+	c->out++;
+	return obj;
+}
+
 /* An object of class c, or NULL when the backend is exhausted. */
 static void *class_alloc(struct kmalloc_class *c)
 {
@@ -368,24 +403,12 @@ static void *class_alloc(struct kmalloc_class *c)
 	void *obj;
 
 	spin_lock(&c->lock);
-	s = c->partial;
+	s = slab_with_room(c);
 	if (!s) {
-		/* Never call the backend with our lock held. */
 		spin_unlock(&c->lock);
-		s = slab_new(c);
-		spin_lock(&c->lock);
-		if (!s) {
-			c->failures++;
-			spin_unlock(&c->lock);
-			return NULL;
-		}
-		c->slabs++;
-		partial_push(c, s);
+		return NULL;
 	}
-	obj = slab_take(s);
-	if (s->inuse == c->nr)
-		partial_remove(c, s);
-	c->out++;
+	obj = take_locked(c, s);
 	c->allocs++;
 	spin_unlock(&c->lock);
 
@@ -576,26 +599,16 @@ static bool cache_refill(struct kmalloc_class *c, struct cpu_cache *cc)
 	kassert(cc->count == 0);
 	spin_lock(&c->lock);
 	while (got < c->cache_batch) {
-		struct slab *s = c->partial;
+		struct slab *s;
 
+		if (!c->partial && got)
+			break; /* enough to go on: no backend call */
+		s = slab_with_room(c);
 		if (!s) {
-			if (got)
-				break; /* enough to go on: no backend call */
 			spin_unlock(&c->lock);
-			s = slab_new(c);
-			spin_lock(&c->lock);
-			if (!s) {
-				c->failures++;
-				spin_unlock(&c->lock);
-				return false;
-			}
-			c->slabs++;
-			partial_push(c, s);
+			return false;
 		}
-		cc->obj[got++] = slab_take(s);
-		if (s->inuse == c->nr)
-			partial_remove(c, s);
-		c->out++;
+		cc->obj[got++] = take_locked(c, s);
 	}
 	count_store(&cc->count, got);
 	c->refills++;
