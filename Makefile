@@ -52,7 +52,8 @@ DEPS := \
 	/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf:UEFI-firmware-for-QEMU \
 	/usr/share/consolefonts/Lat15-Terminus16.psf.gz:console-setup-linux:framebuffer-console-font \
 	python3:python3:test-runner-and-results-tools \
-	prove:perl:TAP-summary
+	prove:perl:TAP-summary \
+	spin:spin:checking-the-trace-buffer-Promela-model
 
 .PHONY: deps deps-bench
 # $(call install_missing,LIST): install the packages of LIST's missing entries.

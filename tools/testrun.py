@@ -758,6 +758,32 @@ def run_tools_tests(tap):
 
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
 
+# Promela models checked with spin: (model, [define sets]).
+SPIN_MODELS = [
+    (os.path.join("trace", "model", "ring_buffer.pml"), ["", "-DDISCARD"]),
+]
+SPIN_TIMEOUT_S = 120
+
+
+def run_spin_models(tap):
+    """Each Promela model's exhaustive spin search, one TAP line each."""
+    for model, defines in SPIN_MODELS:
+        desc = "model: %s (spin)" % os.path.basename(model)
+        try:
+            p = subprocess.run(["sh", os.path.join("tools", "spin_check.sh"),
+                                model] + defines,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               timeout=SPIN_TIMEOUT_S)
+            out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
+        except subprocess.TimeoutExpired:
+            out, rc = "", None
+        lines = out.strip().split("\n")
+        if rc == 0:
+            tap.result(True, "%s: %s" % (desc, "; ".join(lines)))
+        else:
+            tap.result(False, "%s: failed (rc %r)" % (desc, rc), lines)
+
 
 def run_boots(entries, jobs, tap):
     if not os.path.exists(KERNEL):
@@ -834,6 +860,8 @@ def main(argv):
         if do_host:
             print("runner self-test")
             print("tools tests")
+            for model, _ in SPIN_MODELS:
+                print("model %s" % model)
         for e in boots:
             print("boot  %-16s %-4s %-3s %s smp=%s mem=%s timeout=%gs "
                   "expect=%s groups=%s cmdline=%r" %
@@ -842,7 +870,8 @@ def main(argv):
                    ",".join(e["groups_list"]), e["cmdline"]))
         return 0
 
-    tap = Tap(len(hosts) + (2 if do_host else 0) + len(boots))
+    tap = Tap(len(hosts) + (2 + len(SPIN_MODELS) if do_host else 0) +
+              len(boots))
     start = time.monotonic()
     if hosts:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -850,6 +879,7 @@ def main(argv):
     if do_host:
         run_selftest(tap)
         run_tools_tests(tap)
+        run_spin_models(tap)
     if boots:
         run_boots(boots, args.jobs, tap)
     print("# %d passed, %d failed (%.0f s)" %

@@ -202,22 +202,28 @@ uint64_t rb_claim(struct rb *rb, unsigned long slot, uint32_t lap)
 	for (;;) {
 		unsigned long id = w & RB_WSB_ID_MASK;
 		uint64_t mine = RB_WSB(id, false, lap);
-		uint64_t seen;
+		unsigned long held;
 
 		if (RB_WSB_LAP(w) == lap)
 			return w; /* a nested writer claimed it first */
-		seen = atomic_cmpxchg(&rb->wsb[slot], w, mine);
-		if (seen == w) {
-			unsigned long held = READ_ONCE(rb->records[id]);
-
+		/*
+		 * The old lap's records, read before the claim: between here
+		 * and the CAS only a claim (which makes the CAS fail) can
+		 * change them. After the CAS, writers nesting here commit
+		 * records of the new lap into records[id]: subtract, do not
+		 * zero.
+		 */
+		held = READ_ONCE(rb->records[id]);
+		if (atomic_cmpxchg(&rb->wsb[slot], w, mine) == w) {
 			if (held) { /* invariant 5 */
+				(void)local_fetch_add(&rb->records[id], -held);
 				(void)local_fetch_add(
 					&rb->lost[RB_LOST_OVERWRITTEN], held);
-				WRITE_ONCE(rb->records[id], 0);
 			}
 			return mine;
 		}
-		w = seen; /* the reader swapped its spare in: claim that */
+		/* The reader swapped its spare in, or a nested claim won. */
+		w = atomic_load_acquire(&rb->wsb[slot]);
 	}
 }
 
