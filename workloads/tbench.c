@@ -31,6 +31,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
+#include "lib/prng.h"
 #include "lib/stats.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
@@ -211,10 +212,10 @@ static void tb_fill(uint8_t *buf, size_t len, uint64_t seed)
 	size_t i;
 
 	for (i = 0; i + sizeof(w) <= len; i += sizeof(w)) {
-		w = corpus_rng_next(&rng);
+		w = prng_next(&rng);
 		memcpy(buf + i, &w, sizeof(w));
 	}
-	w = corpus_rng_next(&rng);
+	w = prng_next(&rng);
 	memcpy(buf + i, &w, len - i);
 }
 
@@ -266,11 +267,11 @@ static void tb_client(struct tb_pair *pr, unsigned client,
 	r->hash = CORPUS_HASH_INIT;
 	r->bytes = r->ops = 0;
 	for (unsigned step = 0; step < pr->size->steps; step++) {
-		unsigned slot = (unsigned)(corpus_rng_next(&rng) % TB_SLOTS);
-		unsigned pct = (unsigned)(corpus_rng_next(&rng) % TB_PERCENT);
-		uint32_t len = tb_sizes[corpus_rng_next(&rng) %
+		unsigned slot = (unsigned)(prng_next(&rng) % TB_SLOTS);
+		unsigned pct = (unsigned)(prng_next(&rng) % TB_PERCENT);
+		uint32_t len = tb_sizes[prng_next(&rng) %
 					ARRAY_SIZE(tb_sizes)];
-		uint64_t off = corpus_rng_next(&rng) %
+		uint64_t off = prng_next(&rng) %
 			       (TB_FILE_SPAN - len) / TB_OFF_ALIGN * TB_OFF_ALIGN;
 
 		rq.slot = slot;
