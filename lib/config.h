@@ -9,4 +9,8 @@
  * per-CPU caches and results). A multiple of 64 (struct cpumask words). */
 #define MAX_CPUS 256
 
+/* The base page: 4 KiB, the unit of the page allocator and of a PTE. */
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ull << PAGE_SHIFT)
+
 #endif
