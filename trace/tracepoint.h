@@ -1,0 +1,83 @@
+/*
+ * Trace points: the list of events, their typed payloads, one enable
+ * switch each, and the trace_point() macro that emits one. Kept tiny and
+ * free of dependencies (standard headers only) so that every layer, mm/
+ * and lib/ included, can place trace points; the buffer code behind it is
+ * trace/trace.h and trace/ring_buffer.h.
+ *
+ *   trace_point(page_alloc, pfn, order);
+ *
+ * costs one byte load and a not-taken branch while the event is off. On,
+ * it builds the payload struct from the arguments (in field order) and
+ * calls TRACE_EMIT: out of line by default; files that include
+ * trace/trace.h first get the inline fast path.
+ *
+ * An event is declared once, in TRACE_EVENTS below, as
+ *   EV(name, F(type, field) F(type, field) ...)
+ * which generates its id (TRACE_ID_name), its payload struct (struct
+ * trace_payload_name, natural alignment) and its CTF metadata
+ * (trace/ctf_metadata.c expands the same list). Types: uint8_t ..
+ * uint64_t. Event ids below RB_EXTENDED_ID (31) fit the compact header.
+ */
+#ifndef TRACE_TRACEPOINT_H
+#define TRACE_TRACEPOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRACE_EVENTS(EV, F)                                                 \
+	EV(trace_test, F(uint64_t, seq) F(uint64_t, value))                 \
+	EV(page_alloc, F(uint64_t, pfn) F(uint32_t, order))                 \
+	EV(page_free, F(uint64_t, pfn) F(uint32_t, order))                  \
+	EV(kmalloc, F(uint64_t, ptr) F(uint64_t, size))                     \
+	EV(kfree, F(uint64_t, ptr))                                         \
+	EV(ramfs_op, F(uint32_t, op) F(uint32_t, inode) F(uint64_t, len))   \
+	EV(net_send, F(uint32_t, port) F(uint32_t, len))                    \
+	EV(net_receive, F(uint32_t, port) F(uint32_t, len))                 \
+	EV(tbench_request_sent, F(uint32_t, op) F(uint32_t, len))           \
+	EV(tbench_request_handled, F(uint32_t, op) F(uint32_t, status))     \
+	EV(tbench_reply_received, F(uint32_t, status) F(uint32_t, len))     \
+	EV(kbuild_step, F(uint32_t, file) F(uint32_t, step))                \
+	EV(smp_call, F(uint32_t, target) F(uint64_t, fn))                   \
+	EV(tlb_shootdown, F(uint64_t, addr) F(uint64_t, pages))
+
+/* Event ids, in list order. */
+#define TRACE_ID_ENUM_(name, fields) TRACE_ID_##name,
+#define TRACE_IGNORE_FIELD_(type, field)
+enum trace_event_id {
+	TRACE_EVENTS(TRACE_ID_ENUM_, TRACE_IGNORE_FIELD_)
+	TRACE_EVENT_NR
+};
+
+/* Payload structs: struct trace_payload_NAME { type field; ... }. */
+#define TRACE_STRUCT_FIELD_(type, field) type field;
+#define TRACE_STRUCT_(name, fields) struct trace_payload_##name { fields };
+TRACE_EVENTS(TRACE_STRUCT_, TRACE_STRUCT_FIELD_)
+
+/*
+ * The enable switches, one byte per event (0 off, 1 on), written only by
+ * trace_event_enable(). Weak, like the emit function below, so that a
+ * host test that builds mm/ without trace/ still links: its trace points
+ * stay off and never call into the missing buffer code.
+ */
+__attribute__((weak)) volatile uint8_t trace_event_on[TRACE_EVENT_NR];
+
+/* Out-of-line emit (trace/trace.c): payload p of size bytes, aligned. */
+__attribute__((weak)) void trace_emit_outofline(uint32_t id, const void *p,
+						uint32_t size,
+						uint32_t align);
+
+#ifndef TRACE_EMIT
+#define TRACE_EMIT trace_emit_outofline
+#endif
+
+#define trace_point(name, ...)                                              \
+	do {                                                                \
+		if (__builtin_expect(trace_event_on[TRACE_ID_##name], 0)) { \
+			struct trace_payload_##name trace_p_ = {__VA_ARGS__}; \
+			TRACE_EMIT(TRACE_ID_##name, &trace_p_,              \
+				   sizeof(trace_p_), _Alignof(trace_p_));    \
+		}                                                           \
+	} while (0)
+
+#endif
