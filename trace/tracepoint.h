@@ -32,14 +32,30 @@
 	EV(kmalloc, F(uint64_t, ptr) F(uint64_t, size))                     \
 	EV(kfree, F(uint64_t, ptr))                                         \
 	EV(ramfs_op, F(uint32_t, op) F(uint32_t, inode) F(uint64_t, len))   \
-	EV(net_send, F(uint32_t, port) F(uint32_t, len))                    \
-	EV(net_receive, F(uint32_t, port) F(uint32_t, len))                 \
+	EV(net_send, F(uint64_t, ring) F(uint64_t, len))                    \
+	EV(net_receive, F(uint64_t, ring) F(uint64_t, len))                 \
 	EV(tbench_request_sent, F(uint32_t, op) F(uint32_t, len))           \
 	EV(tbench_request_handled, F(uint32_t, op) F(uint32_t, status))     \
 	EV(tbench_reply_received, F(uint32_t, status) F(uint32_t, len))     \
 	EV(kbuild_step, F(uint32_t, file) F(uint32_t, step))                \
 	EV(smp_call, F(uint32_t, target) F(uint64_t, fn))                   \
 	EV(tlb_shootdown, F(uint64_t, addr) F(uint64_t, pages))
+
+/* ramfs_op's op field. */
+enum trace_ramfs_op {
+	TRACE_RAMFS_OPEN,
+	TRACE_RAMFS_CLOSE,
+	TRACE_RAMFS_READ,
+	TRACE_RAMFS_WRITE,
+	TRACE_RAMFS_UNLINK,
+};
+
+/* kbuild_step's step field. */
+enum trace_kbuild_step {
+	TRACE_KBUILD_READ,    /* open and read the source */
+	TRACE_KBUILD_COMPILE, /* compile it */
+	TRACE_KBUILD_WRITE,   /* write the object */
+};
 
 /* Event ids, in list order. */
 #define TRACE_ID_ENUM_(name, fields) TRACE_ID_##name,

@@ -5,6 +5,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
+#include "trace/tracepoint.h"
 
 void lb_ring_init(struct lb_ring *r, void *buf, size_t size)
 {
@@ -69,6 +70,7 @@ void lb_send(struct lb_ring *r, const void *src, size_t len)
 {
 	const uint8_t *p = src;
 
+	trace_point(net_send, (uintptr_t)r, len);
 	while (len) {
 		size_t n = lb_ring_write_some(r, p, len);
 
@@ -86,6 +88,7 @@ void lb_recv(struct lb_ring *r, void *dst, size_t len)
 {
 	uint8_t *p = dst;
 
+	trace_point(net_receive, (uintptr_t)r, len);
 	while (len) {
 		size_t n = lb_ring_read_some(r, p, len);
 

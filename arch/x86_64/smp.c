@@ -32,6 +32,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/vm.h"
+#include "trace/tracepoint.h"
 
 #define INIT_DELAY_US 10000
 #define SIPI_DELAY_US 200
@@ -286,6 +287,7 @@ static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
 	if (cpumask_weight(&others) == 0)
 		return;
 	atomic_fetch_add_relaxed(&shootdowns, 1);
+	trace_point(tlb_shootdown, va, npages);
 	smp_call(&others, shootdown_local, &s, true);
 }
 
