@@ -195,6 +195,15 @@ unsigned long rb_lost_total(const struct rb *rb)
 	return sum;
 }
 
+unsigned long rb_records_emitted(const struct rb *rb)
+{
+	unsigned long sum = rb_lost_total(rb);
+
+	for (unsigned long i = 0; i <= rb->slot_mask + 1; i++)
+		sum += READ_ONCE(rb->records[i]);
+	return sum;
+}
+
 uint64_t rb_claim(struct rb *rb, unsigned long slot, uint32_t lap)
 {
 	uint64_t w = atomic_load_acquire(&rb->wsb[slot]);

@@ -326,4 +326,10 @@ bool rb_read_packet(struct rb *rb, void *dst, unsigned long *records);
 /* Total records lost, all causes (a snapshot). */
 unsigned long rb_lost_total(const struct rb *rb);
 
+/*
+ * Records emitted since rb_init(), when no reader has taken any and no
+ * writer is active: those held in sub-buffers plus those lost.
+ */
+unsigned long rb_records_emitted(const struct rb *rb);
+
 #endif

@@ -32,6 +32,8 @@
 	EV(kmalloc, F(uint64_t, ptr) F(uint64_t, size))                     \
 	EV(kfree, F(uint64_t, ptr))                                         \
 	EV(ramfs_op, F(uint32_t, op) F(uint32_t, inode) F(uint64_t, len))   \
+	EV(ramfs_page, F(uint32_t, handle) F(uint64_t, index)               \
+			       F(uint64_t, page))                           \
 	EV(net_send, F(uint64_t, ring) F(uint64_t, len))                    \
 	EV(net_receive, F(uint64_t, ring) F(uint64_t, len))                 \
 	EV(tbench_request_sent, F(uint32_t, op) F(uint32_t, len))           \

@@ -323,6 +323,8 @@ long ramfs_read(struct ramfs *fs, int h, uint64_t off, void *buf,
 		const uint8_t *page = ino->index ?
 			ino->index[pos / RAMFS_PAGE_SIZE] : NULL;
 
+		trace_point(ramfs_page, (uint32_t)h, pos / RAMFS_PAGE_SIZE,
+			    (uintptr_t)page);
 		if (page)
 			memcpy(dst + done, page + in_page, n);
 		else
@@ -341,9 +343,10 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 	struct ramfs_inode *ino = handle_inode(fs, h);
 	const uint8_t *src = buf;
 
-	trace_point(ramfs_op, TRACE_RAMFS_WRITE, (uint32_t)h, len);	size_t done = 0;
+	size_t done = 0;
 	long ret;
 
+	trace_point(ramfs_op, TRACE_RAMFS_WRITE, (uint32_t)h, len);
 	if (!ino)
 		return -RAMFS_EBADF;
 	if (off > RAMFS_FILE_MAX_SIZE || len > RAMFS_FILE_MAX_SIZE - off)
@@ -362,6 +365,8 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 		size_t n = MIN(len - done, RAMFS_PAGE_SIZE - in_page);
 		void **slot = &ino->index[pos / RAMFS_PAGE_SIZE];
 
+		trace_point(ramfs_page, (uint32_t)h, pos / RAMFS_PAGE_SIZE,
+			    (uintptr_t)*slot);
 		if (!*slot) {
 			*slot = get_page(fs);
 			if (!*slot)
