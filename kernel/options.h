@@ -41,6 +41,9 @@ struct kernel_options {
 	bool poison; /* fill freed pages with a pattern */
 	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
+	/* The trace_export experiment: buffer memory type, export size. */
+	char trace_memtype[OPT_STRING_MAX];
+	unsigned trace_export_kib;
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

@@ -28,6 +28,15 @@ extern void (*panic_stop_other_cpus)(void);
 /* True once a panic has started (the NMI handler halts on it). */
 bool panic_in_progress(void);
 
+/*
+ * Call fn from the panic paths, after the other CPUs were stopped and
+ * the report printed, before the exit status (e.g. to export a trace).
+ * At most PANIC_NOTIFIERS; returns false when full. fn must not panic.
+ */
+#define PANIC_NOTIFIERS 4
+bool panic_notifier_register(void (*fn)(void));
+void panic_notifier_unregister(void (*fn)(void));
+
 /* Print a backtrace starting at the frame pointer rbp. */
 void backtrace_print(uint64_t rbp);
 
