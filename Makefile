@@ -53,7 +53,8 @@ DEPS := \
 	/usr/share/consolefonts/Lat15-Terminus16.psf.gz:console-setup-linux:framebuffer-console-font \
 	python3:python3:test-runner-and-results-tools \
 	prove:perl:TAP-summary \
-	spin:spin:checking-the-trace-buffer-Promela-model
+	spin:spin:checking-the-trace-buffer-Promela-model \
+	babeltrace2:babeltrace2:reading-the-exported-CTF-trace-in-make-test
 
 .PHONY: deps deps-bench
 # $(call install_missing,LIST): install the packages of LIST's missing entries.

@@ -81,6 +81,10 @@ ENTRY_DEFAULTS = {
     # tools/results.py, and there must be at least results_min results.
     "check_results": "no",
     "results_min": "1",
+    # yes: the log carries a CTF trace export (trace/ctf.h): rebuild it
+    # with tools/trace_extract.py, check it with babeltrace2, and check
+    # that a damaged and a cut copy of the log are rejected.
+    "check_trace": "no",
     # yes: boot alone, after the others. Timing-sensitive boots (several
     # vCPUs spinning on each other) stall when another QEMU shares the
     # host's cores.
@@ -718,6 +722,11 @@ def run_boot(e, iso, tap_desc):
         if not ok:
             return False, "%s: %s" % (desc, why), rdiag + ["log: " + log]
         desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
+    if v.ok and e.get("check_trace", "no") == "yes":
+        ok, why, tdiag = check_trace(log, e["name"])
+        if not ok:
+            return False, "%s: %s" % (desc, why), tdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok:
         return True, desc, []
     with open(qlog, "rb") as f:
@@ -728,6 +737,48 @@ def run_boot(e, iso, tap_desc):
 
 
 RESULTS_TOOL = os.path.join("tools", "results.py")
+TRACE_TOOL = os.path.join("tools", "trace_extract.py")
+
+
+def run_trace_tool(args):
+    p = subprocess.run([sys.executable, TRACE_TOOL] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=300)
+    return p.returncode, p.stdout.decode("utf-8", "replace").strip()
+
+
+def check_trace(log, name):
+    """Extract and check a log's CTF export, then make sure a copy with
+    one damaged chunk and a cut copy are both rejected. Returns (ok,
+    reason-or-summary, diagnostics)."""
+    d = os.path.join(BUILD, "traces", name)
+    rc, out = run_trace_tool([log, d, "--check"])
+    if rc != 0:
+        return False, "trace export check failed", out.split("\n")
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    lines = text.split("\n")
+    chunk = [i for i, l in enumerate(lines) if "@@TRACE-CHUNK" in l]
+    if not chunk:
+        return False, "no trace chunks in the log", []
+    bad = list(lines)
+    i = chunk[len(chunk) // 2]
+    fields = bad[i].split(" ")
+    b64 = fields[-1]  # "@@TRACE-CHUNK file offset length crc base64"
+    fields[-1] = ("B" if b64[0] == "A" else "A") + b64[1:]
+    bad[i] = " ".join(fields)
+    cut = lines[:chunk[-1]]
+    for label, copy, want in (("damaged", bad, "CRC32"),
+                              ("cut", cut, "TRACE-END")):
+        path = os.path.join(BUILD, "traces", "%s.%s.log" % (name, label))
+        with open(path, "w") as f:
+            f.write("\n".join(copy))
+        rc, out = run_trace_tool([path, d + "." + label])
+        if rc != 1 or want not in out:
+            return False, "a %s copy of the log was not rejected" % label, \
+                out.split("\n")
+    return True, "trace read by babeltrace2; damaged and cut copies " \
+        "rejected", []
 
 
 def check_results(log, minimum):
