@@ -11,8 +11,6 @@
  *                            add the frames above 4 GiB.
  */
 #include "arch/x86_64/layout.h"
-#include "kernel/multiboot2.h"
-#include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
@@ -70,20 +68,15 @@ static void add_ranges(uint64_t lo, uint64_t hi)
 	}
 }
 
-void page_alloc_init(void)
+void page_alloc_init(const struct page_alloc_boot *boot)
 {
-	struct memmap_entry raw[BOOT_MAX_MMAP];
 	size_t iter = 0;
 	uint64_t base, end, max_end = 0, array_bytes, array_phys = 0;
 	unsigned problems;
 
-	for (unsigned i = 0; i < boot_info.mmap_count; i++) {
-		raw[i].base = boot_info.mmap[i].base;
-		raw[i].len = boot_info.mmap[i].len;
-		raw[i].type = boot_info.mmap[i].type;
-	}
 	memmap_init(&mm_map, map_storage, MEMMAP_CAPACITY);
-	problems = memmap_sanitize(&mm_map, raw, boot_info.mmap_count);
+	problems = memmap_sanitize(&mm_map, boot->firmware_map,
+				   boot->firmware_entries);
 	if (problems)
 		kprintf("mm: the firmware memory map had %u problem(s), "
 			"corrected as reported above\n", problems);
@@ -93,13 +86,9 @@ void page_alloc_init(void)
 		       (uint64_t)__kernel_phys_end -
 			       (uint64_t)__kernel_phys_start,
 		       MEMMAP_KERNEL);
-	memmap_reserve(&mm_map, boot_info.mbi_phys, boot_info.mbi_size,
-		       MEMMAP_BOOTINFO);
-	for (unsigned i = 0; i < boot_info.module_count; i++)
-		memmap_reserve(&mm_map, boot_info.modules[i].start,
-			       boot_info.modules[i].end -
-				       boot_info.modules[i].start,
-			       MEMMAP_MODULE);
+	for (size_t i = 0; i < boot->in_use_entries; i++)
+		memmap_reserve(&mm_map, boot->in_use[i].base,
+			       boot->in_use[i].len, boot->in_use[i].type);
 	memmap_reserve(&mm_map, phys_limit, UINT64_MAX - phys_limit,
 		       MEMMAP_RESERVED);
 
@@ -128,7 +117,7 @@ void page_alloc_init(void)
 	memmap_reserve(&mm_map, array_phys, array_bytes, MEMMAP_BOOTALLOC);
 
 	buddy_init(&buddy, phys_to_virt(array_phys), 0, PHYS_PFN(max_end));
-	if (kopt.poison)
+	if (boot->poison)
 		buddy_set_poison(&buddy, poison_frames);
 	add_ranges(0, EARLY_DIRECT_MAP_SIZE);
 	boot_free_pages = buddy.stats.free_pages;

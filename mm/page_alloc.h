@@ -7,16 +7,31 @@
 #define MM_PAGE_ALLOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "mm/page.h"
 
 #define PAGE_ALLOC_FAILED (~0ull)
 
 struct memmap;
+struct memmap_entry;
 
-/* Build the allocator from boot_info's memory map. Called once at boot;
- * until page_alloc_enable_high() only frames below 4 GiB are handed out. */
-void page_alloc_init(void);
+/* What the boot loader reported, as page_alloc_init() needs it. */
+struct page_alloc_boot {
+	/* The firmware's memory map, raw (sanitised here). */
+	const struct memmap_entry *firmware_map;
+	size_t firmware_entries;
+	/* Ranges still in use (boot information, modules), with their
+	 * memmap type: reserved, never handed out. */
+	const struct memmap_entry *in_use;
+	size_t in_use_entries;
+	bool poison;	/* fill freed frames with a pattern */
+};
+
+/* Build the allocator from the boot memory map. Called once at boot;
+ * until page_alloc_enable_high() only frames below 4 GiB are handed out.
+ * Panics if the map has no usable RAM or no room for the page array. */
+void page_alloc_init(const struct page_alloc_boot *boot);
 /* Add the frames above 4 GiB, once the kernel's direct map reaches them. */
 void page_alloc_enable_high(void);
 /* Treat memory at or above 2^phys_bits as unusable (CPUID MAXPHYADDR). */
