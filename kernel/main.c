@@ -43,8 +43,6 @@ static const struct console serial_console = {"serial", serial_write};
 static const struct console vga_console = {"vga", vga_write};
 static const struct console fb_console = {"fb", fbcon_write};
 
-void kmain(uint32_t magic, uint32_t mbi_phys);
-
 /* kmalloc's pages come from the buddy allocator through the direct map. */
 static const struct kmalloc_backend kernel_kmalloc_backend = {page_alloc,
 							       page_free};
@@ -103,7 +101,7 @@ static void memory_report(void)
 		mtrr_print(&mtrr_state);
 	else
 		kprintf("mtrr: none (CPUID.1:EDX.MTRR clear)\n");
-	pt_walk(&kernel_space, (uint64_t)&kmain);
+	pt_walk(&kernel_space, (uint64_t)&memory_report);
 	pt_walk(&kernel_space, (uint64_t)phys_to_virt(boot_info.mbi_phys));
 }
 
@@ -123,6 +121,8 @@ static void setup_screen_console(void)
 		console_register(&fb_console);
 }
 
+/* Entered from boot/multiboot2.asm with GRUB's magic and the physical
+ * address of the multiboot2 information. */
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
 	int failures = 0;

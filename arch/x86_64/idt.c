@@ -134,7 +134,6 @@ void trap_try(void (*fn)(void *), void *arg, struct trap_caught *out)
 	*out = fc->caught;
 }
 
-void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
 	if (handlers[f->vector]) {

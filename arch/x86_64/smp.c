@@ -122,7 +122,6 @@ void ap_trampoline_setup(__noreturn void (*entry)(void))
 	p->kernel_cr3 = read_cr3();
 }
 
-void ap_main(struct percpu *pc);
 void ap_main(struct percpu *pc)
 {
 	percpu_install(pc);

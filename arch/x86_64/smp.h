@@ -41,4 +41,9 @@ enum ap_start_result {
  * left out. */
 enum ap_start_result ap_start(uint32_t apic_id);
 
+/* Where boot/trampoline.asm lands in C, on the AP, with its per-CPU
+ * area; never returns. */
+struct percpu;
+void ap_main(struct percpu *pc);
+
 #endif
