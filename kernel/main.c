@@ -35,7 +35,7 @@
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -51,8 +51,8 @@ static const struct kmalloc_backend kernel_kmalloc_backend = {page_alloc,
  * boot loader left in use (its information, the modules). */
 static void page_alloc_from_boot_info(void)
 {
-	static struct memmap_entry firmware[BOOT_MAX_MMAP];
-	static struct memmap_entry in_use[1 + BOOT_MAX_MODULES];
+	static struct fwmap_entry firmware[BOOT_MAX_MMAP];
+	static struct fwmap_entry in_use[1 + BOOT_MAX_MODULES];
 	struct page_alloc_boot b = {firmware, boot_info.mmap_count, in_use, 0,
 				    kopt.poison};
 
@@ -61,13 +61,13 @@ static void page_alloc_from_boot_info(void)
 		firmware[i].len = boot_info.mmap[i].len;
 		firmware[i].type = boot_info.mmap[i].type;
 	}
-	in_use[b.in_use_entries++] = (struct memmap_entry){
-		boot_info.mbi_phys, boot_info.mbi_size, MEMMAP_BOOTINFO};
+	in_use[b.in_use_entries++] = (struct fwmap_entry){
+		boot_info.mbi_phys, boot_info.mbi_size, FWMAP_BOOTINFO};
 	for (unsigned i = 0; i < boot_info.module_count; i++)
-		in_use[b.in_use_entries++] = (struct memmap_entry){
+		in_use[b.in_use_entries++] = (struct fwmap_entry){
 			boot_info.modules[i].start,
 			boot_info.modules[i].end - boot_info.modules[i].start,
-			MEMMAP_MODULE};
+			FWMAP_MODULE};
 	page_alloc_init(&b);
 }
 

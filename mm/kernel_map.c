@@ -18,7 +18,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -37,12 +37,12 @@ bool vm_ready(void)
 	return ready;
 }
 
-static bool direct_map_wanted(const struct memmap_entry *e)
+static bool direct_map_wanted(const struct fwmap_entry *e)
 {
 	switch (e->type) {
-	case MEMMAP_BAD:
+	case FWMAP_BAD:
 		return false;
-	case MEMMAP_RESERVED:
+	case FWMAP_RESERVED:
 		return e->base < FOUR_GIB && e->len <= FIRMWARE_RANGE_MAX;
 	default:
 		return true; /* RAM of any use, ACPI tables and NVS */
@@ -63,7 +63,7 @@ static void map_or_die(uint64_t va, uint64_t pa, uint64_t npages,
 
 static void map_direct(void)
 {
-	const struct memmap *m = page_alloc_memmap();
+	const struct fwmap *m = page_alloc_fwmap();
 	uint64_t mapped = 0;
 
 	/* The first MiB whatever the map says: BIOS data, VGA text, the
@@ -72,7 +72,7 @@ static void map_direct(void)
 		   VM_WRITE | VM_GLOBAL, MEMTYPE_WB, VM_MAP_REPLACE,
 		   "low memory");
 	for (size_t i = 0; i < m->n; i++) {
-		const struct memmap_entry *e = &m->entries[i];
+		const struct fwmap_entry *e = &m->entries[i];
 		uint64_t base = ALIGN_DOWN(e->base, PAGE_SIZE);
 		uint64_t end = ALIGN_UP(e->base + e->len, PAGE_SIZE);
 

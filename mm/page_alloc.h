@@ -13,17 +13,17 @@
 
 #define PAGE_ALLOC_FAILED (~0ull)
 
-struct memmap;
-struct memmap_entry;
+struct fwmap;
+struct fwmap_entry;
 
 /* What the boot loader reported, as page_alloc_init() needs it. */
 struct page_alloc_boot {
 	/* The firmware's memory map, raw (sanitised here). */
-	const struct memmap_entry *firmware_map;
+	const struct fwmap_entry *firmware_map;
 	size_t firmware_entries;
 	/* Ranges still in use (boot information, modules), with their
-	 * memmap type: reserved, never handed out. */
-	const struct memmap_entry *in_use;
+	 * fwmap type: reserved, never handed out. */
+	const struct fwmap_entry *in_use;
 	size_t in_use_entries;
 	bool poison;	/* fill freed frames with a pattern */
 };
@@ -37,7 +37,7 @@ void page_alloc_enable_high(void);
 /* Treat memory at or above 2^phys_bits as unusable (CPUID MAXPHYADDR). */
 void page_alloc_set_phys_limit(unsigned phys_bits);
 /* The sanitised memory map (reserved ranges included). */
-const struct memmap *page_alloc_memmap(void);
+const struct fwmap *page_alloc_fwmap(void);
 /* Walk the free lists and check their invariants; returns problems. */
 unsigned page_alloc_check(void);
 
