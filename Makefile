@@ -10,6 +10,8 @@
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
+#            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
+#            JOBS= (parallel boots and host tests of make test)
 
 BUILD        ?= build
 SMP          ?= 2
@@ -20,6 +22,12 @@ KCMDLINE     ?= run=default
 GRUB_TIMEOUT ?= 1
 ICOUNT       ?=
 JOBS         ?= 2
+PLUGINS      ?=
+# tools/testrun.py reads JOBS from its environment.
+export JOBS
+
+# OVMF_CODE, OVMF_VARS and FONT_PSF: files of Debian packages we read.
+include tools/paths.mk
 
 ifeq ($(V),1)
 Q :=
@@ -49,8 +57,8 @@ DEPS := \
 	/usr/lib/grub/i386-pc/multiboot2.mod:grub-pc-bin:BIOS-boot-support \
 	/usr/lib/grub/x86_64-efi/multiboot2.mod:grub-efi-amd64-bin:UEFI-boot-support \
 	qemu-system-x86_64:qemu-system-x86:running-the-kernel \
-	/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf:UEFI-firmware-for-QEMU \
-	/usr/share/consolefonts/Lat15-Terminus16.psf.gz:console-setup-linux:framebuffer-console-font \
+	$(OVMF_CODE):ovmf:UEFI-firmware-for-QEMU \
+	$(FONT_PSF):console-setup-linux:framebuffer-console-font \
 	python3:python3:test-runner-and-results-tools \
 	prove:perl:TAP-summary
 
@@ -133,8 +141,8 @@ $(BUILD)/k/version.c: FORCE
 $(BUILD)/k/version.o: $(BUILD)/k/version.c
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
-# The framebuffer console's bitmap font comes from Debian's console fonts.
-FONT_PSF := /usr/share/consolefonts/Lat15-Terminus16.psf.gz
+# The framebuffer console's bitmap font comes from Debian's console fonts
+# (FONT_PSF, tools/paths.mk).
 $(BUILD)/font.psf: | deps
 	@mkdir -p $(dir $@)
 	$(Q)gzip -dc $(FONT_PSF) > $@
@@ -175,28 +183,24 @@ iso: deps $(ISO)
 # --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------
-OVMF_CODE := /usr/share/OVMF/OVMF_CODE_4M.fd
-OVMF_VARS := /usr/share/OVMF/OVMF_VARS_4M.fd
-QEMU_COMMON = -m $(MEM) -smp $(SMP) -cpu $(CPU) -display none -no-reboot \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	$(if $(ICOUNT),-icount shift=0)
-QEMU_BIOS = qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) -cdrom $(ISO)
-QEMU_UEFI = qemu-system-x86_64 -machine q35 $(QEMU_COMMON) \
-	-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
-	-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd -cdrom $(ISO)
+# tools/qemu.py builds every QEMU command line and turns QEMU's exit code
+# back into the kernel's status (make fails on a status other than 0).
+# PLUGINS: space-separated FILE[,name=value...] TCG plugins.
+QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
+	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p))
+GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
 run: iso
-	$(Q)sh tools/qemu-exit.sh $(QEMU_BIOS) -serial mon:stdio
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(ISO)
 
 run-uefi: iso
-	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
-	$(Q)sh tools/qemu-exit.sh $(QEMU_UEFI) -serial mon:stdio
+	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(ISO)
 
 debug: iso
-	$(Q)printf 'file %s\ntarget remote localhost:1234\n' $(BUILD)/kernel.elf > $(BUILD)/gdbinit
-	@echo "QEMU is paused with its gdb stub on :1234; in another terminal: gdb -x $(BUILD)/gdbinit"
-	$(Q)$(QEMU_BIOS) -serial mon:stdio -s -S
+	$(Q)printf 'file %s\ntarget remote localhost:%s\n' $(BUILD)/kernel.elf $(GDB_PORT) > $(BUILD)/gdbinit
+	@echo "QEMU is paused with its gdb stub on :$(GDB_PORT); in another terminal: gdb -x $(BUILD)/gdbinit"
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --gdb $(GDB_PORT) --paused --raw-exit $(ISO)
 
 .PHONY: bench
 # The full experiment set, then CSV, JSON, charts and a Markdown report in
@@ -207,8 +211,8 @@ bench: deps deps-bench $(BUILD)/kernel.elf
 	@mkdir -p $(BUILD)/results
 	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
-	$(Q)timeout -k 10 $(BENCH_TIMEOUT) sh tools/qemu-exit.sh qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) \
-		-cdrom $(BUILD)/bench.iso -serial file:$(BUILD)/results/run.log
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
+		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso
 	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
@@ -231,9 +235,10 @@ HOST_SAN_THREAD  := -fsanitize=thread
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
 define host_test_rule
-$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c) $(wildcard lib/*.h tests/host/*.h)
+$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
 		-o $$@ $$(filter %.c,$$^)
 endef
@@ -260,3 +265,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/k -name '*.d' 2>/dev/null)
+# Host programs: one dependency file each (every header their sources
+# include), written by a preprocessor pass (-MM: gcc's -MMD keeps only the
+# last source's list when one command compiles several sources).
+-include $(wildcard $(BUILD)/host/*.d)
