@@ -7,6 +7,7 @@
 #   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
 #   make bench      the full experiment set; log, CSV, JSON, charts and a
 #                   report in build/results/
+#   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
@@ -62,7 +63,7 @@ DEPS := \
 	python3:python3:test-runner-and-results-tools \
 	prove:perl:TAP-summary
 
-.PHONY: deps deps-bench
+.PHONY: deps deps-bench deps-fuzz
 # $(call install_missing,LIST): install the packages of LIST's missing entries.
 define install_missing
 	@missing=""; \
@@ -83,6 +84,16 @@ endef
 
 deps:
 	$(call install_missing,$(DEPS))
+
+# The libFuzzer harnesses of tests/fuzz/ (make fuzz, make test): clang
+# and its runtimes (libFuzzer, ASan, UBSan) in the version Debian 12 has.
+FUZZ_CC   := clang-14
+FUZZ_RT   := /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+FUZZ_DEPS := \
+	clang-14:clang-14:building-the-fuzzing-harnesses \
+	$(FUZZ_RT):libclang-rt-14-dev:the-libFuzzer-and-sanitizer-runtimes-of-clang-14
+deps-fuzz:
+	$(call install_missing,$(FUZZ_DEPS))
 
 # Only make bench draws charts.
 BENCH_DEPS := gnuplot:gnuplot-nox:the-charts-of-make-bench
@@ -248,13 +259,40 @@ $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 host-tests: $(HOST_TESTS)
 
 # --------------------------------------------------------------------------
+# libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).
+# Each tests/fuzz/fuzz_*.c names its sources with // HOST_SRCS: like a
+# host test and is built with clang under ASan and UBSan. tools/fuzz.py
+# runs them: make fuzz for FUZZ_SECONDS each, make test for a few seconds
+# each plus a replay of the checked-in corpus.
+# --------------------------------------------------------------------------
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. -DHOST_BUILD \
+	-DHOST_SHIM_FUZZER -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZERS      := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+
+define fuzz_rule
+$(BUILD)/fuzz/$(1): tests/fuzz/$(1).c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/fuzz/$(1).c) | deps-fuzz
+	@mkdir -p $$(dir $$@)
+	@echo "  FUZZCC  $$@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$(filter %.c,$$^)
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(notdir $(f)))))
+
+.PHONY: fuzzers fuzz
+fuzzers: $(FUZZERS)
+fuzz: fuzzers
+	$(Q)python3 tools/fuzz.py --seconds $(FUZZ_SECONDS)
+
+# --------------------------------------------------------------------------
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
 # --------------------------------------------------------------------------
 .PHONY: test test-boot test-host
-test: deps host-tests $(BUILD)/kernel.elf
+test: deps host-tests fuzzers $(BUILD)/kernel.elf
 	$(Q)prove -v tests/all.t
 
-test-host: deps host-tests
+test-host: deps host-tests fuzzers
 	$(Q)python3 tools/testrun.py --host-only
 
 test-boot: deps $(BUILD)/kernel.elf
@@ -268,4 +306,4 @@ clean:
 # Host programs: one dependency file each (every header their sources
 # include), written by a preprocessor pass (-MM: gcc's -MMD keeps only the
 # last source's list when one command compiles several sources).
--include $(wildcard $(BUILD)/host/*.d)
+-include $(wildcard $(BUILD)/host/*.d $(BUILD)/fuzz/*.d)

@@ -116,18 +116,22 @@ class Launch:
     """Named settings of one QEMU run. image is the boot image; vars is
     where a UEFI run's fresh copy of the variable store goes; serial is
     "stdio" (COM1 and the monitor on this terminal), "file:PATH" (COM1 to
-    PATH, no monitor) or any other QEMU -serial value; icount is None or
+    PATH, no monitor) or any other QEMU -serial value; monitor, when set,
+    is where QEMU's monitor goes (e.g. "unix:PATH,server=on,wait=off");
+    icount is None or
     the shift; gdb is None or a TCP port; paused starts the CPUs stopped
     (for gdb); plugin_log sends plugin output to a file; timeout is None or
     seconds (then QEMU runs under timeout(1)); extra: more arguments."""
 
     def __init__(self, image, firmware="bios", machine="pc", media="cd",
                  smp=1, mem="512M", cpu="max", icount=None,
-                 serial=SERIAL_STDIO, gdb=None, paused=False, vars=None,
+                 serial=SERIAL_STDIO, monitor=None, gdb=None, paused=False,
+                 vars=None,
                  plugins=(), plugin_log=None, timeout=None, extra=()):
         self.image, self.firmware, self.machine = image, firmware, machine
         self.media, self.smp, self.mem, self.cpu = media, smp, mem, cpu
         self.icount, self.serial, self.gdb = icount, serial, gdb
+        self.monitor = monitor
         self.paused, self.vars = paused, vars
         self.plugins, self.plugin_log = list(plugins), plugin_log
         self.timeout, self.extra = timeout, list(extra)
@@ -158,10 +162,12 @@ def qemu_args(s):
         cmd += ["-icount", "shift=%d" % s.icount]
     if s.serial == SERIAL_STDIO:
         cmd += ["-serial", "mon:stdio"]
-    elif s.serial.startswith("file:"):
-        cmd += ["-serial", s.serial, "-monitor", "none"]
     else:
         cmd += ["-serial", s.serial]
+    if s.monitor:
+        cmd += ["-monitor", s.monitor]
+    elif s.serial.startswith("file:"):
+        cmd += ["-monitor", "none"]
     if s.firmware == "uefi":
         cmd += ["-drive", "if=pflash,format=raw,readonly=on,file=" +
                 OVMF_CODE,

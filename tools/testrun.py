@@ -15,6 +15,7 @@ This file runs things and writes TAP; the pieces it drives live beside it:
   ktap.py      the KTAP parser and its checks
   verdicts.py  the verdict on one boot (log + QEMU exit vs. expectation)
   qemu.py      the QEMU launcher and the exit-code decoding
+  fuzz.py      the libFuzzer harnesses: corpus replay and short runs
 
 Usage: testrun.py [-g GROUP] [-j N] [--list] [--boot-only|--host-only]
                   [NAME ...]
@@ -32,6 +33,7 @@ import sys
 import threading
 import time
 
+import fuzz
 import ktap
 import qemu
 from manifest import MANIFEST, ManifestError, parse_manifest, select_entries
@@ -56,6 +58,9 @@ GRUB_TIMEOUT = 0          # every test image boots its first entry at once
 DEFAULT_JOBS = 2          # this machine: 2 cores, TCG only
 HOST_TEST_TIMEOUT_S = 120  # keeps make test within its 10 minutes
 SELFTEST_TIMEOUT_S = 120
+# Fuzzing time per harness in make test (after its corpus replay): short,
+# to keep make test within its budget; make fuzz runs them for longer.
+FUZZ_TEST_S = 4
 LOG_TAIL_LINES = 25       # log lines shown as TAP diagnostics on failure
 IMAGE_HASH_CHARS = 12     # hex digits of the image-name hash
 
@@ -327,11 +332,14 @@ def main(argv):
     do_host = not args.boot_only and not selecting
     do_boot = not args.host_only
     hosts = host_programs() if do_host else []
+    fuzzers = fuzz.harnesses() if do_host else []
     boots = entries if do_boot else []
 
     if args.list:
         for p in hosts:
             print("host  %s" % os.path.basename(p))
+        for name in fuzzers:
+            print("fuzz  %s" % name)
         if do_host:
             for desc, _ in PYTHON_TESTS:
                 print(desc)
@@ -343,12 +351,14 @@ def main(argv):
                    ",".join(e["groups_list"]), e["cmdline"]))
         return 0
 
-    tap = Tap(len(hosts) + (len(PYTHON_TESTS) if do_host else 0) +
-              len(boots))
+    tap = Tap(len(hosts) + len(fuzzers) +
+              (len(PYTHON_TESTS) if do_host else 0) + len(boots))
     start = time.monotonic()
-    if hosts:
+    if hosts or fuzzers:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            run_in_order(pool, [(run_host_test, (p,)) for p in hosts], tap)
+            run_in_order(pool, [(run_host_test, (p,)) for p in hosts] +
+                         [(fuzz.fuzz_test, (n, FUZZ_TEST_S))
+                          for n in fuzzers], tap)
     if do_host:
         for desc, args in PYTHON_TESTS:
             run_python_tests(tap, desc, args)

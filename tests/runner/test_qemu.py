@@ -91,6 +91,13 @@ class CommandLine(unittest.TestCase):
         self.assertIn("-S", cmd)
         self.assertEqual(cmd[-2:], ["-d", "int"])
 
+    def test_monitor(self):
+        sock = "unix:b/m.sock,server=on,wait=off"
+        cmd = qemu.command(qemu.Launch("k.iso", serial="file:x.log",
+                                       monitor=sock))
+        self.assertEqual(cmd.count("-monitor"), 1)
+        self.assertEqual(opt(cmd, "-monitor"), sock)
+
     def test_uefi_usb(self):
         s = qemu.Launch("k.iso", firmware="uefi", media="usb",
                         vars="b/vars.fd")
