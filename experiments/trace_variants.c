@@ -5,6 +5,8 @@
 #include "experiments/trace_variants.h"
 #include "arch/x86_64/percpu.h"
 #include "kernel/bench_env.h"
+#include "kernel/experiment.h"
+#include "kernel/options.h"
 #include "lib/compiler.h"
 #include "lib/cycles.h"
 #include "lib/kprintf.h"
@@ -143,6 +145,7 @@ size_t trace_event_cost(const char *exp, struct bench_figure *figs,
 		     {"trace_wc", MEMTYPE_WC},
 		     {"trace_uc", MEMTYPE_UC}};
 	uint64_t *s = kmalloc(n * sizeof(uint64_t));
+	uint64_t timer;
 	size_t added = 0;
 
 	if (!s || n == 0) {
@@ -150,6 +153,14 @@ size_t trace_event_cost(const char *exp, struct bench_figure *figs,
 		kfree(s);
 		return 0;
 	}
+	/* What the two timer reads cost alone (median). */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = cycles_now();
+
+		s[i] = cycles_now() - t0;
+	}
+	stats_sort_u64(s, n);
+	timer = s[n / 2];
 	for (unsigned t = 0; t < ARRAY_SIZE(types) && added + 2 <= room;
 	     t++) {
 		struct trace_config cfg;
@@ -168,16 +179,18 @@ size_t trace_event_cost(const char *exp, struct bench_figure *figs,
 		}
 		trace_teardown();
 		stats_sort_u64(s, n);
-		stats_compute(&st, s, n, s);
 		memset(&p99, 0, sizeof(p99));
 		p99.n = 1;
 		p99.min = p99.max = p99.median = p99.mean =
 			s[(uint64_t)(n - 1) * P99 / PCT];
+		stats_compute(&st, s, n, s); /* reorders s */
 		kprintf("%s: %s: one 16-byte event costs %lu cycles (median), "
-			"%lu (p99), timer read included; memory types honoured "
-			"on this platform: %s\n",
+			"%lu (p99), timer reads included (alone: %lu, so %ld "
+			"net%s); memory types honoured on this platform: %s\n",
 			exp, types[t].variant, (unsigned long)st.median,
-			(unsigned long)p99.median,
+			(unsigned long)p99.median, (unsigned long)timer,
+			(long)(st.median - timer),
+			kopt.icount ? ": instructions, QEMU -icount" : "",
 			verdict_name(bench_env_memtypes()));
 		bench_figure_init(&figs[added++], exp, types[t].variant,
 				  "event_cycles", "cycles", 0, &st);
@@ -187,3 +200,34 @@ size_t trace_event_cost(const char *exp, struct bench_figure *figs,
 	kfree(s);
 	return added;
 }
+
+/* Figures of the trace_cost experiment: 3 memory types x 2 metrics. */
+#define TRACE_COST_FIGS 6
+#define TRACE_COST_SAMPLES_QUICK 20000
+#define TRACE_COST_SAMPLES_FULL 200000
+
+/*
+ * The fast path alone (make run ICOUNT=1 KCMDLINE=run=trace_cost gives
+ * instructions per event): no workload, one CPU.
+ */
+static int trace_cost_run(enum experiment_mode mode)
+{
+	static struct bench_figure figs[TRACE_COST_FIGS];
+	size_t n;
+
+	bench_env_report();
+	n = trace_event_cost("trace_cost", figs, TRACE_COST_FIGS,
+			     mode == EXPERIMENT_FULL ?
+				     TRACE_COST_SAMPLES_FULL :
+				     TRACE_COST_SAMPLES_QUICK);
+	if (n == 0)
+		return 1;
+	bench_report("trace fast path: one 16-byte event per memory type",
+		     figs, n);
+	return 0;
+}
+
+EXPERIMENT(trace_cost, "trace_cost",
+	   "cycles (instructions under ICOUNT=1) of one 16-byte trace event, "
+	   "median and p99, buffers WB, WC and UC",
+	   "000", 0, trace_cost_run);

@@ -154,11 +154,9 @@ int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
 	return 0;
 }
 
-void *rb_page_address(const struct rb *rb, unsigned long phys,
-		      unsigned long page)
+void *rb_page_address_list(const struct rb *rb, unsigned long phys,
+			   unsigned long page)
 {
-	if (rb->cfg.page_index == RB_PAGES_ARRAY)
-		return rb->page_addr[phys * rb->pages_per_subbuf + page];
 	struct rb_page *p = rb->subbuf_pages[phys];
 	while (page--)
 		p = p->next;

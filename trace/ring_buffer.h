@@ -175,8 +175,17 @@ void rb_deliver(struct rb *rb, unsigned long slot, unsigned long phys,
 		uint32_t lap);
 void rb_write_slow(struct rb *rb, struct rb_ctx *ctx, const void *src,
 		   size_t len);
-void *rb_page_address(const struct rb *rb, unsigned long phys,
-		      unsigned long page);
+void *rb_page_address_list(const struct rb *rb, unsigned long phys,
+			   unsigned long page);
+
+/* Address of page page of physical sub-buffer phys (array: one load). */
+static inline void *rb_page_address(const struct rb *rb, unsigned long phys,
+				    unsigned long page)
+{
+	if (likely(rb->cfg.page_index == RB_PAGES_ARRAY))
+		return rb->page_addr[phys * rb->pages_per_subbuf + page];
+	return rb_page_address_list(rb, phys, page);
+}
 
 /* Count one lost record (owning CPU only). */
 static inline void rb_lost_add(struct rb *rb, enum rb_lost_cause cause)

@@ -77,15 +77,13 @@ trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
 	struct rb *rb = trace_rb[this_cpu_id()];
 	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
-	struct rb_ctx ctx = {
-		.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN),
-		.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE +
-						  size,
-					  RB_RECORD_ALIGN),
-		.id = id,
-	};
+	struct rb_ctx ctx; /* rb_reserve() fills the out fields */
 	void *dst;
 
+	ctx.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN);
+	ctx.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE + size,
+				     RB_RECORD_ALIGN);
+	ctx.id = id;
 	if (unlikely(!rb) || rb_reserve(rb, &ctx))
 		return;
 	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : at);
