@@ -230,6 +230,15 @@ bench: deps deps-bench $(BUILD)/kernel.elf
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
 
+.PHONY: bench-host
+# ns per trace event on this host, ours beside LTTng-UST (tools/bench_host.sh).
+BENCH_HOST_DEPS := \
+	/usr/include/x86_64-linux-gnu/lttng/tracepoint.h:liblttng-ust-dev:comparing-with-LTTng-UST \
+	lttng-sessiond:lttng-tools:comparing-with-LTTng-UST
+bench-host:
+	$(call install_missing,$(BENCH_HOST_DEPS))
+	$(Q)BUILD=$(BUILD) sh tools/bench_host.sh
+
 .PHONY: usb
 usb: iso
 	$(Q)sh tools/usb-write.sh "$(DEV)" $(ISO)
