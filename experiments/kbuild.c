@@ -107,30 +107,41 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 }
 
 /* The seed-000 variants: trace_off, trace_wb, trace_wc, trace_uc. */
+#define KB_TRACE_QUICK_REPS 1
 #define KB_TRACE_VARIANTS 4
 
 /*
  * The build at -j jobs under each seed-000 tracing variant, after the
  * direct map was split for the buffers. Returns 0 or 1.
  */
-static int kb_trace_variants(unsigned jobs, uint64_t expect,
-			     struct bench_figure *figs, size_t *nfig)
+static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
+			     uint64_t expect, struct bench_figure *figs,
+			     size_t *nfig)
 {
+	const struct kbuild_size *size = kb_run.size;
+	struct kbuild_size traced = *size;
 	int rc = 0;
 
+	/* Quick mode (make run, make test): one repetition per variant. */
+	if (mode == EXPERIMENT_QUICK)
+		traced.reps = KB_TRACE_QUICK_REPS;
+	kb_run.size = &traced;
 	trace_variants_prepare();
 	for (unsigned i = 0; i < KB_TRACE_VARIANTS && !rc; i++) {
 		const struct trace_variant *v = &trace_variants[i];
 		uint64_t events;
 
-		if (trace_variant_start(v) != 0)
-			return 1;
+		if (trace_variant_start(v) != 0) {
+			rc = 1;
+			break;
+		}
 		rc |= kb_variant(jobs, expect, figs, nfig, v->name);
 		events = trace_variant_stop(v);
 		trace_variant_describe("kbuild", v, events,
 				       (uint64_t)kb_run.size->corpus.files *
 					       kb_run.size->reps);
 	}
+	kb_run.size = size;
 	return rc;
 }
 
@@ -186,7 +197,7 @@ static int kbuild_run(enum experiment_mode mode)
 	if (cpus > 1 && !rc)
 		rc |= kb_variant(cpus, expect, figs, &nfig, NULL);
 	if (!rc)
-		rc |= kb_trace_variants(cpus, expect, figs, &nfig);
+		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
 	if (rc) {
 		kprintf("kbuild: FAILED\n");

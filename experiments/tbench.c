@@ -126,6 +126,8 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	return 0;
 }
 
+/* Repetitions of each tracing variant in quick mode. */
+#define TB_TRACE_QUICK_REPS 1
 /* Timed emits per memory type for the per-event cost figures. */
 #define TB_EVENT_COST_SAMPLES 20000
 
@@ -159,8 +161,13 @@ static int tb_trace_variants(enum experiment_mode mode,
 			     struct bench_figure *figs, size_t *nfig,
 			     unsigned maxpairs)
 {
+	struct tbench_size traced = *size;
 	int rc = 0;
 
+	/* Quick mode (make run, make test): one repetition per variant. */
+	if (mode == EXPERIMENT_QUICK)
+		traced.reps = TB_TRACE_QUICK_REPS;
+	size = &traced;
 	trace_variants_prepare();
 	for (size_t i = 0; i < trace_variants_count && !rc; i++)
 		rc |= tb_traced(&trace_variants[i], maxpairs, size, ref, figs,

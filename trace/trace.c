@@ -4,8 +4,9 @@
  *   trace_rb[cpu] --> struct rb (kmalloc, cache-line aligned, WB)
  *                       |-- meta: slot words, record counts, page index
  *                       |         (kmalloc, cache-line aligned, WB)
- *                       |-- commit counters: own lines, or one packed
- *                       |   array shared by all CPUs (seed 004)
+ *                       |-- commit counters: each on its own line, or
+ *                       |   one packed array, slot-major, so CPUs share
+ *                       |   lines (seed 004's false sharing)
  *                       `-- pages: nr_subbufs + 1 blocks of
  *                           2^(subbuf_shift - 12) pages (page_alloc,
  *                           order <= 10), retyped to cfg.memtype
@@ -189,8 +190,10 @@ static bool setup_cpu(unsigned cpu)
 			c->pages[b * pps + p] = (char *)blk + p * RB_PAGE_SIZE;
 	}
 	if (cfg->commit_packed) {
-		commit = chan.commit_packed + cpu * n;
-		stride = 1;
+		/* Interleaved: slot s of every CPU side by side, so CPUs
+		 * write the same cache lines (seed 004's false sharing). */
+		commit = chan.commit_packed + cpu;
+		stride = chan.ncpus;
 	} else {
 		c->commit_own = kmalloc_cache_aligned(n * CACHE_LINE_SIZE);
 		if (!c->commit_own)
