@@ -136,7 +136,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	/* Copy the boot information first: it may lie in memory we are
 	 * about to reuse. */
-	multiboot2_parse(phys_to_virt(mbi_phys), mbi_phys);
+	mb2_parse(phys_to_virt(mbi_phys), mbi_phys);
 	options_parse(boot_info.cmdline);
 	setup_screen_console();
 	/* Serial was registered before the command line could be read. */
@@ -157,7 +157,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	console_print_list();
 	if (log_enabled(LOG_INFO)) {
-		multiboot2_print();
+		mb2_print();
 		options_print();
 		cpu_print_report();
 	}
@@ -170,7 +170,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	kmalloc_init(&kernel_kmalloc_backend);
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
-	kmalloc_set_cpu_hook(smp_this_cpu, MAX_CPUS);
+	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
 	if (log_enabled(LOG_INFO))
 		memory_report();
 	/* --- end memory --- */
@@ -202,9 +202,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
 
-	failures += experiments_run(kopt.run, kopt.runmode == 1 ?
-						      EXPERIMENT_FULL :
-						      EXPERIMENT_QUICK);
+	failures += experiments_run(kopt.run, kopt.runmode);
 
 	kernel_exit(failures ? 1 : 0);
 }

@@ -345,7 +345,7 @@ __printf(1, 2) static void emit_printf(const char *fmt, ...)
 
 /* ----- environment header ----- */
 
-void bench_env_print(const struct bench_env *env)
+void bench_output_env(const struct bench_env *env)
 {
 	char line[BENCH_LINE_MAX];
 	char mhz[NUM_BUF];

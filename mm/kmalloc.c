@@ -37,7 +37,7 @@
  * called with a lock held. Panics release the lock first (host tests
  * recover from them).
  *
- * Per-CPU caches (once kmalloc_set_cpu_hook() gave a CPU-number hook):
+ * Per-CPU caches (once kmalloc_enable_cpu_caches() gave a CPU-number hook):
  * each (CPU, user class) pair owns a small stack of free objects in a
  * page of its own, so CPUs never share its lines (seed 004: a shared lock
  * on the fast path stops scaling). kmalloc pops, kfree pushes, with no
@@ -193,7 +193,7 @@ BUILD_ASSERT(sizeof(struct kmalloc_cpu) <= PAGE_SIZE);
 
 static const struct kmalloc_backend *backend;
 
-/* NULL: no per-CPU caches. Set by kmalloc_set_cpu_hook(). */
+/* NULL: no per-CPU caches. Set by kmalloc_enable_cpu_caches(). */
 static unsigned (*cpu_hook)(void);
 static unsigned cpu_limit; /* CPU numbers below this have caches */
 static struct kmalloc_cpu *cpu_area[MAX_CPUS];
@@ -261,7 +261,7 @@ static const struct kmalloc_backend *get_backend(void)
 	return b;
 }
 
-void kmalloc_set_cpu_hook(unsigned (*cpu_id)(void), unsigned ncpus_max)
+void kmalloc_enable_cpu_caches(unsigned (*cpu_id)(void), unsigned ncpus_max)
 {
 	get_backend();
 	/* Switching the caches off would strand what they hold. */

@@ -493,7 +493,7 @@ KTEST(bench_output, tcg_header_and_result_flag)
 
 	test_env(&env);
 	capture_start();
-	bench_env_print(&env);
+	bench_output_env(&env);
 	EXPECT_TRUE(strstr(captured, "does not model caches") != NULL);
 	EXPECT_TRUE(strstr(captured, "Hypervisor      : TCGTCGTCGTCG\n") !=
 		    NULL);
@@ -518,7 +518,7 @@ KTEST(bench_output, tcg_header_and_result_flag)
 	env.caches_modelled = true;
 	env.hypervisor = NULL;
 	capture_start();
-	bench_env_print(&env);
+	bench_output_env(&env);
 	EXPECT_TRUE(strstr(captured, "does not model caches") == NULL);
 	EXPECT_TRUE(strstr(captured, "none (bare metal)") != NULL);
 	EXPECT_TRUE(bench_output_caches_modelled());

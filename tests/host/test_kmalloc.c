@@ -663,7 +663,7 @@ static void setup_percpu(void)
 {
 	setup(HB_NO_BUDGET);
 	fake_cpu = 0;
-	kmalloc_set_cpu_hook(fake_cpu_id, FAKE_CPUS);
+	kmalloc_enable_cpu_caches(fake_cpu_id, FAKE_CPUS);
 }
 
 /* Stands in for the kernel running fn as a work item on each CPU. */
