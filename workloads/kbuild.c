@@ -13,7 +13,7 @@
 #include "workloads/kbuild.h"
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
-#include "workloads/tracepoint.h"
+#include "trace/tracepoint.h"
 
 const struct kbuild_size kbuild_quick = {KBUILD_QUICK_CORPUS, 3};
 const struct kbuild_size kbuild_full = {

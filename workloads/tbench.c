@@ -15,7 +15,7 @@
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
 #include "workloads/tbench.h"
-#include "workloads/tracepoint.h"
+#include "trace/tracepoint.h"
 
 /* Payload sizes of reads and writes, picked uniformly (dbench-like mix
  * of small metadata-sized and large data transfers). */
