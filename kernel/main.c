@@ -162,7 +162,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		cpu_print_report();
 	}
 
-	/* --- memory: page allocator, page tables (mm/) --- */
+	/* ---- memory: page allocator, page tables (mm/) ------------------ */
 	page_alloc_set_phys_limit(cpu_info.phys_addr_bits);
 	page_alloc_from_boot_info();
 	mtrr_read();
@@ -173,9 +173,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
 	if (log_enabled(LOG_INFO))
 		memory_report();
-	/* --- end memory --- */
+	/* ---- end memory ------------------------------------------------- */
 
-	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */
+	/* ---- CPUs and time: ACPI, APIC, TSC, PMU, SMP ------------------- */
 	acpi_init();
 	apic_init_bsp();
 	percpu_init_bsp(apic_id());
@@ -195,7 +195,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		if (tsc_sync_check(&sync))
 			tsc_sync_print(&sync);
 	}
-	/* --- end CPUs and time --- */
+	/* ---- end CPUs and time ------------------------------------------ */
 
 	crash_if_asked(kopt.crash);
 

@@ -270,7 +270,7 @@ void kmalloc_enable_cpu_caches(unsigned (*cpu_id)(void), unsigned ncpus_max)
 	atomic_store_release(&cpu_hook, cpu_id);
 }
 
-/* ---------------------------------------------------------------- slabs */
+/* ---- slabs -------------------------------------------------------------- */
 
 static inline uint64_t slab_tag(const struct slab *s)
 {
@@ -499,7 +499,7 @@ static void class_free(struct slab *s, void *ptr, void *caller)
 		get_backend()->free_pages(s, 0);
 }
 
-/* ------------------------------------------------------ per-CPU caches */
+/* ---- per-CPU caches ----------------------------------------------------- */
 
 static inline uint64_t cached_mark(const void *obj)
 {
@@ -695,7 +695,7 @@ void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)))
 		run_on_each_cpu(kmalloc_drain_cpu);
 }
 
-/* --------------------------------------------------------- large blocks */
+/* ---- large blocks ------------------------------------------------------- */
 
 static inline unsigned large_hash(const void *p)
 {
@@ -795,7 +795,7 @@ static void large_free(void *p, void *caller)
 	rec_free(rec, caller);
 }
 
-/* ------------------------------------------------------------ interface */
+/* ---- interface ---------------------------------------------------------- */
 
 void *kmalloc_aligned(size_t size, size_t align)
 {
@@ -891,7 +891,7 @@ size_t ksize(const void *ptr)
 	return s->cls->size;
 }
 
-/* ----------------------------------------------------------- statistics */
+/* ---- statistics --------------------------------------------------------- */
 
 unsigned kmalloc_stats_rows(void)
 {

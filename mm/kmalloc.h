@@ -1,5 +1,5 @@
 /*
- * kmalloc: the kernel's small-object allocator (issue 3, docs/kmalloc.md).
+ * kmalloc: the kernel's small-object allocator (docs/kmalloc.md).
  *
  * Sizes up to about half a page come from size classes (8, 16, ... 1024
  * bytes and a top class two of which fit in a page), each class carving

@@ -647,7 +647,7 @@ KTEST(kmalloc, backend_exhaustion_returns_null)
 	expect_all_returned(ctx);
 }
 
-/* ------------------------------------------------------ per-CPU caches */
+/* ---- per-CPU caches ----------------------------------------------------- */
 
 #define FAKE_CPUS 4
 #define KMALLOC_64_ROW 3

@@ -2,8 +2,7 @@
  * In-kernel tests of kmalloc (mm/kmalloc.c) over the real page allocator:
  * every class, cache-line alignment, large blocks, a random sequence
  * against a shadow record, and the page allocator's free count back where
- * it started once everything is freed (issue 3: "tests check that
- * everything allocated is freed").
+ * it started once everything is freed.
  *
  * Other kernel code may hold kmalloc objects while these run, so the
  * checks compare counters before and after rather than against zero.
