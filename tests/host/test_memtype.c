@@ -277,7 +277,7 @@ static const struct {
 	{ MEMTYPE_WP, MEMTYPE_WP, MEMTYPE_WP, 0 },
 };
 
-KTEST(effective, sdm_table)
+KTEST(mtrr_pat, sdm_table)
 {
 	unsigned int i;
 
@@ -296,7 +296,7 @@ KTEST(effective, sdm_table)
 	}
 }
 
-KTEST(effective, table_is_complete)
+KTEST(mtrr_pat, table_is_complete)
 {
 	static const enum memtype mtrr_types[] = {
 		MEMTYPE_UC, MEMTYPE_WC, MEMTYPE_WT, MEMTYPE_WP, MEMTYPE_WB,
@@ -315,7 +315,7 @@ KTEST(effective, table_is_complete)
 	}
 }
 
-KTEST(effective, invalid_inputs)
+KTEST(mtrr_pat, invalid_inputs)
 {
 	unsigned int notes = 0xdead;
 
