@@ -7,7 +7,8 @@
  *   inode ─ index page: RAMFS_FILE_MAX_PAGES pointers ─ data pages
  *
  * Files are page-granular on purpose: the page cache (docs/README.md,
- * "What comes next") will later sit under this interface and hand out the same pages.
+ * "What comes next") will later sit under this interface and hand out
+ * the same pages.
  * Unwritten parts of a file (holes) read as zeros and own no page.
  *
  * Portable: pages come from a struct ramfs_backend (page_alloc in the

@@ -351,9 +351,9 @@ bool tbench_run_setup(struct tbench_run *run, unsigned npairs,
 	cpumask_clear(&run->mask);
 	for (unsigned p = 0; p < np; p++) {
 		struct tbench_pair *pr = &run->pair[p];
+		size_t ring = alt ? TBENCH_RING_ALT : TBENCH_RING_PAIRED;
 
-		if (!tb_pair_setup(pr, alt ? TBENCH_RING_ALT : TBENCH_RING_PAIRED,
-				   size, run->fs))
+		if (!tb_pair_setup(pr, ring, size, run->fs))
 			return false;
 		pr->alternate = alt;
 		pr->index = p;

@@ -2,10 +2,10 @@
  * Host tests for mm/memtype.c (names) and the x86 arithmetic behind
  * them, arch/x86_64/pat_layout.c and arch/x86_64/mtrr.c: the PAT layout
  * and its MSR value, PTE memory-type bits at every page size, MTRR lookup
- * on synthetic states, and the MTRR x PAT table of the Intel SDM vol. 3A ("Effective
- * Page-Level Memory Types for Pentium III and More Recent Processor
- * Families") transcribed here entry by entry, independently of the rules
- * the implementation uses.
+ * on synthetic states, and the MTRR x PAT table of the Intel SDM vol. 3A
+ * ("Effective Page-Level Memory Types for Pentium III and More Recent
+ * Processor Families") transcribed here entry by entry, independently of
+ * the rules the implementation uses.
  */
 // HOST_SRCS: mm/memtype.c arch/x86_64/pat_layout.c arch/x86_64/mtrr.c
 #include <stdint.h>

@@ -252,7 +252,8 @@ KTEST(workloads, tbench_quick_checksum_all_pairs)
 
 	if (pairs == 0)
 		KTEST_SKIP("one CPU: no client/server pair");
-	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes), TBENCH_QUICK_EXPECT_HASH);
+	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes),
+		  TBENCH_QUICK_EXPECT_HASH);
 	EXPECT_EQ(bytes, TBENCH_QUICK_EXPECT_BYTES);
 }
 
