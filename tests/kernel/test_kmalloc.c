@@ -13,6 +13,7 @@
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/string.h"
 #include "kernel/smp_call.h"
 #include "kernel/options.h"
@@ -37,10 +38,7 @@ static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return prng_next(&rng_state);
 }
 
 static uint8_t pattern(unsigned slot, size_t i)
