@@ -35,6 +35,18 @@ static void obj_name(char *buf, unsigned i)
 	ksnprintf(buf, KB_NAME_LEN, "obj/%u.o", i);
 }
 
+/* Create (or truncate) name in fs holding the n bytes of buf. */
+static bool write_whole_file(struct ramfs *fs, const char *name,
+			     const void *buf, size_t n)
+{
+	int h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
+	bool ok = h >= 0 && ramfs_write(fs, h, 0, buf, n) == (long)n;
+
+	if (h >= 0)
+		ramfs_close(fs, h);
+	return ok;
+}
+
 /* Write the whole source tree into fs. */
 static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 {
@@ -43,17 +55,13 @@ static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 	for (unsigned i = 0; i < p->files; i++) {
 		size_t n = corpus_file_size(p, i);
 		char *buf = kmalloc(n);
-		int h;
 		bool ok;
 
 		if (!buf)
 			return false;
 		corpus_generate(p, i, buf, n);
 		src_name(name, i);
-		h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
-		ok = h >= 0 && ramfs_write(fs, h, 0, buf, n) == (long)n;
-		if (h >= 0)
-			ramfs_close(fs, h);
+		ok = write_whole_file(fs, name, buf, n);
 		kfree(buf);
 		if (!ok)
 			return false;
@@ -91,10 +99,7 @@ static bool kb_compile_one(struct ramfs *fs, unsigned i,
 		return false;
 	trace_point(kbuild_step, i, TRACE_KBUILD_WRITE);
 	obj_name(name, i);
-	h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
-	ok = h >= 0 && ramfs_write(fs, h, 0, obj, obj_len) == (long)obj_len;
-	if (h >= 0)
-		ramfs_close(fs, h);
+	ok = write_whole_file(fs, name, obj, obj_len);
 	kfree(obj);
 	return ok;
 }
