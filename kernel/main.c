@@ -30,6 +30,7 @@
 #include "kernel/panic.h"
 #include "kernel/smp_call.h"
 #include "lib/kprintf.h"
+#include "lib/rcu.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
@@ -132,6 +133,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
 	kmalloc_set_cpu_hook(smp_this_cpu, MAX_CPUS);
+	/* RCU: every CPU starts idle; this one runs readers from now on. */
+	rcu_init(smp_this_cpu, rcu_kick_cpu);
+	rcu_idle_exit();
 	if (log_enabled(LOG_INFO))
 		memory_report();
 	/* --- end memory --- */
