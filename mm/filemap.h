@@ -80,6 +80,10 @@ struct file_ra_state {
 	uint64_t prev;     /* last page requested, or UINT64_MAX */
 };
 
+/* The kernel reclaims cached pages when fewer frames than this are free
+ * (4 MiB). */
+#define PAGECACHE_LOW_WATERMARK_PAGES 1024
+
 #define READAHEAD_MIN_PAGES 4
 #define READAHEAD_MAX_PAGES 64
 

@@ -20,6 +20,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
+#include "mm/filemap.h"
 #include "mm/memmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
@@ -285,6 +286,22 @@ struct page *alloc_page_frame(unsigned owner)
 
 	return phys == PAGE_ALLOC_FAILED ? NULL : pfn_to_page(PHYS_PFN(phys));
 }
+
+static struct page *pagecache_frame_alloc(void)
+{
+	return alloc_page_frame(PAGE_OWNER_PAGECACHE);
+}
+
+static void *pagecache_frame_address(struct page *p)
+{
+	return page_address(p);
+}
+
+const struct page_frame_ops page_alloc_frames = {
+	.alloc = pagecache_frame_alloc,
+	.free = free_page_frame,
+	.address = pagecache_frame_address,
+};
 
 void free_page_frame(struct page *p)
 {

@@ -63,6 +63,10 @@ void free_page_frame(struct page *p);
  * can without waiting for locks (it may run under any lock but page_lock)
  * and returns the pages freed. fn NULL removes the hook.
  */
+struct page_frame_ops;
+/* These two and page_address() as the page cache's frame source. */
+extern const struct page_frame_ops page_alloc_frames;
+
 typedef uint64_t (*page_reclaim_fn)(uint64_t nr);
 void page_alloc_set_reclaim(page_reclaim_fn fn, uint64_t low_watermark);
 void page_alloc_print(void);
