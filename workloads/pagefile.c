@@ -37,3 +37,13 @@ bool pagefile_page_ok(uint32_t id, uint64_t index, const void *data)
 			return false;
 	return true;
 }
+
+bool pagefile_page_spot_ok(uint32_t id, uint64_t index, const void *data)
+{
+	const uint64_t *w = data;
+	const unsigned last = PAGE_SIZE / sizeof(*w) - 1;
+
+	return w[0] == pagefile_word(id, index, 0) &&
+	       w[last / 2] == pagefile_word(id, index, last / 2) &&
+	       w[last] == pagefile_word(id, index, last);
+}

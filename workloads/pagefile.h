@@ -33,5 +33,8 @@ static inline uint64_t pagefile_word(uint32_t id, uint64_t index, unsigned w)
 
 /* True if data holds page index of file id, byte for byte. */
 bool pagefile_page_ok(uint32_t id, uint64_t index, const void *data);
+/* The same for the first, middle and last words only (cheap, for hot
+ * loops: a wrong or freed page differs in all of them). */
+bool pagefile_page_spot_ok(uint32_t id, uint64_t index, const void *data);
 
 #endif
