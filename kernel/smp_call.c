@@ -21,8 +21,6 @@
 #include "lib/atomic.h"
 #include "lib/rcu.h"
 
-BUILD_ASSERT(MAX_CPUS <= RCU_MAX_CPUS);
-
 static uint64_t calls_handled;
 
 unsigned smp_this_cpu(void)
@@ -67,20 +65,6 @@ unsigned cpumask_weight(const struct cpumask *m)
 uint64_t smp_calls_handled(void)
 {
 	return atomic_load_relaxed(&calls_handled);
-}
-
-static uint64_t irq_save(void)
-{
-	uint64_t flags = read_rflags();
-
-	cpu_cli();
-	return flags;
-}
-
-static void irq_restore(uint64_t flags)
-{
-	if (flags & RFLAGS_IF)
-		cpu_sti();
 }
 
 /* Run every queued entry of this CPU. Interrupts must be off. */
@@ -132,7 +116,7 @@ void smp_call_init(void)
 static void enqueue(struct percpu *t, const struct smp_call_entry *e)
 {
 	struct smp_call_queue *q = &t->calls;
-	uint64_t flags = irq_save();
+	uint64_t flags = cpu_irq_save();
 	bool was_empty;
 
 	for (;;) {
@@ -149,7 +133,7 @@ static void enqueue(struct percpu *t, const struct smp_call_entry *e)
 	spin_unlock(&q->lock);
 	if (was_empty)
 		apic_send_ipi(t->apic_id, VEC_IPI_CALL);
-	irq_restore(flags);
+	cpu_irq_restore(flags);
 }
 
 unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
@@ -174,17 +158,17 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 		n++;
 	}
 	if (cpumask_test(mask, self)) {
-		uint64_t flags = irq_save();
+		uint64_t flags = cpu_irq_save();
 
 		fn(arg);
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 	}
 	while (wait && atomic_load_acquire(&pending) != 0) {
-		uint64_t flags = irq_save();
+		uint64_t flags = cpu_irq_save();
 
 		rcu_qs_unless_reading();
 		drain_own_queue();
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 		cpu_relax();
 	}
 	return sent + cpumask_test(mask, self);
@@ -299,10 +283,9 @@ void smp_work_loop(void)
 		if (seq == atomic_load_relaxed(&w->done)) {
 			/* Halted, this CPU reads nothing: grace periods do
 			 * not wait for it (an extended quiescent state).
-			 * sti's one-instruction shadow makes "sti; hlt"
-			 * atomic: a wake IPI after the check ends the hlt. */
+			 * A wake IPI after the check ends the hlt. */
 			rcu_idle_enter();
-			__asm__ volatile("sti; hlt" : : : "memory");
+			cpu_sti_hlt();
 			rcu_idle_exit();
 			continue;
 		}

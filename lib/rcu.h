@@ -34,9 +34,10 @@
 #include <stdint.h>
 #include "lib/atomic.h"
 #include "lib/compiler.h"
+#include "lib/config.h"
 
-/* Largest CPU number + 1 this RCU tracks (the kernel asserts MAX_CPUS fits). */
-#define RCU_MAX_CPUS 256
+/* CPU numbers RCU tracks: all of them. */
+#define RCU_MAX_CPUS MAX_CPUS
 
 /* Debug checks of the read-side nesting (on unless built with RCU_DEBUG=0). */
 #ifndef RCU_DEBUG

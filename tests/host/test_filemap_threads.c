@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
@@ -141,10 +142,7 @@ struct worker {
 
 static uint64_t rnd(struct worker *w)
 {
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return w->rng;
+	return prng_next(&w->rng);
 }
 
 static void *reader(void *arg)
@@ -233,7 +231,7 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	stop = bad = hits = misses = gang_pages = removed = reclaimed = 0;
 	for (unsigned i = 0; i <= NR_READERS; i++) {
 		w[i].cpu = i + 1;
-		w[i].rng = 0x1234567ull * (i + 1) + v;
+		w[i].rng = prng_seed(0x1234567ull * (i + 1) + v);
 		pthread_create(&w[i].t, NULL, i < NR_READERS ? reader : remover,
 			       &w[i]);
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/rcu.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
@@ -64,10 +65,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return prng_next(&rng_state);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -85,7 +83,7 @@ static unsigned make_set(uint64_t *idx, unsigned n, enum set_kind kind,
 {
 	unsigned m = 0;
 
-	rng_state = seed;
+	rng_state = prng_seed(seed);
 	for (unsigned i = 0; i < n; i++) {
 		switch (kind) {
 		case SET_RANDOM: /* anywhere in 40 bits */

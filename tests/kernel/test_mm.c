@@ -8,13 +8,14 @@
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/pgtable.h"
-#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/smp.h"
 #include "kernel/smp_call.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -67,14 +68,6 @@ KTEST(page_alloc, exhaust_then_free_everything)
 #define SHADOW_SLOTS 256
 #define RANDOM_STEPS 4000
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Random allocations and frees checked against a shadow record: blocks
  * never overlap, are aligned, and keep the pattern written into them. */
 KTEST(page_alloc, random_against_shadow)
@@ -88,7 +81,7 @@ KTEST(page_alloc, random_against_shadow)
 
 	memset(slot, 0, sizeof(slot));
 	for (int step = 0; step < RANDOM_STEPS; step++) {
-		unsigned i = xorshift(&seed) % SHADOW_SLOTS;
+		unsigned i = prng_next(&seed) % SHADOW_SLOTS;
 
 		if (slot[i].phys) {
 			uint64_t *p = phys_to_virt(slot[i].phys);
@@ -99,7 +92,7 @@ KTEST(page_alloc, random_against_shadow)
 			slot[i].phys = 0;
 			continue;
 		}
-		slot[i].order = xorshift(&seed) % 5;
+		slot[i].order = prng_next(&seed) % 5;
 		slot[i].phys = page_alloc_phys(slot[i].order, PAGE_OWNER_TEST);
 		if (slot[i].phys == PAGE_ALLOC_FAILED) {
 			slot[i].phys = 0;
@@ -355,7 +348,7 @@ KTEST(vm, stack_guard_page_unmapped)
 
 KTEST(vm, direct_map_uses_large_pages)
 {
-	const struct memmap *m = page_alloc_memmap();
+	const struct fwmap *m = page_alloc_fwmap();
 	struct vm_translation t;
 	size_t iter = 0;
 	uint64_t base, end, big = PT_LEVEL_SIZE(2);
@@ -363,7 +356,7 @@ KTEST(vm, direct_map_uses_large_pages)
 
 	/* The first usable range holding a whole aligned 2 MiB block must
 	 * be mapped by a large page (levels 2 or 3). */
-	while (memmap_next_usable(m, &iter, &base, &end)) {
+	while (fwmap_next_usable(m, &iter, &base, &end)) {
 		uint64_t b = ALIGN_UP(base, big);
 
 		if (b + big > end)

@@ -9,6 +9,7 @@
 #include "kernel/smp_call.h"
 #include "lib/cycles.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/rcu.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
@@ -32,25 +33,17 @@ struct stress {
 	uint64_t bad, hits, misses, removed, reclaimed, gang_pages;
 };
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void stress_cpu(void *arg)
 {
 	struct stress *st = arg;
 	unsigned cpu = smp_this_cpu();
-	uint64_t rng = 0x9e3779b97f4a7c15ull * (cpu + 1);
+	uint64_t rng = prng_seed(0x9e3779b97f4a7c15ull * (cpu + 1));
 	struct file_ra_state ra;
 
 	file_ra_state_init(&ra);
 	smp_barrier_wait(&st->barrier);
 	for (unsigned it = 0; it < STRESS_ITERS; it++) {
-		uint64_t index = xorshift(&rng) % STRESS_FILE_PAGES;
+		uint64_t index = prng_next(&rng) % STRESS_FILE_PAGES;
 		struct page *pages[STRESS_GANG];
 		struct page *p = find_get_page(&st->m, index);
 		unsigned n;
