@@ -20,6 +20,7 @@
  */
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
+#include "kernel/profile.h"
 #include "kernel/smp_call.h"
 #include "lib/bench_output.h"
 #include "lib/cycles.h"
@@ -43,6 +44,7 @@
 #define USEC_PER_SEC 1000000ull
 #define MIB (1ull << 20)
 #define MIBS_SCALE 3 /* MiB/s with three decimals */
+#define PROFILE_SPLICE_TOP 6 /* functions in a per-point profile */
 
 /* A pipe of PIPE_BUFFERS page references (Linux's pipe_inode_info). */
 struct pipe {
@@ -358,10 +360,32 @@ static int pagecache_splice_run(enum experiment_mode mode)
 				struct lock_stats ls = {0};
 				static char lname[LOCK_NAME_MAX];
 
+				/* With profile=1, the most clients on one
+				 * file get a profile of their own, as in the
+				 * seed's post. */
+				bool own_profile = profile_active() &&
+						   layout == 0 &&
+						   n == max_clients;
+
 				memset(&pt, 0, sizeof(pt));
+				if (own_profile) {
+					profile_stop();
+					profile_start(PROFILE_HZ);
+				}
 				if (run_point(v, layout == 1, n, mode, &pt)) {
 					rc = 1;
 					continue;
+				}
+				if (own_profile) {
+					static char title[64];
+
+					profile_stop();
+					ksnprintf(title, sizeof(title),
+						  "pagecache_splice %s, %u "
+						  "clients, one file",
+						  pagecache_variant_name(v), n);
+					profile_report(title, PROFILE_SPLICE_TOP);
+					profile_start(PROFILE_HZ);
 				}
 				ksnprintf(name, sizeof(names[0]), "%s%s",
 					  pagecache_variant_name(v),

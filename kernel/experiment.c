@@ -32,6 +32,8 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	rc = e->run(mode);
 	if (profiling) {
 		profile_stop();
+		/* An experiment may report sections itself (restarting the
+		 * profiler): this report covers what ran after the last. */
 		profile_report(e->name, PROFILE_TOP_N);
 	}
 	kprintf("=== experiment %s: %s ===\n", e->name,

@@ -95,6 +95,11 @@ void profile_stop(void)
  * further functions are counted under "(other functions)". */
 #define PROFILE_MAX_FUNCS 1024
 
+bool profile_active(void)
+{
+	return atomic_load_acquire(&active) != 0;
+}
+
 unsigned profile_top(struct profile_entry *out, unsigned max,
 		     uint64_t *total, uint64_t *dropped_out)
 {

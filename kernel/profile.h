@@ -28,6 +28,8 @@
 bool profile_start(unsigned hz);
 /* Stop sampling everywhere; the samples stay until the next start. */
 void profile_stop(void);
+/* True between profile_start() and profile_stop(). */
+bool profile_active(void);
 
 /* One line of a report: a function and its samples. */
 struct profile_entry {
