@@ -14,6 +14,7 @@
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
+ *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -66,6 +67,9 @@ static const struct option_desc options[] = {
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "1: sample every experiment with the LAPIC timer, report the top "
+	 "functions"},
 };
 
 static void set_defaults(void)
