@@ -242,6 +242,22 @@ $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 .PHONY: host-tests
 host-tests: $(HOST_TESTS)
 
+# The ia64 purge reference code (arch/ia64/purge.S) is assembled and its
+# disassembly checked as one more host test; only that needs GNU binutils
+# for ia64. The test program is a generated wrapper around the script.
+TEST_DEPS := ia64-linux-gnu-as:binutils-ia64-linux-gnu:assembling-the-ia64-purge-reference-code
+IA64_ASM_TEST := $(BUILD)/host/test_ia64_purge_asm
+.PHONY: deps-test
+deps-test:
+	$(call install_missing,$(TEST_DEPS))
+$(IA64_ASM_TEST): tests/host/ia64_purge_asm.sh arch/ia64/purge.S | deps-test
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath tests/host/ia64_purge_asm.sh) \
+		$(abspath arch/ia64/purge.S) $(abspath $(BUILD)/host/ia64) > $@
+	$(Q)chmod +x $@
+host-tests: $(IA64_ASM_TEST)
+
 # --------------------------------------------------------------------------
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
 # --------------------------------------------------------------------------
