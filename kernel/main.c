@@ -16,6 +16,7 @@
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smp.h"
+#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
@@ -128,6 +129,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	page_alloc_init();
 	mtrr_read();
 	vm_init();
+	if (kopt.tlb_ceiling)
+		tlb_flush_ceiling = kopt.tlb_ceiling;
+	tlb_init_cpu(!kopt.nopcid);
 	kmalloc_init(&kernel_kmalloc_backend);
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */

@@ -28,6 +28,8 @@ enum crash_kind {
 
 #define OPT_STRING_MAX 128
 #define MAX_CPUS 256
+/* tlb.ceiling= upper bound (pages). */
+#define OPT_TLB_CEILING_MAX 4096
 
 struct kernel_options {
 	unsigned consoles; /* CONSOLE_* bits */
@@ -41,6 +43,8 @@ struct kernel_options {
 	bool poison; /* fill freed pages with a pattern */
 	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
+	bool nopcid; /* do not use PCIDs even if the CPU has them */
+	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

@@ -139,6 +139,9 @@ void vm_init(void)
 	if (err)
 		panic("vm_init: no page for the kernel's PML4: %s",
 		      vm_strerror(err));
+	/* Every kernel top-level entry now, so that spaces created later
+	 * share the kernel half exactly. */
+	vm_kernel_half_precreate();
 	map_direct();
 	map_kernel_image();
 	map_framebuffer();

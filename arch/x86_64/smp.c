@@ -177,6 +177,7 @@ void ap_main(struct percpu *pc)
 		kprintf("cpu %u: PAT differs from the boot CPU's\n", pc->cpu_id);
 	pc->pat = rdmsr(MSR_PAT);
 	apic_init_ap();
+	tlb_init_cpu(!kopt.nopcid);
 	atomic_store_release(&params()->stage, STAGE_IN_C);
 	if (apic_id() != pc->apic_id)
 		kprintf("cpu %u: MADT says apic id %u, the APIC says %u\n",
@@ -254,39 +255,26 @@ static bool start_ap(uint32_t id)
 	return false;
 }
 
-struct shootdown {
-	uint64_t va, npages;
-};
-
 static uint64_t shootdowns;
 
-static void shootdown_local(void *arg)
-{
-	const struct shootdown *s = arg;
-
-	if (s->npages == 0 || s->npages > TLB_FLUSH_ALL_THRESHOLD)
-		tlb_flush_local_all();
-	else
-		for (uint64_t i = 0; i < s->npages; i++)
-			tlb_flush_local_page(s->va + i * PAGE_SIZE);
-}
-
 /*
- * TLB shootdown for kernel mappings: every other online CPU flushes the
- * range and the caller waits until all have, so no CPU can still use a
- * translation the caller has removed or retyped. (ROADMAP item 3 narrows
- * this to the CPUs that may hold the translation.)
+ * The TLB code's way to other CPUs (tlb_remote_call): run fn on the CPUs
+ * of the word mask cpus, this one included if set, and wait for all, so
+ * no CPU can still use a translation the caller has removed or retyped.
+ * Which CPUs to reach is the TLB code's decision (arch/x86_64/tlb.c).
  */
-static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
+static unsigned smp_tlb_call(const uint64_t *cpus, void (*fn)(void *),
+			     void *arg)
 {
-	struct shootdown s = {va, npages};
-	struct cpumask others;
+	struct cpumask m;
 
-	cpumask_online(&others, true);
-	if (cpumask_weight(&others) == 0)
-		return;
-	atomic_fetch_add_relaxed(&shootdowns, 1);
-	smp_call(&others, shootdown_local, &s, true);
+	cpumask_clear(&m);
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
+		if ((cpus[cpu / 64] >> (cpu % 64)) & 1)
+			cpumask_set(&m, cpu);
+	if (cpumask_weight(&m) > cpumask_test(&m, smp_this_cpu()))
+		atomic_fetch_add_relaxed(&shootdowns, 1);
+	return smp_call(&m, fn, arg, true);
 }
 
 uint64_t smp_tlb_shootdowns(void)
@@ -350,7 +338,7 @@ void smp_init(void)
 			stats.online++;
 	}
 	if (stats.online > 1) {
-		tlb_remote_flush = smp_tlb_shootdown;
+		tlb_remote_call = smp_tlb_call;
 		panic_stop_other_cpus = smp_stop_others;
 	}
 }

@@ -40,7 +40,7 @@ const struct smp_stats *smp_stats(void);
 uint64_t smp_boot_pat(void);
 
 void smp_print(void);
-/* TLB shootdowns sent since boot (all CPUs). */
+/* TLB shootdowns (flushes that reached another CPU) since boot. */
 uint64_t smp_tlb_shootdowns(void);
 
 #endif
