@@ -8,6 +8,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/fault.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
@@ -114,6 +115,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	gdt_init_cpu(&boot_cpu_tables);
 	idt_init();
+	fault_init();
 	cpu_identify();
 	fpu_init_cpu();
 

@@ -1,0 +1,153 @@
+/*
+ * Address spaces with demand paging; see mm/space.h.
+ */
+#include "arch/x86_64/layout.h"
+#include "lib/assert.h"
+#include "lib/atomic.h"
+#include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
+#include "mm/rmap.h"
+#include "mm/space.h"
+#include "mm/tlb.h"
+#include "mm/tlb_gather.h"
+
+/* Reverse-map items: one per mapped page, for up to this many. */
+#define SPACE_RMAP_ITEMS 32768
+
+static struct space_stats stats;
+
+void space_stats(struct space_stats *out)
+{
+	out->created = atomic_load_relaxed(&stats.created);
+	out->destroyed = atomic_load_relaxed(&stats.destroyed);
+	out->faults = atomic_load_relaxed(&stats.faults);
+	out->zero_fills = atomic_load_relaxed(&stats.zero_fills);
+	out->fault_nomem = atomic_load_relaxed(&stats.fault_nomem);
+}
+
+struct addr_space *space_create(const char *name)
+{
+	struct addr_space *as;
+
+	if (!rmap_ready() && !rmap_init(SPACE_RMAP_ITEMS))
+		return NULL;
+	as = kzalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	if (vm_space_create(as, name) != VM_OK) {
+		kfree(as);
+		return NULL;
+	}
+	atomic_fetch_add_relaxed(&stats.created, 1);
+	return as;
+}
+
+static bool nothing_loaded(const struct addr_space *as)
+{
+	for (unsigned w = 0; w < VM_CPU_WORDS; w++)
+		if (atomic_load_relaxed(&as->loaded[w]))
+			return false;
+	return true;
+}
+
+void space_destroy(struct addr_space *as)
+{
+	struct tlb_gather g;
+
+	kassert(as != &kernel_space && nothing_loaded(as));
+	/* Reclaim finds pages through the reverse map: take them out of it
+	 * first, under its lock, so it cannot race the unmap below. */
+	rmap_lock();
+	for (unsigned i = 0; i < as->nregions; i++) {
+		const struct vm_region *r = &as->regions[i];
+
+		rmap_remove_space_locked(as, r->start,
+					 (r->end - r->start) / PAGE_SIZE);
+	}
+	rmap_unlock();
+	tlb_gather_init(&g);
+	for (unsigned i = 0; i < as->nregions; i++) {
+		const struct vm_region *r = &as->regions[i];
+
+		vm_unmap_gather(as, r->start, (r->end - r->start) / PAGE_SIZE,
+				&g, true);
+	}
+	tlb_gather_finish(&g);
+	vm_space_free_tables(as);
+	atomic_fetch_add_relaxed(&stats.destroyed, 1);
+	kfree(as);
+}
+
+int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
+		   unsigned prot)
+{
+	uint64_t end = start + npages * PAGE_SIZE;
+	int err = VM_OK;
+
+	if (start & (PAGE_SIZE - 1))
+		return VM_ERR_ALIGN;
+	if (npages == 0 || start < SPACE_USER_MIN || end > SPACE_USER_END ||
+	    end < start)
+		return VM_ERR_INVALID;
+	spin_lock(&as->lock);
+	if (as->nregions == VM_MAX_REGIONS)
+		err = VM_ERR_INVALID;
+	for (unsigned i = 0; i < as->nregions && !err; i++)
+		if (start < as->regions[i].end && as->regions[i].start < end)
+			err = VM_ERR_INVALID;
+	if (!err)
+		as->regions[as->nregions++] = (struct vm_region){
+			start, end, VM_REGION_ANON, prot};
+	spin_unlock(&as->lock);
+	return err;
+}
+
+static const struct vm_region *region_of(struct addr_space *as, uint64_t va)
+{
+	for (unsigned i = 0; i < as->nregions; i++)
+		if (va >= as->regions[i].start && va < as->regions[i].end)
+			return &as->regions[i];
+	return NULL;
+}
+
+bool space_fault(struct addr_space *as, uint64_t va)
+{
+	const struct vm_region *r;
+	uint64_t page = va & ~(PAGE_SIZE - 1), frame;
+	struct vm_translation t;
+	int err;
+
+	if (!as || as == &kernel_space || va >= SPACE_USER_END)
+		return false;
+	spin_lock(&as->lock);
+	r = region_of(as, page);
+	spin_unlock(&as->lock);
+	if (!r)
+		return false;
+	atomic_fetch_add_relaxed(&stats.faults, 1);
+	if (vm_translate(as, page, &t))
+		return true; /* another CPU mapped it first */
+	frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
+	if (frame == PAGE_ALLOC_FAILED) {
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		return false;
+	}
+	memset(phys_to_virt(frame), 0, PAGE_SIZE);
+	/* Map, then record: reclaim must not find a frame not mapped yet. */
+	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
+	if (err) {
+		page_free_phys(frame, 0);
+		return err == VM_ERR_EXISTS;
+	}
+	if (!rmap_add(frame >> PAGE_SHIFT, as, page, true)) {
+		vm_unmap(as, page, 1);
+		page_free_phys(frame, 0);
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		return false;
+	}
+	atomic_fetch_add_relaxed(&stats.zero_fills, 1);
+	atomic_fetch_add_relaxed(&as->resident, 1);
+	atomic_fetch_add_relaxed(&as->faults, 1);
+	return true;
+}
