@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/config.h"
 #include "lib/spinlock.h"
 #include "mm/memtype.h"
 
@@ -41,8 +42,8 @@
 #define VM_ERR_ALIGN (-4)
 #define VM_ERR_INVALID (-5)
 
-/* Words of a CPU bit mask in a space (64 CPUs each; MAX_CPUS = 256). */
-#define VM_CPU_WORDS 4
+/* Words of a CPU bit mask in a space (64 CPUs each). */
+#define VM_CPU_WORDS (MAX_CPUS / 64)
 #define VM_MAX_REGIONS 8
 
 enum vm_region_kind { VM_REGION_ANON };

@@ -21,7 +21,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
-#include "kernel/options.h"
+#include "lib/config.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
