@@ -136,14 +136,36 @@ static bool fail(struct ia64_machine *m, const char *what, unsigned cpu,
 	return false;
 }
 
-/* The live space owning context ctx, or IA64_NO_MM. */
-static int owner_of(const struct ia64_machine *m, uint32_t ctx)
+/* Live contexts -> slots, for one check: open addressing. */
+#define OWNER_TABLE 128
+BUILD_ASSERT(OWNER_TABLE >= 2 * IA64_MAX_MMS);
+
+struct owner_table {
+	uint32_t ctx[OWNER_TABLE]; /* 0: empty */
+	int slot[OWNER_TABLE];
+};
+
+static void owners_build(const struct ia64_machine *m, struct owner_table *t)
 {
-	if (ctx == IA64_KERNEL_CONTEXT)
-		return IA64_NO_MM;
-	for (int s = 0; s < IA64_MAX_MMS; s++)
-		if (m->mms[s].live && m->mms[s].context == ctx)
-			return s;
+	memset(t->ctx, 0, sizeof(t->ctx));
+	for (int s = 0; s < IA64_MAX_MMS; s++) {
+		uint32_t ctx = m->mms[s].context, h = ctx % OWNER_TABLE;
+
+		if (!m->mms[s].live || ctx == IA64_KERNEL_CONTEXT)
+			continue;
+		while (t->ctx[h])
+			h = (h + 1) % OWNER_TABLE;
+		t->ctx[h] = ctx;
+		t->slot[h] = s;
+	}
+}
+
+/* The live space owning context ctx, or IA64_NO_MM. */
+static int owner_of(const struct owner_table *t, uint32_t ctx)
+{
+	for (uint32_t h = ctx % OWNER_TABLE; t->ctx[h]; h = (h + 1) % OWNER_TABLE)
+		if (t->ctx[h] == ctx)
+			return t->slot[h];
 	return IA64_NO_MM;
 }
 
@@ -159,6 +181,10 @@ static bool rid_loaded(const struct ia64_cpu *c, uint32_t rid)
 
 bool ia64_check(struct ia64_machine *m)
 {
+	struct owner_table owners;
+	int n_ctx[IA64_MAX_MMS] = {0};
+
+	owners_build(m, &owners);
 	for (int s = 0; s < IA64_MAX_MMS; s++) {
 		const struct ia64_mm *mm = &m->mms[s];
 		uint32_t ctx = mm->context;
@@ -169,7 +195,9 @@ bool ia64_check(struct ia64_machine *m)
 			return fail(m, "context not allocated", 0, ctx, 0);
 		if ((m->flushmap[ctx / 64] >> (ctx % 64)) & 1)
 			return fail(m, "live context retired", 0, ctx, 0);
-		if (owner_of(m, ctx) != s)
+		for (int o = 0; o < s; o++)
+			n_ctx[s] += m->mms[o].live && m->mms[o].context == ctx;
+		if (n_ctx[s])
 			return fail(m, "context shared", 0, ctx, 0);
 	}
 	for (unsigned cpu = 0; cpu < m->cfg.ncpus; cpu++) {
@@ -182,7 +210,7 @@ bool ia64_check(struct ia64_machine *m)
 
 				if (!e->valid)
 					continue;
-				owner = owner_of(m,
+				owner = owner_of(&owners,
 						 e->rid >> IA64_RID_REGION_BITS);
 				if (owner == IA64_NO_MM)
 					continue;

@@ -33,6 +33,8 @@ void ia64_itc(struct ia64_machine *m, unsigned cpu, uint64_t va,
 	struct ia64_tc_entry *e;
 
 	kassert(cpu < m->cfg.ncpus);
+	/* Base pages only: a page's entry lives in its own set. */
+	kassert(page_shift == IA64_PAGE_SHIFT);
 	if (ia64_tc_holds(m, cpu, rid, va))
 		return;
 	e = &c->tc[set][c->victim[set]];
@@ -55,11 +57,11 @@ bool ia64_tc_holds(const struct ia64_machine *m, unsigned cpu, uint32_t rid,
 		   uint64_t va)
 {
 	const struct ia64_cpu *c = &m->cpus[cpu];
+	unsigned s = tc_set(va);
 
-	for (unsigned s = 0; s < IA64_TC_SETS; s++)
-		for (unsigned w = 0; w < IA64_TC_WAYS; w++)
-			if (entry_covers(&c->tc[s][w], rid, va))
-				return true;
+	for (unsigned w = 0; w < IA64_TC_WAYS; w++)
+		if (entry_covers(&c->tc[s][w], rid, va))
+			return true;
 	return false;
 }
 
