@@ -26,7 +26,7 @@ enum tlb_policy { TLB_POLICY_NAIVE, TLB_POLICY_BATCHED, TLB_POLICY_COUNT };
 
 const char *tlb_policy_name(enum tlb_policy p);
 
-/* Called (rmap lock held, before the unmap) for each page reclaimed. */
+/* Called (rmap lock held, before the unmap) for each mapping removed. */
 typedef void (*reclaim_observer)(struct addr_space *as, uint64_t va,
 				 void *arg);
 
@@ -42,6 +42,19 @@ struct reclaim_result {
  */
 struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 				   unsigned batch, reclaim_observer observe,
+				   void *arg);
+
+/*
+ * Evict up to nr file pages (page-cache pages) the way the policy says.
+ * evict(arg), called with the reverse-map lock held, takes the next
+ * victim out of its cache so no new fault can find it and returns its
+ * frame, or PAGE_ALLOC_FAILED when there is none. The frame is unmapped
+ * from every space that maps it (naive: a flush per mapping) and freed
+ * after the flush. pages counts evicted frames, batches flushes.
+ */
+struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
+				   unsigned batch, uint64_t (*evict)(void *),
+				   void *evict_arg, reclaim_observer observe,
 				   void *arg);
 
 #endif

@@ -51,16 +51,31 @@ static unsigned bucket(uint64_t pfn)
 
 bool rmap_add(uint64_t pfn, struct addr_space *as, uint64_t va, bool anon)
 {
-	struct rmap_item *it;
+	bool ok;
 
 	if (!pool)
 		return false;
 	spin_lock(&lock);
-	it = free_items;
-	if (!it) {
-		spin_unlock(&lock);
+	ok = rmap_add_locked(pfn, as, va, anon);
+	spin_unlock(&lock);
+	return ok;
+}
+
+struct rmap_item *rmap_first_locked(uint64_t pfn)
+{
+	for (struct rmap_item *it = hash[bucket(pfn)]; it; it = it->hash_next)
+		if (it->pfn == pfn)
+			return it;
+	return NULL;
+}
+
+bool rmap_add_locked(uint64_t pfn, struct addr_space *as, uint64_t va,
+		     bool anon)
+{
+	struct rmap_item *it = free_items;
+
+	if (!it)
 		return false;
-	}
 	free_items = it->hash_next;
 	it->pfn = pfn;
 	it->as = as;
@@ -77,7 +92,6 @@ bool rmap_add(uint64_t pfn, struct addr_space *as, uint64_t va, bool anon)
 		it->lru_prev = it->lru_next = NULL;
 	}
 	used++;
-	spin_unlock(&lock);
 	return true;
 }
 

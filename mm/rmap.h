@@ -55,6 +55,11 @@ void rmap_unlock(void);
 struct rmap_item *rmap_oldest_anon_locked(void);
 /* With the lock held: drop item (returns it to the pool). */
 void rmap_drop_locked(struct rmap_item *it);
+/* With the lock held: record a mapping (rmap_add's locked twin). */
+bool rmap_add_locked(uint64_t pfn, struct addr_space *as, uint64_t va,
+		     bool anon);
+/* With the lock held: any one mapping of pfn, or NULL. */
+struct rmap_item *rmap_first_locked(uint64_t pfn);
 /* With the lock held: forget every mapping of as in [va, va + npages). */
 void rmap_remove_space_locked(struct addr_space *as, uint64_t va,
 			      uint64_t npages);

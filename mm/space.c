@@ -23,6 +23,7 @@ void space_stats(struct space_stats *out)
 	out->destroyed = atomic_load_relaxed(&stats.destroyed);
 	out->faults = atomic_load_relaxed(&stats.faults);
 	out->zero_fills = atomic_load_relaxed(&stats.zero_fills);
+	out->file_maps = atomic_load_relaxed(&stats.file_maps);
 	out->fault_nomem = atomic_load_relaxed(&stats.fault_nomem);
 }
 
@@ -70,8 +71,9 @@ void space_destroy(struct addr_space *as)
 	for (unsigned i = 0; i < as->nregions; i++) {
 		const struct vm_region *r = &as->regions[i];
 
+		/* Anonymous frames are the space's; file pages the file's. */
 		vm_unmap_gather(as, r->start, (r->end - r->start) / PAGE_SIZE,
-				&g, true);
+				&g, r->kind == VM_REGION_ANON);
 	}
 	tlb_gather_finish(&g);
 	vm_space_free_tables(as);
@@ -79,16 +81,41 @@ void space_destroy(struct addr_space *as)
 	kfree(as);
 }
 
+static int add_region(struct addr_space *as, const struct vm_region *nr);
+
 int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 		   unsigned prot)
 {
-	uint64_t end = start + npages * PAGE_SIZE;
-	int err = VM_OK;
+	struct vm_region r = {start, start + npages * PAGE_SIZE, VM_REGION_ANON,
+			      prot, NULL, 0};
 
 	if (start & (PAGE_SIZE - 1))
 		return VM_ERR_ALIGN;
-	if (npages == 0 || start < SPACE_USER_MIN || end > SPACE_USER_END ||
-	    end < start)
+	if (npages == 0 || npages > SPACE_USER_END / PAGE_SIZE)
+		return VM_ERR_INVALID;
+	return add_region(as, &r);
+}
+
+int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
+		   const struct vm_file *file, uint64_t pgoff, unsigned prot)
+{
+	struct vm_region r = {start, start + npages * PAGE_SIZE, VM_REGION_FILE,
+			      prot, file, pgoff};
+
+	if (start & (PAGE_SIZE - 1))
+		return VM_ERR_ALIGN;
+	if (!file || !file->ops || !file->ops->get_page || npages == 0 ||
+	    npages > SPACE_USER_END / PAGE_SIZE)
+		return VM_ERR_INVALID;
+	return add_region(as, &r);
+}
+
+static int add_region(struct addr_space *as, const struct vm_region *nr)
+{
+	uint64_t start = nr->start, end = nr->end;
+	int err = VM_OK;
+
+	if (start < SPACE_USER_MIN || end > SPACE_USER_END || end < start)
 		return VM_ERR_INVALID;
 	spin_lock(&as->lock);
 	if (as->nregions == VM_MAX_REGIONS)
@@ -97,8 +124,7 @@ int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 		if (start < as->regions[i].end && as->regions[i].start < end)
 			err = VM_ERR_INVALID;
 	if (!err)
-		as->regions[as->nregions++] = (struct vm_region){
-			start, end, VM_REGION_ANON, prot};
+		as->regions[as->nregions++] = *nr;
 	spin_unlock(&as->lock);
 	return err;
 }
@@ -109,6 +135,41 @@ static const struct vm_region *region_of(struct addr_space *as, uint64_t va)
 		if (va >= as->regions[i].start && va < as->regions[i].end)
 			return &as->regions[i];
 	return NULL;
+}
+
+/* Map the file page behind page, all under the reverse-map lock. */
+static bool fault_file(struct addr_space *as, const struct vm_region *r,
+		       uint64_t page)
+{
+	uint64_t index = r->pgoff + (page - r->start) / PAGE_SIZE, frame;
+	bool ok = false;
+	int err;
+
+	rmap_lock();
+	frame = r->file->ops->get_page(r->file, index);
+	if (frame == PAGE_ALLOC_FAILED) {
+		rmap_unlock();
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		return false;
+	}
+	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
+	if (err == VM_OK) {
+		ok = rmap_add_locked(frame >> PAGE_SHIFT, as, page, false);
+		if (!ok) {
+			struct tlb_gather g;
+
+			tlb_gather_init(&g);
+			vm_unmap_gather(as, page, 1, &g, false);
+			tlb_gather_finish(&g);
+			atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		} else {
+			atomic_fetch_add_relaxed(&stats.file_maps, 1);
+		}
+	} else {
+		ok = err == VM_ERR_EXISTS;
+	}
+	rmap_unlock();
+	return ok;
 }
 
 bool space_fault(struct addr_space *as, uint64_t va)
@@ -128,6 +189,8 @@ bool space_fault(struct addr_space *as, uint64_t va)
 	atomic_fetch_add_relaxed(&stats.faults, 1);
 	if (vm_translate(as, page, &t))
 		return true; /* another CPU mapped it first */
+	if (r->kind == VM_REGION_FILE)
+		return fault_file(as, r, page);
 	frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
 	if (frame == PAGE_ALLOC_FAILED) {
 		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);

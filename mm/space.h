@@ -8,6 +8,13 @@
  *   space_create -> space_add_anon ... -> tlb_switch_to(as) on a CPU ->
  *   touches fault pages in -> tlb_switch_to(&kernel_space) -> space_destroy
  *
+ * A file region maps the pages a struct vm_file hands out (a page cache):
+ * they are shared, recorded in the reverse map, never freed by the space.
+ * The fault takes the reverse-map lock around "look the page up, map
+ * it, record it", so a cache that evicts a page under the same lock
+ * (space_unmap_file_page) never races a fault into mapping a frame it
+ * is about to free.
+ *
  * A fault that is not in a region of the space the CPU has loaded is not
  * ours: space_fault() returns false and the trap code carries on
  * (trap_try() catches it, or the panic report prints it).
@@ -25,7 +32,23 @@
 #define SPACE_USER_MIN 0x0000000000400000ull
 
 struct space_stats {
-	uint64_t created, destroyed, faults, zero_fills, fault_nomem;
+	uint64_t created, destroyed, faults, zero_fills, file_maps, fault_nomem;
+};
+
+struct vm_file;
+
+struct vm_file_ops {
+	/*
+	 * The frame holding page index of the file, reading it in if
+	 * needed; PAGE_ALLOC_FAILED without memory or past the end. Called
+	 * with the reverse-map lock held: must not take it.
+	 */
+	uint64_t (*get_page)(const struct vm_file *f, uint64_t index);
+};
+
+struct vm_file {
+	const struct vm_file_ops *ops;
+	void *priv;
 };
 
 /* A new space (kmalloc'ed) sharing the kernel half; NULL without memory.
@@ -41,6 +64,10 @@ void space_destroy(struct addr_space *as);
  * too many regions). */
 int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 		   unsigned prot);
+/* Add a file region: file pages pgoff.. at start, npages long. Same
+ * errors as space_add_anon. */
+int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
+		   const struct vm_file *file, uint64_t pgoff, unsigned prot);
 /*
  * Demand fault at va in as: allocate a zeroed frame, map it, record it.
  * Returns true if va is now mapped (also when another CPU raced us to
