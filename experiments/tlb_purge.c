@@ -3,20 +3,24 @@
  * costs when it unmaps pages of address spaces that are not running.
  *
  * Load, on N CPUs:
- *   CPU 0 (the caller) streams: it reads "file" pages into a cache of
- *     its own (the seed's find / | xargs cat), with its own small space
- *     loaded; when free memory falls below the run's budget it reclaims
- *     RECLAIM_BATCH_DEFAULT anonymous pages of the jobs' spaces (oldest
- *     first, through the reverse map) and as many cache pages.
+ *   CPU 0 (the caller) streams: it reads the pages of TP_FILES files, in
+ *     turn and over and over, into a file cache (the seed's find / |
+ *     xargs cat), with its own small space loaded; when free memory falls
+ *     below the run's budget it reclaims: RECLAIM_BATCH_DEFAULT of the
+ *     oldest cached file pages (unmapping them from every space that maps
+ *     them) and as many anonymous pages of the jobs (oldest first).
  *   CPUs 1..N-1 run compile-shaped jobs (the seed's make -j50): each
  *     interleaves TP_JOB_SPACES spaces, so most spaces are not loaded at
- *     any moment; a space's turn faults in and writes part of its
- *     anonymous heap, a space exits after TP_SPACE_LIFE turns and a new
- *     one takes its place.
- * The page cache of this kernel is not wired in here: the pressure on
- * the jobs' pages is anonymous-page reclaim (there is no swap, so a
- * reclaimed page comes back zeroed; the jobs check that every word they
- * read is zero or what they wrote, never anything else).
+ *     any moment; a space maps one of the first TP_HEADER_FILES files
+ *     (its "headers", shared with other spaces) and has an anonymous
+ *     heap; its turn reads header pages and faults in and writes part of
+ *     its heap; a space exits after TP_SPACE_LIFE turns and a new one
+ *     takes its place.
+ * The file cache is this experiment's own stand-in (a frame per cached
+ * file page, evicted oldest first) until the kernel's page cache serves
+ * vm_file. There is no swap: a reclaimed anonymous page comes back
+ * zeroed. The jobs check every word they read: a header word must hold
+ * the file's pattern, a heap word zero or what the space wrote.
  *
  * Two x86_64 policies in one boot, one phase each (mm/reclaim.h):
  * naive (a shootdown per page) and batched (one flush per batch). Every
@@ -52,13 +56,21 @@
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 #include "mm/space.h"
 #include "mm/tlb.h"
 
 #define TP_UVA 0x0000000040000000ull /* every job heap starts here */
+#define TP_HDR_VA 0x0000000080000000ull /* and its header file here */
+#define TP_FILES 64		     /* files the streamer reads in turn */
+#define TP_FILE_PAGES 16	     /* pages per file */
+#define TP_HEADER_FILES 4	     /* files the jobs map */
+#define TP_CACHE_SLOTS (TP_FILES * TP_FILE_PAGES)
+#define TP_FILE_MAGIC 0xf1000000000000ull
 #define TP_JOB_SPACES 4		     /* spaces per job CPU */
 #define TP_JOB_PAGES 48		     /* anonymous heap pages per space */
-#define TP_TURN_PAGES 12	     /* pages a space touches per turn */
+#define TP_TURN_PAGES 12	     /* heap pages a space touches per turn */
+#define TP_TURN_HDR_PAGES 8	     /* header pages it reads per turn */
 #define TP_SPACE_LIFE 6		     /* turns before a space exits */
 #define TP_MAX_JOB_CPUS (IA64_MAX_CPUS - 1)
 #define TP_RID_BITS 24		     /* Montecito's region-ID width */
@@ -85,6 +97,7 @@ struct tp_job {
 	struct addr_space *sp[TP_JOB_SPACES];
 	int slot[TP_JOB_SPACES];
 	uint64_t serial[TP_JOB_SPACES];
+	uint64_t hdr[TP_JOB_SPACES]; /* the header file it maps */
 	unsigned turns[TP_JOB_SPACES];
 	uint64_t spaces, touches, bad_words;
 };
@@ -105,9 +118,19 @@ static struct {
 
 /* ---- the ia64 model, fed under one lock ---------------------------- */
 
+/* The model's page for a job address: heap in region 1, header file in
+ * region 2, page for page. */
 static uint64_t model_va(uint64_t va)
 {
+	if (va >= TP_HDR_VA)
+		return ia64_user_va(2, (unsigned)((va - TP_HDR_VA) / PAGE_SIZE));
 	return ia64_user_va(1, (unsigned)((va - TP_UVA) / PAGE_SIZE));
+}
+
+static bool job_address(uint64_t va)
+{
+	return (va >= TP_UVA && va < TP_UVA + TP_JOB_PAGES * PAGE_SIZE) ||
+	       (va >= TP_HDR_VA && va < TP_HDR_VA + TP_FILE_PAGES * PAGE_SIZE);
 }
 
 static int model_create(struct addr_space *as)
@@ -164,8 +187,7 @@ static void model_purge(struct addr_space *as, uint64_t va, void *arg)
 	for (int s = 0; s < IA64_MAX_MMS && slot < 0; s++)
 		if (tp.slot_space[s] == as)
 			slot = s;
-	if (slot >= 0 && va >= TP_UVA &&
-	    va < TP_UVA + TP_JOB_PAGES * PAGE_SIZE) {
+	if (slot >= 0 && job_address(va)) {
 		for (int p = 0; p < 2; p++)
 			if (!ia64_unmap_page(tp.m[p], 0, slot, model_va(va)))
 				tp.model_skipped += p == 0;
@@ -173,6 +195,124 @@ static void model_purge(struct addr_space *as, uint64_t va, void *arg)
 		tp.model_skipped++;
 	}
 	spin_unlock(&tp.model_lock);
+}
+
+/* ---- the file cache (the stand-in page cache) ----------------------- */
+
+/* Callers hold the reverse-map lock (vm_file's rule), which also
+ * serialises the cache. */
+static struct {
+	uint64_t frame[TP_FILES][TP_FILE_PAGES]; /* 0: not cached */
+	uint32_t ring[TP_CACHE_SLOTS];		 /* load order */
+	uint32_t head, n;
+	uint64_t pos;	 /* the streamer's next page */
+	uint64_t reads;	 /* pages read in */
+	uint64_t evicted;
+	struct vm_file file[TP_FILES];
+} tpc;
+
+static uint64_t file_word(uint64_t file, uint64_t page, unsigned w)
+{
+	return TP_FILE_MAGIC | file << 24 | page << 12 | w;
+}
+
+/* A frame holding page index of file, read in (filled); or FAILED. */
+static uint64_t tpc_read_in(uint64_t file, uint64_t index)
+{
+	uint64_t fr = page_alloc_phys(0, PAGE_OWNER_PAGECACHE);
+	uint64_t *p;
+
+	if (fr == PAGE_ALLOC_FAILED)
+		return fr;
+	p = phys_to_virt(fr);
+	for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
+		p[w] = file_word(file, index, w);
+	return fr;
+}
+
+/* With the lock: make fr the cached copy of (file, index). */
+static void tpc_insert(uint64_t file, uint64_t index, uint64_t fr)
+{
+	tpc.frame[file][index] = fr;
+	kassert(tpc.n < TP_CACHE_SLOTS);
+	tpc.ring[(tpc.head + tpc.n++) % TP_CACHE_SLOTS] =
+		(uint32_t)(file * TP_FILE_PAGES + index);
+	tpc.reads++;
+}
+
+static uint64_t tpc_get(const struct vm_file *f, uint64_t index)
+{
+	uint64_t file = (uint64_t)(uintptr_t)f->priv, fr;
+
+	if (index >= TP_FILE_PAGES)
+		return PAGE_ALLOC_FAILED;
+	if (tpc.frame[file][index])
+		return tpc.frame[file][index];
+	fr = tpc_read_in(file, index);
+	if (fr != PAGE_ALLOC_FAILED)
+		tpc_insert(file, index, fr);
+	return fr;
+}
+
+static const struct vm_file_ops tpc_ops = {tpc_get};
+
+/* reclaim_file()'s victim: the oldest cached page, out of the cache. */
+static uint64_t tpc_evict(void *arg)
+{
+	uint32_t slot;
+	uint64_t fr;
+
+	(void)arg;
+	if (!tpc.n)
+		return PAGE_ALLOC_FAILED;
+	slot = tpc.ring[tpc.head];
+	tpc.head = (tpc.head + 1) % TP_CACHE_SLOTS;
+	tpc.n--;
+	fr = tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES];
+	tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES] = 0;
+	tpc.evicted++;
+	return fr;
+}
+
+/*
+ * cat reads the next page of the stream; false without memory. A hit
+ * takes no lock (a racy look that at worst reads a page in twice, the
+ * second copy freed); a miss fills the page before taking the lock, so
+ * the global lock is held for the insert only.
+ */
+static bool cache_stream(void)
+{
+	uint64_t file = tpc.pos / TP_FILE_PAGES, index = tpc.pos % TP_FILE_PAGES;
+	uint64_t fr;
+
+	tpc.pos = (tpc.pos + 1) % TP_CACHE_SLOTS;
+	if (READ_ONCE(tpc.frame[file][index]))
+		return true;
+	fr = tpc_read_in(file, index);
+	if (fr == PAGE_ALLOC_FAILED)
+		return false;
+	rmap_lock();
+	if (tpc.frame[file][index]) {
+		page_free_phys(fr, 0);
+	} else {
+		tpc_insert(file, index, fr);
+	}
+	rmap_unlock();
+	return true;
+}
+
+/* Free every cached page (nothing maps them any more). */
+static void cache_free_all(void)
+{
+	rmap_lock();
+	for (unsigned f = 0; f < TP_FILES; f++)
+		for (unsigned i = 0; i < TP_FILE_PAGES; i++)
+			if (tpc.frame[f][i]) {
+				page_free_phys(tpc.frame[f][i], 0);
+				tpc.frame[f][i] = 0;
+			}
+	tpc.n = 0;
+	rmap_unlock();
 }
 
 /* ---- the jobs ------------------------------------------------------ */
@@ -188,13 +328,16 @@ static bool job_new_space(struct tp_job *j, unsigned k)
 
 	if (!as)
 		return false;
-	if (space_add_anon(as, TP_UVA, TP_JOB_PAGES, VM_WRITE) != VM_OK) {
+	j->serial[k] = atomic_fetch_add_relaxed(&tp.next_serial, 1);
+	j->hdr[k] = j->serial[k] % TP_HEADER_FILES;
+	if (space_add_anon(as, TP_UVA, TP_JOB_PAGES, VM_WRITE) != VM_OK ||
+	    space_add_file(as, TP_HDR_VA, TP_FILE_PAGES, &tpc.file[j->hdr[k]],
+			   0, 0) != VM_OK) {
 		space_destroy(as);
 		return false;
 	}
 	j->sp[k] = as;
 	j->slot[k] = model_create(as);
-	j->serial[k] = atomic_fetch_add_relaxed(&tp.next_serial, 1);
 	j->turns[k] = 0;
 	j->spaces++;
 	return true;
@@ -225,6 +368,19 @@ static void job_turn(struct tp_job *j, unsigned k)
 		model_touch(j->cpu, j->slot[k], TP_UVA + page * PAGE_SIZE);
 		j->touches++;
 	}
+	for (unsigned i = 0; i < TP_TURN_HDR_PAGES; i++) {
+		uint64_t page = (j->turns[k] * TP_TURN_HDR_PAGES + i) %
+				TP_FILE_PAGES;
+		uint64_t va = TP_HDR_VA + page * PAGE_SIZE;
+		unsigned w = (unsigned)(j->touches % (PAGE_SIZE / 8));
+
+		/* A header word is the file's, whichever frame holds it. */
+		if (*(volatile uint64_t *)(va + w * 8) !=
+		    file_word(j->hdr[k], page, w))
+			j->bad_words++;
+		model_touch(j->cpu, j->slot[k], va);
+		j->touches++;
+	}
 	tlb_switch_to(&kernel_space);
 	model_switch(j->cpu, IA64_KTHREAD); /* idle: lazy TLB */
 }
@@ -249,41 +405,9 @@ static void job_main(void *arg)
 
 /* ---- the streamer and reclaim (CPU 0) ------------------------------ */
 
-struct tp_cache {
-	uint64_t *frames;
-	uint64_t cap, head, n; /* ring of the oldest first */
-	uint64_t streamed;
-};
-
-static void cache_drop(struct tp_cache *c, uint64_t n)
-{
-	while (n-- && c->n) {
-		page_free_phys(c->frames[c->head], 0);
-		c->head = (c->head + 1) % c->cap;
-		c->n--;
-	}
-}
-
-/* Read one "file" page into the cache; false without memory. */
-static bool cache_stream(struct tp_cache *c)
-{
-	uint64_t f;
-
-	if (c->n == c->cap)
-		cache_drop(c, 1);
-	f = page_alloc_phys(0, PAGE_OWNER_PAGECACHE);
-	if (f == PAGE_ALLOC_FAILED)
-		return false;
-	memset(phys_to_virt(f), (int)(c->streamed & 0xff), PAGE_SIZE);
-	c->frames[(c->head + c->n) % c->cap] = f;
-	c->n++;
-	c->streamed++;
-	return true;
-}
-
 struct tp_phase {
 	enum tlb_policy policy;
-	uint64_t pages, batches, reclaims;
+	uint64_t pages, file_pages, batches, reclaims;
 	struct tlb_cpu_stats before[MAX_CPUS], after[MAX_CPUS];
 	uint64_t ipis; /* sent, all CPUs */
 };
@@ -317,8 +441,7 @@ static void per_second(const struct tp_phase *ph, unsigned running,
 }
 
 static void run_phase(struct tp_phase *ph, struct tp_phase *all,
-		      const struct tp_size *size, struct tp_cache *cache,
-		      int my_slot, uint64_t low_free)
+		      const struct tp_size *size, int my_slot, uint64_t low_free)
 {
 	uint64_t t0 = rdtsc(), next = t0 + tsc_hz();
 	uint64_t end = t0 + stats_muldiv(size->phase_ms, tsc_hz(), TP_MS);
@@ -328,20 +451,22 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 		tlb_stats_read(c, &ph->before[c]);
 	ph->reclaims = 0;
 	while (rdtsc() < end && ph->pages < size->phase_pages) {
-		if (!cache_stream(cache) ||
-		    page_alloc_free_pages() < low_free) {
-			struct reclaim_result r;
+		if (!cache_stream() || page_alloc_free_pages() < low_free) {
+			struct reclaim_result f, a;
 
 			/* kswapd and direct reclaim take turns (model). */
 			tp.kswapd_turn = !tp.kswapd_turn;
 			model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
-			r = reclaim_anon(RECLAIM_BATCH_DEFAULT, ph->policy,
+			f = reclaim_file(RECLAIM_BATCH_DEFAULT, ph->policy,
+					 RECLAIM_BATCH_DEFAULT, tpc_evict, NULL,
+					 model_purge, NULL);
+			a = reclaim_anon(RECLAIM_BATCH_DEFAULT, ph->policy,
 					 RECLAIM_BATCH_DEFAULT, model_purge,
 					 NULL);
-			ph->pages += r.pages;
-			ph->batches += r.batches;
+			ph->file_pages += f.pages;
+			ph->pages += f.pages + a.pages;
+			ph->batches += f.batches + a.batches;
 			ph->reclaims++;
-			cache_drop(cache, RECLAIM_BATCH_DEFAULT);
 		}
 		if (rdtsc() >= next) {
 			per_second(all, ph->policy, ipis0);
@@ -349,6 +474,14 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 		}
 	}
 	ph->ipis = sum_sent() - ipis0;
+	kprintf("tlb_purge: %s phase: %lu pages reclaimed (%lu file, %lu "
+		"anonymous) with %lu flushes and %lu IPIs; the file cache "
+		"holds %u pages (%lu read in, %lu evicted so far)\n",
+		tlb_policy_name(ph->policy), (unsigned long)ph->pages,
+		(unsigned long)ph->file_pages,
+		(unsigned long)(ph->pages - ph->file_pages),
+		(unsigned long)ph->batches, (unsigned long)ph->ipis, tpc.n,
+		(unsigned long)tpc.reads, (unsigned long)tpc.evicted);
 	for (unsigned c = 0; c < smp_cpus_online(); c++)
 		tlb_stats_read(c, &ph->after[c]);
 }
@@ -541,7 +674,6 @@ static int tlb_purge_run(enum experiment_mode mode)
 	static struct tp_phase ph[TLB_POLICY_COUNT];
 	unsigned cpus = smp_cpus_online(), self = smp_this_cpu();
 	struct addr_space *me = NULL;
-	struct tp_cache cache = {0};
 	uint64_t low_free, bad = 0;
 	int rc = 0, my_slot;
 
@@ -558,10 +690,11 @@ static int tlb_purge_run(enum experiment_mode mode)
 	tp.next_serial = 1;
 	ph[0].policy = TLB_POLICY_NAIVE;
 	ph[1].policy = TLB_POLICY_BATCHED;
-	cache.cap = size->budget_pages;
-	cache.frames = kzalloc(cache.cap * sizeof(uint64_t));
+	memset(&tpc, 0, sizeof(tpc));
+	for (unsigned f = 0; f < TP_FILES; f++)
+		tpc.file[f] = (struct vm_file){&tpc_ops, (void *)(uintptr_t)f};
 	me = space_create("cat");
-	if (!cache.frames || !me || !model_setup(cpus) ||
+	if (!me || !model_setup(cpus) ||
 	    space_add_anon(me, TP_UVA, 1, VM_WRITE) != VM_OK) {
 		kprintf("tlb_purge: not enough memory to set up\n");
 		rc = 1;
@@ -592,7 +725,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 		}
 	}
 	for (int p = 0; p < TLB_POLICY_COUNT; p++)
-		run_phase(&ph[p], ph, size, &cache, my_slot, low_free);
+		run_phase(&ph[p], ph, size, my_slot, low_free);
 	atomic_store_release(&tp.stop, true);
 	for (unsigned i = 0; i < tp.njobs; i++) {
 		smp_work_wait(i + 1);
@@ -624,8 +757,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 		rc = 1;
 	}
 out:
-	cache_drop(&cache, cache.n);
-	kfree(cache.frames);
+	cache_free_all();
 	if (me)
 		space_destroy(me);
 	model_teardown();
