@@ -72,6 +72,7 @@
 #define TP_TURN_PAGES 12	     /* heap pages a space touches per turn */
 #define TP_TURN_HDR_PAGES 8	     /* header pages it reads per turn */
 #define TP_SPACE_LIFE 6		     /* turns before a space exits */
+#define TP_WARM_ROUNDS 2	     /* job rounds before measuring */
 #define TP_MAX_JOB_CPUS (IA64_MAX_CPUS - 1)
 #define TP_RID_BITS 24		     /* Montecito's region-ID width */
 #define TP_MS 1000ull
@@ -101,6 +102,7 @@ struct tp_job {
 	uint64_t hdr[TP_JOB_SPACES]; /* the header file it maps */
 	unsigned turns[TP_JOB_SPACES];
 	uint64_t spaces, touches, bad_words;
+	uint64_t rounds; /* turns of all its spaces */
 };
 
 /* Shared state of one run. */
@@ -404,6 +406,7 @@ static void job_main(void *arg)
 			if (++j->turns[k] == TP_SPACE_LIFE)
 				job_end_space(j, k);
 		}
+		atomic_store_release(&j->rounds, j->rounds + 1);
 	}
 	for (unsigned k = 0; k < TP_JOB_SPACES; k++)
 		if (j->sp[k])
@@ -447,16 +450,31 @@ static void per_second(const struct tp_phase *ph, unsigned running,
 	spin_unlock(&tp.model_lock);
 }
 
-/* Stream until the load has taken its budget: both phases then start
- * under memory pressure. */
+static bool jobs_warm(void)
+{
+	for (unsigned i = 0; i < tp.njobs; i++)
+		if (atomic_load_acquire(&tp.jobs[i].rounds) < TP_WARM_ROUNDS)
+			return false;
+	return true;
+}
+
+/* Stream until the load has taken its budget and every job has run
+ * its spaces a few times: both phases then start under pressure, with
+ * the jobs' pages in place. */
 static void warm_up(const struct tp_size *size, uint64_t low_free)
 {
 	uint64_t t0 = rdtsc();
 	uint64_t end = t0 + stats_muldiv(size->phase_ms, tsc_hz(), TP_MS);
 
-	while (rdtsc() < end && page_alloc_free_pages() >= low_free &&
-	       tpc.n < TP_CACHE_SLOTS && cache_stream())
-		;
+	while (rdtsc() < end) {
+		bool full = page_alloc_free_pages() < low_free ||
+			    tpc.n == TP_CACHE_SLOTS;
+
+		if (full && jobs_warm())
+			break;
+		if (!full && !cache_stream())
+			break;
+	}
 	kprintf("tlb_purge: warm-up: %lu ms, the file cache holds %u pages\n",
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
 		tpc.n);
@@ -472,19 +490,24 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 	for (unsigned c = 0; c < smp_cpus_online(); c++)
 		tlb_stats_read(c, &ph->before[c]);
 	ph->reclaims = 0;
-	while (rdtsc() < end && ph->pages < size->phase_pages) {
+	while (rdtsc() < end &&
+	       (ph->file_pages < size->phase_pages / 2 ||
+		ph->pages - ph->file_pages < size->phase_pages / 2)) {
 		if (!cache_stream() || page_alloc_free_pages() < low_free) {
 			struct reclaim_result f, a;
 
 			/* kswapd and direct reclaim take turns (model). */
 			tp.kswapd_turn = !tp.kswapd_turn;
 			model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
-			f = reclaim_file(RECLAIM_BATCH_DEFAULT, ph->policy,
-					 RECLAIM_BATCH_DEFAULT, tpc_evict, NULL,
+			f = reclaim_file(ph->file_pages < size->phase_pages / 2 ?
+						 RECLAIM_BATCH_DEFAULT : 0,
+					 ph->policy, RECLAIM_BATCH_DEFAULT,
+					 tpc_evict, NULL, model_purge, NULL);
+			a = reclaim_anon(ph->pages - ph->file_pages <
+							 size->phase_pages / 2 ?
+						 RECLAIM_BATCH_DEFAULT : 0,
+					 ph->policy, RECLAIM_BATCH_DEFAULT,
 					 model_purge, NULL);
-			a = reclaim_anon(RECLAIM_BATCH_DEFAULT, ph->policy,
-					 RECLAIM_BATCH_DEFAULT, model_purge,
-					 NULL);
 			ph->file_pages += f.pages;
 			ph->pages += f.pages + a.pages;
 			ph->batches += f.batches + a.batches;
@@ -506,7 +529,7 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 		(unsigned long)(ph->pages - ph->file_pages),
 		(unsigned long)ph->batches, (unsigned long)ph->ipis, tpc.n,
 		(unsigned long)tpc.reads, (unsigned long)tpc.evicted,
-		ph->pages < size->phase_pages ?
+		rdtsc() >= end ?
 			"; stopped by the time cap (a loaded host)" : "");
 	for (unsigned c = 0; c < smp_cpus_online(); c++)
 		tlb_stats_read(c, &ph->after[c]);
@@ -629,8 +652,9 @@ static int report(const struct tp_phase *ph, unsigned cpus)
 	}
 	bench_report("tlb_purge (seed 003): reclaim's TLB work, x86_64 "
 		     "policies measured, ia64 purges modelled", f, n);
-	if (!ph[0].pages || !ph[1].pages)
-		kprintf("tlb_purge: a phase reclaimed nothing: no ratio\n");
+	if (!ph[0].pages || !ph[1].pages || !per_page[TLB_POLICY_NAIVE])
+		kprintf("tlb_purge: no ratio (a phase reclaimed nothing, or "
+			"naive needed no IPI)\n");
 	else if (per_page[TLB_POLICY_BATCHED])
 		kprintf("tlb_purge: IPIs per reclaimed page, naive / batched "
 			"= %lu.%03lu\n",
