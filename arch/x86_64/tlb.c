@@ -127,6 +127,10 @@ void tlb_flush_local_range(uint64_t va, uint64_t npages, bool global)
 
 	s->flushes++;
 	s->pages += npages;
+	/* With PCIDs, invlpg reaches only the current PCID: a non-global
+	 * kernel entry cached under another PCID would survive it. */
+	if (global && pcid_on)
+		npages = 0;
 	if (npages == 0 || npages > tlb_flush_ceiling) {
 		if (global)
 			tlb_flush_local_all();
