@@ -91,7 +91,7 @@ int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 
 	if (start & (PAGE_SIZE - 1))
 		return VM_ERR_ALIGN;
-	if (npages == 0 || npages > SPACE_USER_END / PAGE_SIZE)
+	if (npages == 0 || npages > VM_USER_END / PAGE_SIZE)
 		return VM_ERR_INVALID;
 	return add_region(as, &r);
 }
@@ -105,7 +105,7 @@ int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
 	if (start & (PAGE_SIZE - 1))
 		return VM_ERR_ALIGN;
 	if (!file || !file->ops || !file->ops->get_page || npages == 0 ||
-	    npages > SPACE_USER_END / PAGE_SIZE)
+	    npages > VM_USER_END / PAGE_SIZE)
 		return VM_ERR_INVALID;
 	return add_region(as, &r);
 }
@@ -115,7 +115,7 @@ static int add_region(struct addr_space *as, const struct vm_region *nr)
 	uint64_t start = nr->start, end = nr->end;
 	int err = VM_OK;
 
-	if (start < SPACE_USER_MIN || end > SPACE_USER_END || end < start)
+	if (start < SPACE_USER_MIN || end > VM_USER_END || end < start)
 		return VM_ERR_INVALID;
 	spin_lock(&as->lock);
 	if (as->nregions == VM_MAX_REGIONS)
@@ -179,7 +179,7 @@ bool space_fault(struct addr_space *as, uint64_t va)
 	struct vm_translation t;
 	int err;
 
-	if (!as || as == &kernel_space || va >= SPACE_USER_END)
+	if (!as || as == &kernel_space || va >= VM_USER_END)
 		return false;
 	spin_lock(&as->lock);
 	r = region_of(as, page);

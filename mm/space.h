@@ -26,8 +26,6 @@
 #include <stdint.h>
 #include "mm/vm.h"
 
-/* Lower half ends here (exclusive): canonical user addresses. */
-#define SPACE_USER_END 0x0000800000000000ull
 /* Regions may not start below this (a NULL dereference still faults). */
 #define SPACE_USER_MIN 0x0000000000400000ull
 

@@ -7,9 +7,6 @@
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
 
-/* Lower half: canonical addresses below this belong to spaces. */
-#define LOWER_HALF_END 0x0000800000000000ull
-
 void tlb_gather_init(struct tlb_gather *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -22,7 +19,7 @@ void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
 
 	if (npages == 0)
 		return;
-	if (as == &kernel_space || va >= LOWER_HALF_END) {
+	if (as == &kernel_space || va >= VM_USER_END) {
 		g->kernel = true;
 	} else {
 		/* Bump the generation, then collect the loaded CPUs. */

@@ -42,6 +42,10 @@
 #define VM_ERR_ALIGN (-4)
 #define VM_ERR_INVALID (-5)
 
+/* The lower half ends here (exclusive): addresses below it belong to a
+ * space's own regions, addresses above to the shared kernel half. */
+#define VM_USER_END 0x0000800000000000ull
+
 /* Words of a CPU bit mask in a space (64 CPUs each). */
 #define VM_CPU_WORDS (MAX_CPUS / 64)
 #define VM_MAX_REGIONS 8

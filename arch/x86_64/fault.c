@@ -21,7 +21,7 @@ static bool page_fault_fixup(struct trap_frame *f)
 
 	if (f->error_code & (PF_ERR_PRESENT | PF_ERR_RSVD))
 		return false;
-	if (cr2 >= SPACE_USER_END || cr2 < SPACE_USER_MIN)
+	if (cr2 >= VM_USER_END || cr2 < SPACE_USER_MIN)
 		return false;
 	if (f->rflags & RFLAGS_IF)
 		cpu_sti();
