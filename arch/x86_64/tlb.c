@@ -53,20 +53,6 @@ struct tlb_cpu {
 static struct tlb_cpu tlb_cpus[MAX_CPUS];
 static bool pcid_on;
 
-static uint64_t irq_save(void)
-{
-	uint64_t flags = read_rflags();
-
-	cpu_cli();
-	return flags;
-}
-
-static void irq_restore(uint64_t flags)
-{
-	if (flags & RFLAGS_IF)
-		cpu_sti();
-}
-
 static struct tlb_cpu *me(void)
 {
 	return &tlb_cpus[percpu_ready() ? this_cpu_id() : 0];
@@ -250,11 +236,11 @@ void tlb_switch_to(struct addr_space *as)
 	struct tlb_cpu *t = me();
 	struct addr_space *prev = t->current;
 	unsigned cpu = my_id();
-	uint64_t flags = irq_save(), cr3, gen;
+	uint64_t flags = cpu_irq_save(), cr3, gen;
 	bool keep;
 
 	if (prev == as) {
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 		return;
 	}
 	if (prev && prev != &kernel_space)
@@ -264,7 +250,7 @@ void tlb_switch_to(struct addr_space *as)
 	if (as == &kernel_space) {
 		/* No lower half there: keep the PCIDs' entries. */
 		write_cr3(as->root_phys | (pcid_on ? CR3_NOFLUSH : 0));
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 		return;
 	}
 	__atomic_fetch_or(&as->loaded[cpu / 64], 1ull << (cpu % 64),
@@ -273,7 +259,7 @@ void tlb_switch_to(struct addr_space *as)
 	gen = __atomic_load_n(&as->tlb_gen, __ATOMIC_SEQ_CST);
 	if (!pcid_on) {
 		write_cr3(as->root_phys);
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 		return;
 	}
 	t->cur_slot = pick_slot(t, as, gen, &keep);
@@ -285,7 +271,7 @@ void tlb_switch_to(struct addr_space *as)
 		t->stats.pcid_flushes++;
 	}
 	write_cr3(cr3);
-	irq_restore(flags);
+	cpu_irq_restore(flags);
 }
 
 void tlb_stats_read(unsigned cpu, struct tlb_cpu_stats *out)
