@@ -57,8 +57,12 @@ void tlb_space_changed(struct addr_space *as, uint64_t *cpus);
 void tlb_flush_cpus(const uint64_t *cpus, struct addr_space *as, uint64_t va,
 		    uint64_t npages);
 
+/* A snapshot of CPU cpu's counters (cpu < MAX_CPUS; others read zero
+ * until that CPU counts). Counters only grow until tlb_stats_reset(). */
 void tlb_stats_read(unsigned cpu, struct tlb_cpu_stats *out);
+/* The counters of every CPU added up. */
 void tlb_stats_sum(struct tlb_cpu_stats *out);
+/* Zero every CPU's counters (callers make sure no flush runs). */
 void tlb_stats_reset(void);
 
 #endif

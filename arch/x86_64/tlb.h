@@ -25,6 +25,7 @@ extern unsigned tlb_flush_ceiling;
 /* PCIDs 1..TLB_PCID_SLOTS tag user spaces; PCID 0 is the kernel's. */
 #define TLB_PCID_SLOTS 6
 
+/* invlpg: va's translation on this CPU (current PCID and global). */
 void tlb_flush_local_page(uint64_t va);
 /* Every translation on this CPU, global ones included (CR4.PGE toggle). */
 void tlb_flush_local_all(void);
@@ -37,6 +38,7 @@ void cache_flush_range(const void *va, uint64_t len);
 /* Enable PCIDs on this CPU when it has them and nopcid is not given;
  * every CPU calls it once, with the kernel's tables loaded. */
 void tlb_init_cpu(bool allow_pcid);
+/* True once PCIDs are in use (the boot CPU enabled them). */
 bool tlb_pcid_active(void);
 
 /* Installed by the SMP code: run fn(arg) on the CPUs of cpus (words of
