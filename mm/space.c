@@ -4,6 +4,7 @@
 #include "arch/x86_64/layout.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
@@ -194,6 +195,8 @@ bool space_fault(struct addr_space *as, uint64_t va)
 	frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
 	if (frame == PAGE_ALLOC_FAILED) {
 		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		kprintf("space %s: no memory for the page at %#lx: the fault "
+			"is not handled\n", as->name, (unsigned long)page);
 		return false;
 	}
 	memset(phys_to_virt(frame), 0, PAGE_SIZE);
@@ -207,6 +210,9 @@ bool space_fault(struct addr_space *as, uint64_t va)
 		vm_unmap(as, page, 1);
 		page_free_phys(frame, 0);
 		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		kprintf("space %s: reverse map full (%u mappings): the fault at "
+			"%#lx is not handled\n", as->name, rmap_capacity(),
+			(unsigned long)page);
 		return false;
 	}
 	atomic_fetch_add_relaxed(&stats.zero_fills, 1);

@@ -172,6 +172,11 @@ static void send(const uint64_t *cpus, struct flush_req *r)
 	unsigned self = my_id();
 
 	r->sender = self;
+	if (!count_others(cpus)) {
+		if ((cpus[self / 64] >> (self % 64)) & 1)
+			flush_handler(r);
+		return;
+	}
 	if (!tlb_remote_call) {
 		if ((cpus[self / 64] >> (self % 64)) & 1)
 			flush_handler(r);
