@@ -1,7 +1,6 @@
 /*
  * Address spaces with demand paging; see mm/space.h.
  */
-#include "arch/x86_64/layout.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
@@ -199,7 +198,7 @@ bool space_fault(struct addr_space *as, uint64_t va)
 			"is not handled\n", as->name, (unsigned long)page);
 		return false;
 	}
-	memset(phys_to_virt(frame), 0, PAGE_SIZE);
+	memset(vm_phys_to_virt(frame), 0, PAGE_SIZE);
 	/* Map, then record: reclaim must not find a frame not mapped yet. */
 	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
 	if (err) {

@@ -92,6 +92,10 @@ struct vm_translation {
 
 struct tlb_gather;
 
+/* Where RAM frame pa can be read and written by the kernel (the direct
+ * map); for RAM only. */
+void *vm_phys_to_virt(uint64_t pa);
+
 int vm_space_init(struct addr_space *as, const char *name);
 /* Create a table under every kernel top-level entry of kernel_space
  * (boot, before any other space exists). Panics without memory. */
