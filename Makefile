@@ -291,6 +291,16 @@ $(IA64_ASM_TEST): tests/host/ia64_purge_asm.sh arch/ia64/purge.S | deps-test
 		$(abspath arch/ia64/purge.S) $(abspath $(BUILD)/host/ia64) > $@
 	$(Q)chmod +x $@
 host-tests: $(IA64_ASM_TEST)
+# Host benchmark of the page cache variants (optimised, no sanitizers):
+#   make host-bench [THREADS=n]
+HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
+$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(HOST_BENCH_CFLAGS) -o $@ $(filter %.c,$^)
+.PHONY: host-bench
+host-bench: $(BUILD)/host/bench_pagecache
+	$(Q)$(BUILD)/host/bench_pagecache $(or $(THREADS),2)
 
 # --------------------------------------------------------------------------
 # libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).

@@ -16,6 +16,7 @@
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   nopcid     flag    do not use PCIDs                 off
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
+ *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -72,6 +73,9 @@ static const struct option_desc options[] = {
 	 "do not tag TLB entries with PCIDs"},
 	{"tlb.ceiling", OPT_UINT, OFF(tlb_ceiling), NULL, 1, OPT_TLB_CEILING_MAX,
 	 "range flushes up to this many pages go page by page (default 33)"},
+	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "1: sample every experiment with the LAPIC timer, report the top "
+	 "functions"},
 };
 
 static void set_defaults(void)
