@@ -8,6 +8,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/fault.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
@@ -15,6 +16,7 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
@@ -154,6 +156,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	gdt_init_cpu(&boot_cpu_tables);
 	idt_init();
+	fault_init();
 	cpu_identify();
 	fpu_init_cpu();
 
@@ -169,6 +172,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	page_alloc_from_boot_info();
 	mtrr_read();
 	vm_init_from_boot_info();
+	if (kopt.tlb_ceiling)
+		tlb_flush_ceiling = kopt.tlb_ceiling;
+	tlb_init_cpu(!kopt.nopcid);
 	kmalloc_init(&kernel_kmalloc_backend);
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
