@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LINE_EDIT_MAX 72
+#define LINE_EDIT_MAX 70
 #define LINE_EDIT_HISTORY 16
 
 struct line_edit {

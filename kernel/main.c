@@ -2,7 +2,8 @@
  * kmain(): the boot CPU's path from the assembly entry to the experiments.
  *
  *   consoles -> boot information -> command line -> CPU tables (GDT, IDT)
- *   -> boot report -> tests (ktest=) -> experiments (run=) -> EXIT
+ *   -> boot report -> tests (ktest=) -> experiments (run=)
+ *   -> the shell (shell) -> EXIT
  */
 #include <stdint.h>
 #include "arch/x86_64/apic.h"
@@ -28,6 +29,7 @@
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
+#include "kernel/shell.h"
 #include "kernel/smp_call.h"
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
@@ -50,16 +52,10 @@ static const struct kmalloc_backend kernel_kmalloc_backend = {page_alloc,
  * page-table walks (a kernel text address and a direct-map address). */
 static void memory_report(void)
 {
-	enum memtype pat[PAT_NUM_ENTRIES];
-
 	page_alloc_print();
 	if (log_enabled(LOG_DEBUG))
 		kmalloc_stats_print();
-	pat_decode(pat_read(), pat);
-	kprintf("pat: IA32_PAT = %#lx:", (unsigned long)pat_read());
-	for (unsigned i = 0; i < PAT_NUM_ENTRIES; i++)
-		kprintf(" PAT%u=%s", i, memtype_name(pat[i]));
-	kprintf("\n");
+	pat_print();
 	if (mtrr_present)
 		mtrr_print(&mtrr_state);
 	else
@@ -167,5 +163,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 						      EXPERIMENT_FULL :
 						      EXPERIMENT_QUICK);
 
+	if (kopt.shell)
+		shell_run(failures);
 	kernel_exit(failures ? 1 : 0);
 }

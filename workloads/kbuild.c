@@ -421,16 +421,30 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 /* Workers in quick mode (tests and make run); full mode uses every CPU. */
 #define KB_QUICK_MAX_JOBS 2
 
+/* Shell settings: run kbuild files=N reps=N. Sources and objects
+ * share the ramfs inodes. */
+#define KB_MIN_FILES 2
+static const struct experiment_param kb_params[] = {
+	{"files", KB_MIN_FILES, KB_MAX_FILES / 2 - 1,
+	 "source files (quick 48, full 400)"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 5)"},
+};
+
 static int kbuild_run(enum experiment_mode mode)
 {
-	const struct kb_size *size = mode == EXPERIMENT_FULL ? &kb_full :
-							       &kb_quick;
+	struct kb_size custom = mode == EXPERIMENT_FULL ? kb_full : kb_quick;
+	const struct kb_size *size = &custom;
 	static struct bench_figure figs[KB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online();
 	uint64_t expect = 0, bytes = 0, t0, t1;
 	size_t nfig = 0;
 	int rc = 0;
+	uint64_t v;
 
+	if (experiment_param("files", &v))
+		custom.corpus.files = (unsigned)v;
+	if (experiment_param("reps", &v))
+		custom.reps = (unsigned)v;
 	bench_env_report();
 	kb_kmalloc_ready();
 	for (unsigned i = 0; i < size->corpus.files; i++)
@@ -449,7 +463,8 @@ static int kbuild_run(enum experiment_mode mode)
 	kprintf("kbuild: reference compile (one CPU, no ramfs): objects "
 		"hash %#lx, %lu ms\n", (unsigned long)expect,
 		(unsigned long)(ticks_to_ms_scaled(t1 - t0) / KB_MS_SCALE));
-	if (mode == EXPERIMENT_QUICK && expect != KB_QUICK_EXPECT_HASH) {
+	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
+	    expect != KB_QUICK_EXPECT_HASH) {
 		kprintf("kbuild: quick objects hash %#lx, expected %#llx\n",
 			(unsigned long)expect, KB_QUICK_EXPECT_HASH);
 		rc = 1;
@@ -480,7 +495,7 @@ static int kbuild_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(kbuild, "kbuild",
+EXPERIMENT_PARAMS(kbuild, "kbuild",
 	   "make -j N of a synthetic source tree: tokenise, symbol tables "
 	   "from kmalloc, objects into ramfs; real and busy time",
-	   "000,001,003", 40, kbuild_run);
+	   "000,001,003", 40, kbuild_run, kb_params);
