@@ -24,7 +24,6 @@ const struct kbuild_size kbuild_full = {
 
 #define KB_NAME_LEN 24
 
-
 static void src_name(char *buf, unsigned i)
 {
 	ksnprintf(buf, KB_NAME_LEN, "src/%u.c", i);
