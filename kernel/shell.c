@@ -13,6 +13,7 @@
 #include "kernel/shell.h"
 #include "kernel/shell_cmds.h"
 #include "kernel/shell_table.h"
+#include "kernel/version.h"
 #include "lib/keys.h"
 #include "lib/kprintf.h"
 
@@ -50,6 +51,8 @@ void shell_run(int failures)
 	struct shell_parsed parsed;
 	char err[SHELL_ERROR_MAX];
 
+	kprintf("\nkernel %s (%s): interactive shell\n", kernel_version,
+		kernel_git_hash);
 	i8042_init();
 	kprintf("shell: keyboard: %s\n", i8042_probe_result());
 	kprintf("shell: serial: %s\n", serial_present() ?

@@ -17,6 +17,7 @@
 #include "kernel/acpi.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
+#include "kernel/ksyms.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
@@ -123,6 +124,15 @@ static void cmd_pt(const struct shell_parsed *p)
 	uint64_t va = p->arg[0].number;
 	struct vm_translation t;
 
+	if (p->arg[0].symbol) {
+		va = ksym_address(p->arg[0].word);
+		if (!va) {
+			kprintf("error: pt: no kernel symbol '%.24s'\n",
+				p->arg[0].word);
+			return;
+		}
+		kprintf("pt: %s = %#lx\n", p->arg[0].word, (unsigned long)va);
+	}
 	if (!canonical(va)) {
 		kprintf("error: pt: %#lx is not canonical (bits 63..%u must "
 			"all equal bit %u)\n", (unsigned long)va, VA_BITS - 1,

@@ -94,6 +94,12 @@ static int split(char *line, char **words, char *err, size_t errlen)
 	}
 }
 
+static bool ident_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
 static bool key_char_ok(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -180,6 +186,21 @@ static bool parse_arg(const struct shell_command *cmd, unsigned k,
 			return false;
 		}
 		break;
+	case ARG_ADDRESS:
+		if (ident_char(w[0], true)) {
+			for (const char *c = w; *c; c++) {
+				if (!ident_char(*c, false)) {
+					ksnprintf(err, errlen, "%s: %s '%.*s' "
+						  "is neither a number nor a "
+						  "symbol name", cmd->name,
+						  a->name, QUOTE_MAX, w);
+					return false;
+				}
+			}
+			v->symbol = true;
+			break;
+		}
+		__attribute__((fallthrough)); /* a number */
 	case ARG_NUMBER: {
 		unsigned long long x;
 

@@ -6,6 +6,7 @@
  *
  *   ARG_CHOICE    one word of a fixed list       info cpu
  *   ARG_NUMBER    decimal or 0x-hex, in [min,max] pt 0xffffffff80100000
+ *   ARG_ADDRESS   a number as above, or a symbol name   pt kmain
  *   ARG_WORD      any word (checked by the command)  run tbench
  *   ARG_SETTINGS  the rest: KEY=VALUE words       run copy size=65536
  *
@@ -24,7 +25,13 @@
 #define SHELL_MAX_SETTINGS 8
 #define SHELL_ERROR_MAX 160
 
-enum shell_arg_kind { ARG_CHOICE, ARG_NUMBER, ARG_WORD, ARG_SETTINGS };
+enum shell_arg_kind {
+	ARG_CHOICE,
+	ARG_NUMBER,
+	ARG_ADDRESS,
+	ARG_WORD,
+	ARG_SETTINGS,
+};
 
 struct shell_arg_spec {
 	const char *name; /* as in the usage line: TOPIC, ADDRESS */
@@ -46,7 +53,8 @@ struct shell_command {
 struct shell_value {
 	bool present;
 	const char *word; /* the word as typed */
-	uint64_t number; /* ARG_NUMBER */
+	uint64_t number; /* ARG_NUMBER, ARG_ADDRESS given as a number */
+	bool symbol; /* ARG_ADDRESS given as a name: resolve word */
 	int choice; /* ARG_CHOICE: index into choices */
 };
 

@@ -24,7 +24,7 @@ static const struct shell_arg_spec info_args[] = {
 	{"TOPIC", ARG_CHOICE, false, info_topics, 0, 0},
 };
 static const struct shell_arg_spec pt_args[] = {
-	{"ADDRESS", ARG_NUMBER, false, NULL, 0, UINT64_MAX},
+	{"ADDRESS", ARG_ADDRESS, false, NULL, 0, UINT64_MAX},
 };
 static const struct shell_arg_spec memtype_args[] = {
 	{"TYPE", ARG_CHOICE, false, shell_memtype_names, 0, 0},
@@ -54,6 +54,8 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 			    ARGS(info_args)},
 	[SHELL_CMD_PT] = {"pt", "pt ADDRESS",
 			  "walk the page tables for a virtual address",
+			  "  ADDRESS: a number (0x-hex or decimal) or a kernel "
+			  "symbol (pt kmain).\n"
 			  "  Prints each level's entry (PML4, PDPT, PD, PT), "
 			  "the physical address and\n"
 			  "  the memory type. Refuses non-canonical and "

@@ -85,6 +85,9 @@ ENTRY_DEFAULTS = {
     # vCPUs spinning on each other) stall when another QEMU shares the
     # host's cores.
     "exclusive": "no",
+    # A session script (tests/sessions/*.txt, tools/session.py): the
+    # serial port and QMP become sockets the script types into and reads.
+    "session": "",
 }
 FIRMWARES = ("bios", "uefi")
 MEDIAS = ("cd", "usb")
@@ -176,6 +179,8 @@ def check_entry(e, source):
         bad("timeout must be positive")
     if e["expect_status"] and not re.match(r"^\d+$", e["expect_status"]):
         bad("expect_status must be a non-negative integer")
+    if e["session"] and not os.path.isfile(e["session"]):
+        bad("session script %s not found" % e["session"])
     e["groups_list"] = e["groups"].split()
     e["expect_res"] = []
     for pat in e["expect_lines"].split(EXPECT_LINES_SEP):
@@ -696,6 +701,8 @@ def run_boot(e, iso, tap_desc):
     except (KeyError, IndexError, ValueError) as err:
         return False, tap_desc + ": bad extra= option: %s" % err, []
     t = e["timeout_s"]
+    if e.get("session"):
+        return run_session_boot(e, cmd, log, t, tap_desc)
     full = ["timeout", "-k", str(KILL_GRACE_S), "%g" % t] + cmd
     with open(qlog, "w") as qf:
         qf.write("# " + " ".join(full) + "\n")
@@ -725,6 +732,32 @@ def run_boot(e, iso, tap_desc):
     qdiag = ["qemu: " + q for q in qtext.split("\n")[1:] if q.strip()]
     return False, "%s: %s" % (desc, v.reason), \
         v.diag + qdiag + ["log: " + log] + log_tail(text)
+
+
+def run_session_boot(e, cmd, log, t, tap_desc):
+    """Boot e with its session script (tools/session.py) instead of a
+    serial file; the script's problems come before the usual verdict's."""
+    import session  # tools/ is on sys.path: this file lives there
+    for opt in ("-serial", "-monitor"):  # the session supplies both
+        i = cmd.index(opt)
+        del cmd[i:i + 2]
+    shot = os.path.join(LOGS, e["name"] + ".screen.ppm")
+    start = time.monotonic()
+    try:
+        rc, timed_out, probs = session.run(cmd, e["session"], log, shot, t)
+    except (OSError, session.ScriptError) as err:
+        return False, "%s: session: %s" % (tap_desc, err), []
+    elapsed = time.monotonic() - start
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    v = verdict(e, rc, text, timed_out)
+    desc = "%s (%.1f s)" % (tap_desc, elapsed)
+    if not probs and v.ok:
+        return True, desc, []
+    probs = probs + ([] if v.ok else [v.reason])
+    return False, "%s: %s" % (desc, probs[0]), \
+        ["also: " + p for p in probs[1:]] + v.diag + ["log: " + log] + \
+        log_tail(text)
 
 
 RESULTS_TOOL = os.path.join("tools", "results.py")

@@ -48,6 +48,10 @@ KTEST(shell, parses_good_lines)
 	EXPECT_EQ(p.arg[0].number, 0xffffffff80100000ull);
 	ASSERT_EQ(parse("pt 4096", &p, err), SHELL_OK);
 	EXPECT_EQ(p.arg[0].number, 4096);
+	EXPECT_FALSE(p.arg[0].symbol);
+	ASSERT_EQ(parse("pt kmain", &p, err), SHELL_OK);
+	EXPECT_TRUE(p.arg[0].symbol);
+	EXPECT_STREQ(p.arg[0].word, "kmain");
 	ASSERT_EQ(parse("memtype uc-", &p, err), SHELL_OK);
 	EXPECT_STREQ(shell_memtype_names[p.arg[0].choice], "uc-");
 	ASSERT_EQ(parse("help", &p, err), SHELL_OK);
@@ -91,10 +95,12 @@ KTEST(shell, bad_input_one_line_errors)
 		{"info disk", "info: 'disk' is not a TOPIC"},
 		{"info cpu mem", "info: unexpected 'mem'"},
 		{"pt", "pt: missing ADDRESS"},
-		{"pt zz", "pt: ADDRESS 'zz' is not a number"},
+		{"pt z.z", "pt: ADDRESS 'z.z' is neither a number nor"},
 		{"pt 0x", "pt: ADDRESS '0x' is not a number"},
 		{"pt 99999999999999999999999", "pt: ADDRESS"},
 		{"pt -1", "pt: ADDRESS '-1' is not a number"},
+		{"pt 1x", "pt: ADDRESS '1x' is not a number"},
+		{"pt k-main", "pt: ADDRESS 'k-main' is neither a number nor"},
 		{"memtype", "memtype: missing TYPE"},
 		{"memtype WB", "memtype: 'WB' is not a TYPE"},
 		{"run", "run: missing NAME"},
