@@ -15,6 +15,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/acpi.h"
+#include "kernel/acpi_boot.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/ksyms.h"
@@ -23,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/shell_cmds.h"
 #include "kernel/shell_table.h"
+#include "kernel/smp.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -91,7 +93,7 @@ static void cmd_info(const struct shell_parsed *p)
 			kprintf("mtrr: none (CPUID.1:EDX.MTRR clear)\n");
 		break;
 	case INFO_ACPI:
-		acpi = smp_acpi();
+		acpi = acpi_tables();
 		if (acpi)
 			acpi_print(acpi);
 		else

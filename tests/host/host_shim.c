@@ -44,7 +44,6 @@ void kassert_fail(const char *expr, const char *file, int line,
 }
 
 /* glibc before 2.38 has no strlcpy; the kernel's lib/string.c does. */
-size_t strlcpy(char *dst, const char *src, size_t size);
 __attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);
