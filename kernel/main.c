@@ -23,6 +23,7 @@
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
+#include "kernel/hw_quirks.h"
 #include "kernel/experiment.h"
 #include "kernel/log.h"
 #include "kernel/version.h"
@@ -188,10 +189,15 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	{
 		struct tsc_sync_result sync;
 
-		if (tsc_sync_check(&sync))
+		if (tsc_sync_check(&sync)) {
 			tsc_sync_print(&sync);
+			hw_quirks_note_tsc_sync(&sync);
+		}
 	}
 	/* --- end CPUs and time --- */
+
+	/* What makes this machine's figures less trustworthy. */
+	hw_quirks_report();
 
 	crash_if_asked(kopt.crash);
 

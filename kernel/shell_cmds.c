@@ -18,6 +18,7 @@
 #include "kernel/acpi_boot.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
+#include "kernel/hw_quirks.h"
 #include "kernel/ksyms.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
@@ -110,6 +111,9 @@ static void cmd_info(const struct shell_parsed *p)
 		break;
 	case INFO_CACHES:
 		cpu_caches_print();
+		break;
+	case INFO_QUIRKS:
+		hw_quirks_report();
 		break;
 	}
 }

@@ -7,7 +7,7 @@
 
 static const char *const info_topics[] = {
 	"cpu", "mem", "pat", "mtrr", "acpi", "smp", "pmu", "tsc", "caches",
-	NULL,
+	"quirks", NULL,
 };
 
 /* Lower-case memory-type names, as the user types them. */
@@ -50,7 +50,9 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 			    "  pat (IA32_PAT), mtrr (MTRRs), acpi (tables), "
 			    "smp (CPUs), pmu (counters),\n"
 			    "  tsc (frequency, invariance, sync), caches "
-			    "(CPUID cache leaves)",
+			    "(CPUID cache leaves),\n"
+			    "  quirks (what makes this machine's figures less "
+			    "trustworthy)",
 			    ARGS(info_args)},
 	[SHELL_CMD_PT] = {"pt", "pt ADDRESS",
 			  "walk the page tables for a virtual address",

@@ -34,6 +34,7 @@ enum shell_info_topic {
 	INFO_PMU,
 	INFO_TSC,
 	INFO_CACHES,
+	INFO_QUIRKS,
 };
 
 /* run NAME [MODE]: the modes, as enum experiment_mode. */
