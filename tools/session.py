@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 
+import qemu
 import screen
 
 DEFAULT_STEP_TIMEOUT_S = 30.0
@@ -43,8 +44,6 @@ CONNECT_TIMEOUT_S = 20.0
 POLL_S = 0.05
 SCREEN_RETRY_S = 1.0
 KILL_GRACE_S = 5
-# Exit code reported when the session gave up (as timeout(1) would).
-TIMEOUT_RC = 124
 # Delay between keyboard events: the kernel polls the controller.
 KEY_DELAY_S = 0.05
 
@@ -205,20 +204,26 @@ class Serial:
             self.log.close()
 
 
-def run(cmd, script_path, log, shot, overall_timeout_s):
-    """Boot QEMU command cmd (no -serial/-monitor options) and play the
-    script. Returns (rc, timed_out, problems): rc is QEMU's exit code
-    (TIMEOUT_RC when the session killed it), problems a list of lines
-    naming the failed step."""
+def run(launch, script_path, log, shot):
+    """Boot qemu.Launch launch (its serial and monitor settings are
+    replaced: serial and QMP go to sockets) and play the script; its
+    timeout bounds the whole session. Returns (exit, elapsed, problems):
+    a qemu.Exit (kind "timeout" when the session had to kill QEMU),
+    seconds, and problem lines naming the failed step."""
     with open(script_path) as f:
         steps = parse_script(f.read(), script_path)
     tmp = tempfile.mkdtemp(prefix="ksession.")
     ser_path = os.path.join(tmp, "serial")
     qmp_path = os.path.join(tmp, "qmp")
-    full = cmd + ["-chardev", "socket,id=ser0,path=%s,server=on,wait=on" %
-                  ser_path, "-serial", "chardev:ser0",
-                  "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
-                  "-monitor", "none"]
+    overall_timeout_s = launch.timeout or DEFAULT_STEP_TIMEOUT_S
+    launch.timeout = None
+    launch.serial = "chardev:ser0"
+    launch.monitor = "none"
+    launch.extra = launch.extra + [
+        "-chardev", "socket,id=ser0,path=%s,server=on,wait=on" % ser_path,
+        "-qmp", "unix:%s,server=on,wait=off" % qmp_path]
+    qemu.prepare(launch)
+    full = qemu.qemu_args(launch)
     start = time.monotonic()
     deadline = start + overall_timeout_s
     problems = []
@@ -254,7 +259,10 @@ def run(cmd, script_path, log, shot, overall_timeout_s):
             if os.path.exists(p):
                 os.unlink(p)
         os.rmdir(tmp)
-    return (TIMEOUT_RC if killed else rc), killed, problems
+    elapsed = time.monotonic() - start
+    ex = qemu.Exit("timeout", qemu.TIMEOUT_TERM_RC) if killed else \
+        qemu.decode_exit(rc, False)
+    return ex, elapsed, problems
 
 
 def play(steps, serial, qmp, proc, shot, deadline, source):
