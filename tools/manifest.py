@@ -40,6 +40,9 @@ ENTRY_DEFAULTS = {
     # A session script (tests/sessions/*.txt, tools/session.py): the
     # serial port and QMP become sockets the script types into and reads.
     "session": "",
+    # With a session: a command run on the log afterwards ({log} is
+    # replaced); a non-zero exit fails the boot with its output.
+    "post_check": "",
 }
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS

@@ -263,6 +263,13 @@ def run_session_boot(e, iso, log, tap_desc):
         text = f.read().decode("utf-8", "replace")
     v = verdict(e, ex.rc, text, ex.kind == "timeout")
     desc = "%s (%.1f s)" % (tap_desc, elapsed)
+    if not probs and v.ok and e.get("post_check"):
+        cmd = [a.format(log=log) for a in e["post_check"].split()]
+        p = subprocess.run([sys.executable] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            out = p.stdout.decode("utf-8", "replace").strip().split("\n")
+            return False, "%s: %s" % (desc, out[0]), out[1:]
     if not probs and v.ok:
         return True, desc, []
     probs = probs + ([] if v.ok else [v.reason])
