@@ -28,6 +28,7 @@ import report  # noqa: E402
 import results  # noqa: E402
 import screen  # noqa: E402
 import session  # noqa: E402
+import labs  # noqa: E402
 
 SAMPLE = os.path.join(HERE, "sample.log")
 SAMPLE_RESULTS = 36
@@ -439,6 +440,41 @@ class SessionScriptTest(unittest.TestCase):
                           ["shift", "minus"]])
         with self.assertRaises(session.ScriptError):
             session.text_qcodes("\u00e9")
+
+
+class LabsTest(unittest.TestCase):
+    """tools/labs.py: what is masked, what is not, and transcripts."""
+
+    def test_mask_keeps_words_not_figures(self):
+        self.assertEqual(labs.mask("tsc  73091.281   1212610.343  2.4%"),
+                         labs.mask("tsc  1.000  2.000  1395.02%"))
+        self.assertEqual(labs.mask("git 834fdaec53f5-dirty at 0x1ffc0000"),
+                         labs.mask("git 70302e9abcde at 0x200000"))
+        self.assertNotEqual(labs.mask("PAT0=WB"), labs.mask("PAT0=WC"))
+        self.assertNotEqual(labs.mask("-> 4 KiB page"),
+                            labs.mask("-> 2 MiB page"))
+
+    def test_transcripts_split_at_prompts(self):
+        log = ("boot\r\nkernel> info pat\r\npat: x\r\n\r\n"
+               "kernel> \x1b[Kpt 1\r\nerror: pt: no\r\nkernel> ")
+        self.assertEqual(labs.transcripts(log),
+                         [("info pat", ["kernel> info pat", "pat: x"]),
+                          ("pt 1", ["kernel> pt 1", "error: pt: no"])])
+
+    def test_blocks_and_errors(self):
+        fd, path = tempfile.mkstemp(suffix=".md")
+        with os.fdopen(fd, "w") as f:
+            f.write("x\n<!-- shell: pt 1 (error-ok) -->\n```text\n"
+                    "kernel> pt 1\n```\n<!-- shell: help -->\nno fence\n")
+        self.addCleanup(os.unlink, path)
+        with self.assertRaises(labs.LabError):
+            labs.blocks_of(path)
+        with open(path, "w") as f:
+            f.write("<!-- shell: pt 1 (error-ok) -->\n```text\n"
+                    "kernel> pt 1\n```\n")
+        (b,) = labs.blocks_of(path)
+        self.assertEqual((b.command, b.error_ok, b.lines),
+                         ("pt 1", True, ["kernel> pt 1"]))
 
 
 if __name__ == "__main__":
