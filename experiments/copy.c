@@ -413,16 +413,29 @@ static void fill_source(struct copy_ctx *c, uint64_t bytes)
 		*(uint64_t *)region_at(&c->src, off) = prng_next(&rng);
 }
 
+/* Shell settings: run copy size=BYTES reps=N measures one size. */
+static const struct experiment_param copy_params[] = {
+	{"size", MIN_SIZE, FULL_MAX_BYTES,
+	 "one copy size in bytes instead of the schedule"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 5)"},
+};
+
 static int copy_run(enum experiment_mode mode)
 {
 	static struct copy_ctx c;
 	bool full = mode == EXPERIMENT_FULL;
 	unsigned reps = full ? FULL_REPS : QUICK_REPS;
 	uint64_t want = full ? FULL_MAX_BYTES : QUICK_MAX_BYTES;
-	uint64_t sizes[MAX_SIZES], llc, got;
+	uint64_t sizes[MAX_SIZES], llc, got, one_size = 0, v;
 	size_t nsizes;
 	int rc = 0;
 
+	if (experiment_param("reps", &v))
+		reps = (unsigned)v;
+	if (experiment_param("size", &v)) {
+		one_size = v;
+		want = MAX(want, v);
+	}
 	/* Safety net until kernel init enables SSE itself. */
 	fpu_init_cpu();
 	bench_env_report();
@@ -449,7 +462,10 @@ static int copy_run(enum experiment_mode mode)
 			"capped there (asked for %lu MiB)\n",
 			(unsigned long)(got >> 20),
 			(unsigned long)(want >> 20));
-	if (full)
+	if (one_size) {
+		sizes[0] = MIN(one_size, got);
+		nsizes = 1;
+	} else if (full)
 		nsizes = copy_size_schedule(sizes, MAX_SIZES, MIN_SIZE, got,
 					    FULL_SIZE_FACTOR);
 	else
@@ -498,7 +514,7 @@ out:
 	return rc;
 }
 
-EXPERIMENT(copy, "copy",
+EXPERIMENT_PARAMS(copy, "copy",
 	   "copy cost by routine (rep movsb, 64-bit loop, SSE2, movnti, "
 	   "movntdq) and its cache cost to a consumer and a bystander",
-	   "001", 20, copy_run);
+	   "001", 20, copy_run, copy_params);
