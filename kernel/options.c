@@ -15,6 +15,7 @@
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   shell      flag    the interactive shell after the runs  off
+ *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -69,6 +70,9 @@ static const struct option_desc options[] = {
 	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "1: sample every experiment with the LAPIC timer, report the top "
+	 "functions"},
 };
 
 static void set_defaults(void)

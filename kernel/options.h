@@ -43,6 +43,7 @@ struct kernel_options {
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	bool shell; /* the interactive shell after the runs */
+	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 
