@@ -59,6 +59,9 @@ bool experiment_params_given(void)
 	return ncurrent > 0;
 }
 
+/* The shell's profile command: profile this run whatever profile= says. */
+static bool profile_forced;
+
 static int run_one(const struct experiment *e, enum experiment_mode mode)
 {
 	bool profiling;
@@ -67,7 +70,8 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
-	profiling = kopt.profile && profile_start(PROFILE_HZ);
+	profiling = (kopt.profile || profile_forced) &&
+		    profile_start(PROFILE_HZ);
 	rc = e->run(mode);
 	if (profiling) {
 		profile_stop();
@@ -125,7 +129,7 @@ static bool apply_settings(const struct experiment *e,
 
 int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
 			const struct experiment_setting *settings, unsigned n,
-			char *err, size_t errlen)
+			bool profile, char *err, size_t errlen)
 {
 	int rc;
 
@@ -136,7 +140,9 @@ int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
 	for (unsigned i = 0; i < ncurrent; i++)
 		kprintf("run: %s=%lu\n", current[i].key,
 			(unsigned long)current[i].value);
+	profile_forced = profile;
 	rc = run_one(e, mode);
+	profile_forced = false;
 	ncurrent = 0;
 	return rc;
 }

@@ -76,14 +76,16 @@ void experiments_list(void);
 const struct experiment *experiment_find(const char *name);
 
 /*
- * Run e once in mode with settings[0..n) applied. A setting that names
+ * Run e once in mode with settings[0..n) applied, under the sampling
+ * profiler when profile is true (kernel/profile.h; its report follows the
+ * run). A setting that names
  * no declared parameter or has a bad or out-of-range value is refused
  * before anything runs: returns -1 with a one-line message in err.
  * Otherwise returns 0 if the experiment succeeded, 1 if it failed.
  */
 int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
 			const struct experiment_setting *settings, unsigned n,
-			char *err, size_t errlen);
+			bool profile, char *err, size_t errlen);
 
 /*
  * For the running experiment: true and *value when the user set the

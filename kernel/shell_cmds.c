@@ -208,7 +208,7 @@ static void cmd_memtype(const struct shell_parsed *p)
 	page_free(buf, MEMTYPE_DEMO_ORDER);
 }
 
-static int cmd_run(const struct shell_parsed *p)
+static int cmd_run(const struct shell_parsed *p, bool profile)
 {
 	struct experiment_setting s[SHELL_MAX_SETTINGS];
 	const struct shell_value *name = &p->arg[SHELL_RUN_ARG_NAME];
@@ -217,7 +217,7 @@ static int cmd_run(const struct shell_parsed *p)
 	char err[EXPERIMENT_ERROR_MAX];
 	int rc;
 
-	if (strcmp(name->word, "list") == 0) {
+	if (!profile && strcmp(name->word, "list") == 0) {
 		if (mode->present || p->nsettings)
 			shell_error("run: list takes nothing after it");
 		else
@@ -226,8 +226,8 @@ static int cmd_run(const struct shell_parsed *p)
 	}
 	e = experiment_find(name->word);
 	if (!e) {
-		kprintf("error: run: no experiment named '%.24s' (run list "
-			"shows them)\n", name->word);
+		kprintf("error: %s: no experiment named '%.24s' (run list "
+			"shows them)\n", p->cmd->name, name->word);
 		return 0;
 	}
 	for (unsigned i = 0; i < p->nsettings; i++) {
@@ -238,7 +238,7 @@ static int cmd_run(const struct shell_parsed *p)
 				 mode->present && mode->choice == 1 ?
 					 EXPERIMENT_FULL :
 					 EXPERIMENT_QUICK,
-				 s, p->nsettings, err, sizeof(err));
+				 s, p->nsettings, profile, err, sizeof(err));
 	if (rc < 0) {
 		shell_error(err);
 		return 0;
@@ -268,7 +268,9 @@ int shell_dispatch(const struct shell_parsed *p, int failures)
 		cmd_memtype(p);
 		break;
 	case SHELL_CMD_RUN:
-		return cmd_run(p);
+		return cmd_run(p, false);
+	case SHELL_CMD_PROFILE:
+		return cmd_run(p, true);
 	case SHELL_CMD_CMDLINE:
 		cmd_cmdline();
 		break;

@@ -79,6 +79,14 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 			   "  their ranges; settings not given keep their "
 			   "defaults.",
 			   ARGS(run_args)},
+	[SHELL_CMD_PROFILE] = {"profile", "profile NAME [quick|full] "
+			       "[KEY=VALUE...]",
+			       "run an experiment under the sampling profiler",
+			       "  Like run, with every CPU's LAPIC timer "
+			       "sampling the instruction pointer;\n"
+			       "  the top functions follow the run "
+			       "(kernel/profile.h).",
+			       ARGS(run_args)},
 	[SHELL_CMD_CMDLINE] = {"cmdline", "cmdline",
 			       "the kernel command line and the options "
 			       "it set", NULL, NO_ARGS},

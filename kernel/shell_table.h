@@ -17,6 +17,7 @@ enum shell_cmd_id {
 	SHELL_CMD_PT,
 	SHELL_CMD_MEMTYPE,
 	SHELL_CMD_RUN,
+	SHELL_CMD_PROFILE,
 	SHELL_CMD_CMDLINE,
 	SHELL_CMD_REBOOT,
 	SHELL_CMD_HALT,
@@ -37,7 +38,7 @@ enum shell_info_topic {
 	INFO_QUIRKS,
 };
 
-/* run NAME [MODE]: the modes, as enum experiment_mode. */
+/* run and profile NAME [MODE] [KEY=VALUE...]: argument positions. */
 #define SHELL_RUN_ARG_NAME 0
 #define SHELL_RUN_ARG_MODE 1
 #define SHELL_RUN_ARG_SETTINGS 2
