@@ -53,12 +53,14 @@ static void cmd_help(const struct shell_parsed *p)
 	const struct shell_command *c;
 
 	if (!p->arg[0].present) {
-		kprintf("commands (help COMMAND for more):\n");
+		/* One line each, within 80 columns (a VGA screen). */
+		kprintf("commands (help COMMAND for its arguments):\n");
 		for (unsigned i = 0; i < SHELL_CMD_COUNT; i++)
-			kprintf("  %-44s %s\n", shell_commands[i].usage,
+			kprintf("  %-8s %s\n", shell_commands[i].name,
 				shell_commands[i].help);
-		kprintf("keys: Left/Right, Home/End, Backspace/Delete edit; "
-			"Up/Down recall; Ctrl-C drops the line\n");
+		kprintf("keys: Left/Right Home/End Backspace/Delete edit, "
+			"Up/Down recall the history,\n"
+			"      Ctrl-U erases the line, Ctrl-C drops it\n");
 		return;
 	}
 	c = shell_find(shell_commands, SHELL_CMD_COUNT, p->arg[0].word);

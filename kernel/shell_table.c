@@ -93,7 +93,7 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 	[SHELL_CMD_REBOOT] = {"reboot", "reboot", "reset the machine", NULL,
 			      NO_ARGS},
 	[SHELL_CMD_HALT] = {"halt", "halt",
-			    "leave the shell and end the boot as exit= "
-			    "says (QEMU exits; halt stops)",
+			    "end the boot as exit= says (QEMU exits, a PC "
+			    "halts)",
 			    NULL, NO_ARGS},
 };

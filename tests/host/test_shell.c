@@ -155,6 +155,9 @@ KTEST(shell, every_command_has_help)
 		EXPECT_TRUE(c->usage && c->help);
 		EXPECT_LE(c->nargs, SHELL_MAX_ARGS);
 		EXPECT_TRUE(strncmp(c->usage, c->name, strlen(c->name)) == 0);
+		/* help's one-line list fits 80 columns: "  %-8s %s". */
+		EXPECT_LE(strlen(c->name), 8);
+		EXPECT_LE(2 + 8 + 1 + strlen(c->help), 80);
 		for (unsigned k = 0; k + 1 < c->nargs; k++)
 			EXPECT_NE(c->args[k].kind, ARG_SETTINGS);
 	}
