@@ -237,7 +237,7 @@ static int cmd_run(const struct shell_parsed *p, bool profile)
 		s[i].value = p->settings[i].value;
 	}
 	rc = experiment_run_with(e,
-				 mode->present && mode->choice == 1 ?
+				 mode->present && mode->choice == SHELL_RUN_FULL ?
 					 EXPERIMENT_FULL :
 					 EXPERIMENT_QUICK,
 				 s, p->nsettings, profile, err, sizeof(err));

@@ -15,7 +15,9 @@ const char *const shell_memtype_names[] = {
 	"wb", "wt", "wc", "uc-", "uc", "wp", NULL,
 };
 
-static const char *const run_modes[] = {"quick", "full", NULL};
+static const char *const run_modes[] = {
+	[SHELL_RUN_QUICK] = "quick", [SHELL_RUN_FULL] = "full", NULL,
+};
 
 static const struct shell_arg_spec help_args[] = {
 	{"COMMAND", ARG_WORD, true, NULL, 0, 0},

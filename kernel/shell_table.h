@@ -42,6 +42,8 @@ enum shell_info_topic {
 #define SHELL_RUN_ARG_NAME 0
 #define SHELL_RUN_ARG_MODE 1
 #define SHELL_RUN_ARG_SETTINGS 2
+/* MODE's choices, in shell_table.c's order. */
+enum shell_run_mode { SHELL_RUN_QUICK, SHELL_RUN_FULL };
 
 extern const struct shell_command shell_commands[SHELL_CMD_COUNT];
 extern const char *const shell_memtype_names[];
