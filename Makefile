@@ -9,6 +9,7 @@
 #                   report in build/results/
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
+#   make labs       regenerate the quoted output of docs/labs/ (one boot)
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
@@ -341,6 +342,11 @@ test-host: deps host-tests fuzzers
 
 test-boot: deps $(BUILD)/kernel.elf
 	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
+
+.PHONY: labs
+# Regenerate the quoted output of docs/labs/ from one scripted boot.
+labs: deps $(BUILD)/kernel.elf
+	$(Q)python3 tools/labs.py --refresh
 
 .PHONY: clean
 clean:

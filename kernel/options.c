@@ -16,6 +16,7 @@
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   nopcid     flag    do not use PCIDs                 off
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
+ *   shell      flag    the interactive shell after the runs  off
  *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
@@ -67,6 +68,8 @@ static const struct option_desc options[] = {
 	 "fill freed pages with a pattern"},
 	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
+	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
+	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
 	{"nopcid", OPT_FLAG, OFF(nopcid), NULL, 0, 0,

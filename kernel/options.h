@@ -46,6 +46,7 @@ struct kernel_options {
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	bool nopcid; /* do not use PCIDs even if the CPU has them */
 	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
+	bool shell; /* the interactive shell after the runs */
 	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
 	unsigned errors; /* options reported as unknown or malformed */
 };
