@@ -20,6 +20,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "trace/tracepoint.h"
+#include "lib/rcu.h"
 
 static uint64_t calls_handled;
 
@@ -96,8 +97,15 @@ static void drain_own_queue(void)
 
 static void call_ipi_handler(struct trap_frame *f __unused)
 {
+	bool was_idle;
+
 	apic_eoi();
+	/* A quiescent point only if the interrupted code is not reading. */
+	rcu_qs_unless_reading();
+	/* The calls may read: a halted CPU leaves RCU's idle state. */
+	was_idle = rcu_irq_enter();
 	drain_own_queue();
+	rcu_irq_exit(was_idle);
 }
 
 static void wake_ipi_handler(struct trap_frame *f __unused)
@@ -165,6 +173,7 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 	while (wait && atomic_load_acquire(&pending) != 0) {
 		uint64_t flags = cpu_irq_save();
 
+		rcu_qs_unless_reading();
 		drain_own_queue();
 		cpu_irq_restore(flags);
 		cpu_relax();
@@ -196,8 +205,10 @@ void smp_work_wait(unsigned cpu)
 
 	kassert(p);
 	while (atomic_load_acquire(&p->work.done) !=
-	       atomic_load_relaxed(&p->work.posted))
+	       atomic_load_relaxed(&p->work.posted)) {
+		rcu_qs_unless_reading();
 		cpu_relax();
+	}
 }
 
 unsigned smp_run_on(const struct cpumask *mask, void (*fn)(void *),
@@ -238,20 +249,38 @@ void smp_barrier_wait(struct smp_barrier *b)
 		atomic_store_release(&b->generation, gen + 1);
 		return;
 	}
-	while (atomic_load_acquire(&b->generation) == gen)
+	while (atomic_load_acquire(&b->generation) == gen) {
+		rcu_qs_unless_reading();
 		cpu_relax();
+	}
 }
 
-/* Deliberately empty for now: RCU's quiescent-state report goes here. */
+/* Between work items nothing is held: a full quiescent state, and the
+ * place where this CPU runs RCU callbacks. */
 __attribute__((noinline)) void cpu_quiescent_hook(void)
 {
-	barrier();
+	rcu_quiescent_state();
+}
+
+static void rcu_kick_noop(void *arg __unused)
+{
+}
+
+void rcu_kick_cpu(unsigned cpu)
+{
+	struct cpumask one;
+
+	cpumask_clear(&one);
+	cpumask_set(&one, cpu);
+	/* The IPI handler itself reports the quiescent state. */
+	smp_call(&one, rcu_kick_noop, NULL, false);
 }
 
 void smp_work_loop(void)
 {
 	struct work_slot *w = &this_cpu()->work;
 
+	rcu_idle_exit();
 	for (;;) {
 		uint64_t seq;
 
@@ -259,8 +288,12 @@ void smp_work_loop(void)
 		cpu_cli();
 		seq = atomic_load_acquire(&w->posted);
 		if (seq == atomic_load_relaxed(&w->done)) {
-			/* A wake IPI after the check ends the hlt. */
+			/* Halted, this CPU reads nothing: grace periods do
+			 * not wait for it (an extended quiescent state).
+			 * A wake IPI after the check ends the hlt. */
+			rcu_idle_enter();
 			cpu_sti_hlt();
+			rcu_idle_exit();
 			continue;
 		}
 		cpu_sti();

@@ -41,7 +41,7 @@
 	EV(tbench_reply_received, F(uint32_t, status) F(uint32_t, len))     \
 	EV(kbuild_step, F(uint32_t, file) F(uint32_t, step))                \
 	EV(smp_call, F(uint32_t, target) F(uint64_t, fn))                   \
-	EV(tlb_shootdown, F(uint64_t, addr) F(uint64_t, pages))
+	EV(tlb_shootdown, F(uint64_t, cpus_low64) F(uint64_t, fn))
 
 /* ramfs_op's op field. */
 enum trace_ramfs_op {
