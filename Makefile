@@ -62,7 +62,9 @@ DEPS := \
 	$(OVMF_CODE):ovmf:UEFI-firmware-for-QEMU \
 	$(FONT_PSF):console-setup-linux:framebuffer-console-font \
 	python3:python3:test-runner-and-results-tools \
-	prove:perl:TAP-summary
+	prove:perl:TAP-summary \
+	spin:spin:checking-the-trace-buffer-Promela-model \
+	babeltrace2:babeltrace2:reading-the-exported-CTF-trace-in-make-test
 
 .PHONY: deps deps-bench deps-fuzz
 # $(call install_missing,LIST): install the packages of LIST's missing entries.
@@ -228,6 +230,15 @@ bench: deps deps-bench $(BUILD)/kernel.elf
 	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
+
+.PHONY: bench-host
+# ns per trace event on this host, ours beside LTTng-UST (tools/bench_host.sh).
+BENCH_HOST_DEPS := \
+	/usr/include/x86_64-linux-gnu/lttng/tracepoint.h:liblttng-ust-dev:comparing-with-LTTng-UST \
+	lttng-sessiond:lttng-tools:comparing-with-LTTng-UST
+bench-host:
+	$(call install_missing,$(BENCH_HOST_DEPS))
+	$(Q)BUILD=$(BUILD) sh tools/bench_host.sh
 
 .PHONY: usb
 usb: iso

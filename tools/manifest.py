@@ -33,6 +33,10 @@ ENTRY_DEFAULTS = {
     # tools/results.py, and there must be at least results_min results.
     "check_results": "no",
     "results_min": "1",
+    # yes: the log carries a CTF trace export (trace/ctf.h): rebuild it
+    # with tools/trace_extract.py, check it with babeltrace2, and check
+    # that a damaged and a cut copy of the log are rejected.
+    "check_trace": "no",
     # yes: boot alone, after the others. Timing-sensitive boots (several
     # vCPUs spinning on each other) stall when another QEMU shares the
     # host's cores.
