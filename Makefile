@@ -172,6 +172,25 @@ kernel: deps $(BUILD)/kernel.elf
 iso: deps $(ISO)
 .DEFAULT_GOAL := all
 
+
+# --------------------------------------------------------------------------
+# The cache-model QEMU plugin (cachemodel/, docs/cachemodel.md): host code,
+# loaded into QEMU with -plugin. MODEL=<profile> on make run / make bench
+# turns it on; the profiles are in cachemodel/profiles.txt.
+# --------------------------------------------------------------------------
+MODEL        ?=
+MODEL_SO     := $(BUILD)/cachemodel/cachemodel.so
+MODEL_SRCS   := cachemodel/plugin.c cachemodel/model.c cachemodel/profile.c \
+	cachemodel/x86_insn.c
+MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
+	-fvisibility=hidden -pthread
+$(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(MODEL_CFLAGS) -shared -o $@ $(MODEL_SRCS)
+.PHONY: cachemodel
+cachemodel: $(MODEL_SO)
+
 # --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------

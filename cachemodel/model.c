@@ -646,7 +646,7 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 	struct cpu *c = &m->cpu[cpu];
 	uint64_t line = pa >> CM_LINE_SHIFT;
 	unsigned off = pa & (CM_LINE_SIZE - 1);
-	enum cm_memtype t = cm_type_of(m, pa);
+	enum cm_memtype t = flags & CM_IO ? CM_UC : cm_type_of(m, pa);
 	bool store = flags & CM_STORE;
 	struct wc_buffer *w;
 
@@ -754,6 +754,12 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
 	s->mem_cycles += m->p.clflush;
 	if (s->writebacks != before)
 		s->mem_cycles += m->p.mem_latency;
+}
+
+void cm_clflush_unseen(struct cm_model *m, unsigned cpu)
+{
+	m->cpu[cpu].st.clflushes++;
+	m->cpu[cpu].st.mem_cycles += m->p.clflush;
 }
 
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)

@@ -112,6 +112,7 @@ struct cm_stats {
 #define CM_STORE (1u << 0)
 #define CM_NT (1u << 1)		/* non-temporal store (movnti, movntdq...) */
 #define CM_LOCKED (1u << 2)	/* part of a locked read-modify-write */
+#define CM_IO (1u << 3)		/* a device register: UC whatever the page */
 
 enum cm_fence_kind {
 	CM_SFENCE,
@@ -144,6 +145,11 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);
 /* clflush / clflushopt of the line holding pa: evicted from every cache. */
 void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa);
+/*
+ * A clflush whose address the caller cannot see (QEMU's TCG performs no
+ * access for clflush): counted and charged, nothing is evicted.
+ */
+void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
 /* n more instructions retired on cpu. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 

@@ -3,14 +3,16 @@
  * access streams whose outcome is computed by hand in the comments: a
  * streaming read, LRU order in one set, UC reads, WC bursts and partial
  * flushes, non-temporal stores, MESI hand-overs between two CPUs, locked
- * operations, WT/WP stores, clflush, and the shipped profiles file.
+ * operations, WT/WP stores, clflush, the shipped profiles file, and the
+ * instruction classifier on encodings taken from the SDM.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SRCS: cachemodel/model.c cachemodel/profile.c cachemodel/x86_insn.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "cachemodel/model.h"
 #include "cachemodel/profile.h"
+#include "cachemodel/x86_insn.h"
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
 
@@ -411,3 +413,33 @@ KTEST(cachemodel, shipped_profiles_parse)
 	free(text);
 }
 
+
+#define CLASSIFY(...)                                                       \
+	({                                                                  \
+		static const uint8_t b_[] = {__VA_ARGS__};                  \
+		x86_insn_classify(b_, sizeof(b_));                          \
+	})
+
+KTEST(cachemodel, x86_classify)
+{
+	EXPECT_EQ(CLASSIFY(0x0f, 0xc3, 0x07), X86_NT_STORE);	/* movnti [rdi], eax */
+	EXPECT_EQ(CLASSIFY(0x48, 0x0f, 0xc3, 0x07), X86_NT_STORE);	/* REX.W */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xe7, 0x07), X86_NT_STORE);	/* movntdq */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x2b, 0x07), X86_NT_STORE);	/* movntps */
+	EXPECT_EQ(CLASSIFY(0xc5, 0xf9, 0xe7, 0x07), X86_NT_STORE);	/* vmovntdq */
+	EXPECT_EQ(CLASSIFY(0xc4, 0xe1, 0x79, 0xe7, 0x07), X86_NT_STORE);
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xf7, 0xc1), X86_NT_STORE);	/* maskmovdqu */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x38), X86_CLFLUSH);	/* clflush [rax] */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xae, 0x38), X86_CLFLUSH);	/* clflushopt */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xf8), X86_SFENCE);
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xf0), X86_MFENCE);
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xe8), X86_LFENCE);
+	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xc1, 0x07), X86_LOCKED);	/* lock xadd */
+	EXPECT_EQ(CLASSIFY(0xf0, 0xff, 0x07), X86_LOCKED);	/* lock inc */
+	EXPECT_EQ(CLASSIFY(0x87, 0x07), X86_LOCKED);		/* xchg [rdi], eax */
+	EXPECT_EQ(CLASSIFY(0x87, 0xc1), 0);			/* xchg ecx, eax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x30), 0);		/* xsaveopt/ /6 mem */
+	EXPECT_EQ(CLASSIFY(0x48, 0x89, 0x07), 0);		/* mov [rdi], rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
+	EXPECT_EQ(CLASSIFY(0xf0), 0);
+}
