@@ -5,6 +5,7 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/bench_env.h"
+#include "kernel/memtype_check.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/version.h"
@@ -12,9 +13,6 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page_alloc.h"
-
-/* Defined by workloads/memtype_probe.c: a quick WB-vs-UC latency check. */
-enum bench_tristate memtype_probe_verdict(void);
 
 static enum bench_tristate memtypes = BENCH_UNKNOWN;
 static bool memtypes_checked;
@@ -99,7 +97,7 @@ void bench_env_report(void)
 		return;
 	env_printed = true;
 	if (!memtypes_checked)
-		bench_env_set_memtypes(memtype_probe_verdict());
+		bench_env_set_memtypes(memtype_check_quick());
 	while (*brand == ' ')
 		brand++;
 	memset(&env, 0, sizeof(env));

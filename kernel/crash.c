@@ -5,6 +5,7 @@
 #include "arch/x86_64/cpu.h"
 #include "kernel/crash.h"
 #include "lib/assert.h"
+#include "lib/config.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
 
@@ -67,7 +68,7 @@ static __attribute__((noinline)) void crash_stack_overflow(void)
 
 	kprintf("crash: a %u KiB local array on a 16 KiB stack\n",
 		OVERFLOW_FRAME_BYTES / 1024);
-	for (unsigned i = 0; i < sizeof(frame); i += 4096)
+	for (unsigned i = 0; i < sizeof(frame); i += PAGE_SIZE)
 		frame[i] = (char)i;
 }
 

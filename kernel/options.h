@@ -7,6 +7,7 @@
 #define KERNEL_OPTIONS_H
 
 #include <stdbool.h>
+#include "lib/config.h"
 
 enum exit_mode { EXIT_QEMU, EXIT_HALT, EXIT_REBOOT };
 
@@ -27,7 +28,6 @@ enum crash_kind {
 #define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
 
 #define OPT_STRING_MAX 128
-#define MAX_CPUS 256
 
 struct kernel_options {
 	unsigned consoles; /* CONSOLE_* bits */

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "kernel/options.h"
+#include "lib/config.h"
 
 #define CPUMASK_WORDS (MAX_CPUS / 64)
 

@@ -61,6 +61,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/compiler.h"
+#include "lib/config.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
 #include "lib/spinlock.h"
@@ -93,8 +94,6 @@
 
 #define LARGE_HASH_BUCKETS 64u
 
-/* CPU numbers the per-CPU caches cover; higher ones use the class lock. */
-#define KMALLOC_MAX_CPUS 256u
 /* Bounds of one (CPU, class) cache; a class caches up to two slabs' worth
  * (so the top class, two objects a slab, keeps 4, not 32 pages' worth). */
 #define CPU_CACHE_MAX 32u
@@ -197,7 +196,7 @@ static const struct kmalloc_backend *backend;
 /* NULL: no per-CPU caches. Set by kmalloc_set_cpu_hook(). */
 static unsigned (*cpu_hook)(void);
 static unsigned cpu_limit; /* CPU numbers below this have caches */
-static struct kmalloc_cpu *cpu_area[KMALLOC_MAX_CPUS];
+static struct kmalloc_cpu *cpu_area[MAX_CPUS];
 static uint64_t cpu_area_pages;
 
 /* Largest power of two dividing x, at most cap (a power of two). */
@@ -267,7 +266,7 @@ void kmalloc_set_cpu_hook(unsigned (*cpu_id)(void), unsigned ncpus_max)
 	get_backend();
 	/* Switching the caches off would strand what they hold. */
 	kassert(cpu_id && !atomic_load_relaxed(&cpu_hook));
-	atomic_store_relaxed(&cpu_limit, MIN(ncpus_max, KMALLOC_MAX_CPUS));
+	atomic_store_relaxed(&cpu_limit, MIN(ncpus_max, MAX_CPUS));
 	atomic_store_release(&cpu_hook, cpu_id);
 }
 

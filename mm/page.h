@@ -17,13 +17,8 @@
 
 #include <stdint.h>
 #include "lib/assert.h"
+#include "lib/config.h"
 
-#ifndef PAGE_SHIFT
-#define PAGE_SHIFT 12
-#endif
-#ifndef PAGE_SIZE
-#define PAGE_SIZE (1ull << PAGE_SHIFT)
-#endif
 
 /* Physical address of a frame and back. */
 #define PFN_PHYS(pfn) ((uint64_t)(pfn) << PAGE_SHIFT)

@@ -5,13 +5,12 @@
 #include "workloads/corpus.h"
 #include "lib/assert.h"
 #include "lib/compiler.h"
+#include "lib/prng.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
 
 #define HASH_MUL 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio */
 #define HASH_ROT 29
-#define XORSHIFT_MUL 0x2545f4914f6cdd1dull
-#define RNG_ZERO_FIX 0x853c49e6748fea9bull
 
 uint64_t corpus_hash_u64(uint64_t h, uint64_t v)
 {
@@ -36,23 +35,12 @@ uint64_t corpus_hash64(uint64_t h, const void *buf, size_t len)
 	return corpus_hash_u64(h, w);
 }
 
-uint64_t corpus_rng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * XORSHIFT_MUL;
-}
-
 uint64_t corpus_rng_seed(uint64_t seed, uint64_t stream)
 {
 	uint64_t s = corpus_hash_u64(corpus_hash_u64(CORPUS_HASH_INIT, seed),
 				     stream);
 
-	return s ? s : RNG_ZERO_FIX;
+	return prng_seed(s);
 }
 
 /* ---------------------------------------------------------------- */
@@ -128,21 +116,21 @@ static void put_ident(struct writer *w, unsigned v)
 /* A skewed pick: small indices (popular symbols) come up more often. */
 static unsigned pick_ident(uint64_t *rng, unsigned vocabulary)
 {
-	unsigned span = (unsigned)(corpus_rng_next(rng) % vocabulary) + 1;
+	unsigned span = (unsigned)(prng_next(rng) % vocabulary) + 1;
 
-	return (unsigned)(corpus_rng_next(rng) % span);
+	return (unsigned)(prng_next(rng) % span);
 }
 
 static const char *pick(uint64_t *rng, const char *const *v, size_t n)
 {
-	return v[corpus_rng_next(rng) % n];
+	return v[prng_next(rng) % n];
 }
 
 static void put_statement(struct writer *w, uint64_t *rng, unsigned voc)
 {
 	const char *l = pick(rng, local_names, ARRAY_SIZE(local_names));
 
-	switch (corpus_rng_next(rng) % 5) {
+	switch (prng_next(rng) % 5) {
 	case 0:
 		put_str(w, "\t");
 		put_str(w, l);
@@ -151,14 +139,14 @@ static void put_statement(struct writer *w, uint64_t *rng, unsigned voc)
 		put_str(w, "(");
 		put_str(w, l);
 		put_str(w, ", ");
-		put_uint(w, corpus_rng_next(rng) % NUM_RANGE);
+		put_uint(w, prng_next(rng) % NUM_RANGE);
 		put_str(w, ");\n");
 		break;
 	case 1:
 		put_str(w, "\tif (");
 		put_str(w, l);
 		put_str(w, " > ");
-		put_uint(w, corpus_rng_next(rng) % NUM_RANGE);
+		put_uint(w, prng_next(rng) % NUM_RANGE);
 		put_str(w, ")\n\t\treturn ");
 		put_ident(w, pick_ident(rng, voc));
 		put_str(w, ";\n");
@@ -183,7 +171,7 @@ static void put_statement(struct writer *w, uint64_t *rng, unsigned voc)
 		put_str(w, "->");
 		put_ident(w, pick_ident(rng, voc));
 		put_str(w, " * ");
-		put_uint(w, corpus_rng_next(rng) % NUM_RANGE);
+		put_uint(w, prng_next(rng) % NUM_RANGE);
 		put_str(w, ";\n");
 		break;
 	}
@@ -192,7 +180,7 @@ static void put_statement(struct writer *w, uint64_t *rng, unsigned voc)
 static void put_function(struct writer *w, uint64_t *rng, unsigned voc)
 {
 	unsigned stmts = STMTS_MIN +
-			 (unsigned)(corpus_rng_next(rng) % STMTS_SPREAD);
+			 (unsigned)(prng_next(rng) % STMTS_SPREAD);
 
 	put_str(w, "static ");
 	put_str(w, pick(rng, types, ARRAY_SIZE(types)));
@@ -211,8 +199,8 @@ static size_t generate(const struct corpus_params *p, unsigned idx,
 {
 	uint64_t rng = corpus_rng_seed(p->seed, idx);
 	unsigned spread = p->max_bytes - p->min_bytes + 1;
-	size_t target = p->min_bytes + corpus_rng_next(&rng) % spread;
-	unsigned includes = (unsigned)(corpus_rng_next(&rng) % INCLUDES_MAX);
+	size_t target = p->min_bytes + prng_next(&rng) % spread;
+	unsigned includes = (unsigned)(prng_next(&rng) % INCLUDES_MAX);
 
 	kassert(p->vocabulary > 0 && p->max_bytes >= p->min_bytes);
 	put_str(w, "// generated file ");

@@ -31,9 +31,7 @@ uint64_t corpus_hash64(uint64_t h, const void *buf, size_t len);
 /* Mix one 64-bit value into h. */
 uint64_t corpus_hash_u64(uint64_t h, uint64_t v);
 
-/* xorshift64*: state must not be 0. */
-uint64_t corpus_rng_next(uint64_t *state);
-/* A non-zero rng state derived from (seed, stream). */
+/* A lib/prng.h state (non-zero) derived from (seed, stream). */
 uint64_t corpus_rng_seed(uint64_t seed, uint64_t stream);
 
 struct corpus_params {

@@ -22,9 +22,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/config.h"
 #include "lib/spinlock.h"
 
-#define RAMFS_PAGE_SIZE 4096u
+/* The backend's unit: the base page. */
+#define RAMFS_PAGE_SIZE PAGE_SIZE
 #define RAMFS_NAME_MAX 47 /* bytes, without the NUL */
 /* One index page of pointers per file: 512 pages, 2 MiB. */
 #define RAMFS_FILE_MAX_PAGES (RAMFS_PAGE_SIZE / sizeof(void *))

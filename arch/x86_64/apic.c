@@ -31,8 +31,7 @@
 #define APIC_BASE_EN (1ull << 11)
 #define APIC_BASE_ADDR_MASK 0x000ffffffffff000ull
 
-/* x2APIC: register offset o is MSR X2APIC_MSR_BASE + (o >> 4). */
-#define X2APIC_MSR_BASE 0x800
+/* x2APIC: register offset o is MSR MSR_X2APIC_FIRST + (o >> 4). */
 #define X2APIC_REG_SHIFT 4
 #define XAPIC_ID_SHIFT 24
 
@@ -107,7 +106,7 @@ uint64_t apic_base_phys(void)
 uint32_t apic_read(uint32_t reg)
 {
 	if (mode == APIC_MODE_X2APIC)
-		return (uint32_t)rdmsr(X2APIC_MSR_BASE +
+		return (uint32_t)rdmsr(MSR_X2APIC_FIRST +
 				       (reg >> X2APIC_REG_SHIFT));
 	return xapic_regs[reg / sizeof(uint32_t)];
 }
@@ -115,7 +114,7 @@ uint32_t apic_read(uint32_t reg)
 void apic_write(uint32_t reg, uint32_t v)
 {
 	if (mode == APIC_MODE_X2APIC)
-		wrmsr(X2APIC_MSR_BASE + (reg >> X2APIC_REG_SHIFT), v);
+		wrmsr(MSR_X2APIC_FIRST + (reg >> X2APIC_REG_SHIFT), v);
 	else
 		xapic_regs[reg / sizeof(uint32_t)] = v;
 }
@@ -164,7 +163,7 @@ static void send_icr(uint32_t dest, uint32_t low)
 	kassert(mode != APIC_MODE_NONE);
 	cpu_cli();
 	if (mode == APIC_MODE_X2APIC) {
-		wrmsr(X2APIC_MSR_BASE + (APIC_REG_ICR_LOW >> X2APIC_REG_SHIFT),
+		wrmsr(MSR_X2APIC_FIRST + (APIC_REG_ICR_LOW >> X2APIC_REG_SHIFT),
 		      ((uint64_t)dest << ICR_X2APIC_DEST_SHIFT) | low);
 	} else {
 		kassert(dest <= XAPIC_MAX_ID);

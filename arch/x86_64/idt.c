@@ -8,9 +8,9 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/setjmp.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/options.h"
 #include "kernel/panic.h"
 #include "lib/assert.h"
+#include "lib/config.h"
 #include "lib/kprintf.h"
 
 #define IDT_GATE_INTERRUPT 0xe

@@ -10,6 +10,7 @@
 #define ARCH_X86_64_LAYOUT_H
 
 #include <stdint.h>
+#include "lib/config.h"
 
 #define KERNEL_VMA 0xffffffff80000000ul
 /* Mappings made at run time (second views of RAM, test mappings). */
@@ -18,12 +19,6 @@
 #define DIRECT_MAP_BASE 0xffff800000000000ul
 /* Covered by the boot page tables until mm/ builds the real ones. */
 #define EARLY_DIRECT_MAP_SIZE (4ul << 30)
-#ifndef PAGE_SHIFT
-#define PAGE_SHIFT 12
-#endif
-#ifndef PAGE_SIZE
-#define PAGE_SIZE (1ull << PAGE_SHIFT)
-#endif
 
 /*
  * The direct-map address of phys. Once vm_init() has run, only RAM, ACPI

@@ -83,5 +83,5 @@ enum memtype memtype_effective_at(uint64_t phys, enum memtype pat)
 
 	if (mtrr == MEMTYPE_UNDEFINED)
 		return MEMTYPE_UNDEFINED;
-	return effective_memtype(mtrr, pat, &notes);
+	return mtrr_pat_combine(mtrr, pat, &notes);
 }

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86_64/mtrr.h"
+#include "arch/x86_64/pat_layout.h"
 #include "mm/memtype.h"
 
 /* The MTRR state read at boot (the boot CPU's; APs must match). */
@@ -13,7 +15,7 @@ extern struct mtrr_state mtrr_state;
 extern bool mtrr_present;
 
 /*
- * Write the kernel's PAT layout (mm/memtype.c) to IA32_PAT on this CPU
+ * Write the kernel's PAT layout (arch/x86_64/pat_layout.c) to IA32_PAT on this CPU
  * following the SDM's procedure (caches off, flushes), then read it back.
  * Returns true if the read-back value equals the layout.
  */

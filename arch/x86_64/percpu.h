@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/gdt.h"
-#include "kernel/options.h"
 #include "lib/compiler.h"
+#include "lib/config.h"
 #include "lib/spinlock.h"
 
 /* Entries one CPU's smp_call() queue holds before senders wait. */

@@ -9,9 +9,9 @@
  *                 L4       L3       L2       L1
  *
  * A PDPT entry with PS maps 1 GiB, a PD entry with PS maps 2 MiB; the
- * memory-type bits (PWT, PCD, PAT) are in mm/memtype.h, where the PAT
- * bit's two positions (bit 7 in a 4 KiB entry, bit 12 in a large one)
- * are handled.
+ * memory-type bits (PWT, PCD, PAT) are in arch/x86_64/pat_layout.h,
+ * where the PAT bit's two positions (bit 7 in a 4 KiB entry, bit 12 in a
+ * large one) are handled.
  */
 #ifndef ARCH_X86_64_PGTABLE_H
 #define ARCH_X86_64_PGTABLE_H

@@ -4,6 +4,7 @@
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
@@ -20,10 +21,6 @@
 /* CPUID.0AH:EDX fields (version >= 2). */
 #define PMU_EDX_FIXED_COUNTERS(d) ((d) & 0x1f)
 #define PMU_EDX_FIXED_WIDTH(d) (((d) >> 5) & 0xff)
-
-#define MSR_PERFEVTSEL0 0x186
-#define MSR_PMC0 0x0c1
-#define MSR_PERF_GLOBAL_CTRL 0x38f
 
 #define EVTSEL_USR (1ull << 16)
 #define EVTSEL_OS (1ull << 17)

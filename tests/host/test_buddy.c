@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "mm/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
@@ -71,11 +72,8 @@ static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	/* xorshift64: fixed seeds, reproducible on every host. */
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	/* Fixed seeds, reproducible on every host. */
+	return prng_next(&rng_state);
 }
 
 static void fix_setup(struct fix *f, const struct memmap_entry *raw,

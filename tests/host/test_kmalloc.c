@@ -19,6 +19,7 @@
 #include <string.h>
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "tests/host/host_shim.h"
@@ -133,14 +134,11 @@ static void expect_all_returned(struct ktest_ctx *ctx)
 	EXPECT_EQ(hb_errors, 0);
 }
 
-/* Deterministic PRNG (xorshift64) so a failure can be replayed. */
+/* Deterministic, so a failure can be replayed. */
 static uint64_t rng_state;
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return prng_next(&rng_state);
 }
 
 static uint8_t pattern(uintptr_t seed, size_t i)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include "lib/atomic.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 
@@ -74,10 +75,7 @@ static unsigned thread_cpu_id(void)
 
 static uint64_t next_rand(struct worker *w)
 {
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return w->rng;
+	return prng_next(&w->rng);
 }
 
 /* A byte that only this thread and this slot write. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -375,11 +376,8 @@ static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t fuzz_rand(void)
 {
-	/* xorshift64: fixed seed, reproducible everywhere. */
-	fuzz_state ^= fuzz_state << 13;
-	fuzz_state ^= fuzz_state >> 7;
-	fuzz_state ^= fuzz_state << 17;
-	return fuzz_state;
+	/* Fixed seed, reproducible everywhere. */
+	return prng_next(&fuzz_state);
 }
 
 static void fuzz_range(uint64_t *base, uint64_t *len)

@@ -1,16 +1,19 @@
 /*
- * Host tests for mm/memtype.c: names, the PAT layout and its MSR value,
- * PTE memory-type bits at every page size, MTRR lookup on synthetic
- * states, and the MTRR x PAT table of the Intel SDM vol. 3A ("Effective
+ * Host tests for mm/memtype.c (names) and the x86 arithmetic behind
+ * them, arch/x86_64/pat_layout.c and arch/x86_64/mtrr.c: the PAT layout
+ * and its MSR value, PTE memory-type bits at every page size, MTRR lookup
+ * on synthetic states, and the MTRR x PAT table of the Intel SDM vol. 3A ("Effective
  * Page-Level Memory Types for Pentium III and More Recent Processor
  * Families") transcribed here entry by entry, independently of the rules
  * the implementation uses.
  */
-// HOST_SRCS: mm/memtype.c
+// HOST_SRCS: mm/memtype.c arch/x86_64/pat_layout.c arch/x86_64/mtrr.c
 #include <stdint.h>
 #include <string.h>
 #include "lib/compiler.h"
 #include "lib/ktest.h"
+#include "arch/x86_64/mtrr.h"
+#include "arch/x86_64/pat_layout.h"
 #include "mm/memtype.h"
 #include "tests/host/host_shim.h"
 
@@ -289,7 +292,7 @@ KTEST(effective, sdm_table)
 	ASSERT_EQ(ARRAY_SIZE(sdm_table), 5 * MEMTYPE_COUNT);
 	for (i = 0; i < ARRAY_SIZE(sdm_table); i++) {
 		unsigned int notes = 0xdead;
-		enum memtype got = effective_memtype(sdm_table[i].mtrr,
+		enum memtype got = mtrr_pat_combine(sdm_table[i].mtrr,
 						     sdm_table[i].pat, &notes);
 
 		if (got != sdm_table[i].eff || notes != sdm_table[i].notes)
@@ -325,15 +328,15 @@ KTEST(effective, invalid_inputs)
 	unsigned int notes = 0xdead;
 
 	/* UC- is not an MTRR type; an undefined MTRR result stays so. */
-	EXPECT_EQ(effective_memtype(MEMTYPE_UC_MINUS, MEMTYPE_WB, &notes),
+	EXPECT_EQ(mtrr_pat_combine(MEMTYPE_UC_MINUS, MEMTYPE_WB, &notes),
 		  MEMTYPE_UNDEFINED);
 	EXPECT_EQ(notes, 0);
-	EXPECT_EQ(effective_memtype(MEMTYPE_UNDEFINED, MEMTYPE_WC, NULL),
+	EXPECT_EQ(mtrr_pat_combine(MEMTYPE_UNDEFINED, MEMTYPE_WC, NULL),
 		  MEMTYPE_UNDEFINED);
-	EXPECT_EQ(effective_memtype(MEMTYPE_WB, (enum memtype)2, NULL),
+	EXPECT_EQ(mtrr_pat_combine(MEMTYPE_WB, (enum memtype)2, NULL),
 		  MEMTYPE_UNDEFINED);
 	/* notes may be NULL. */
-	EXPECT_EQ(effective_memtype(MEMTYPE_WB, MEMTYPE_WT, NULL), MEMTYPE_WT);
+	EXPECT_EQ(mtrr_pat_combine(MEMTYPE_WB, MEMTYPE_WT, NULL), MEMTYPE_WT);
 }
 
 /* ------------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include "arch/x86_64/trap.h"
 #include "kernel/smp_call.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
 #include "mm/memmap.h"
@@ -67,14 +68,6 @@ KTEST(page_alloc, exhaust_then_free_everything)
 #define SHADOW_SLOTS 256
 #define RANDOM_STEPS 4000
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Random allocations and frees checked against a shadow record: blocks
  * never overlap, are aligned, and keep the pattern written into them. */
 KTEST(page_alloc, random_against_shadow)
@@ -88,7 +81,7 @@ KTEST(page_alloc, random_against_shadow)
 
 	memset(slot, 0, sizeof(slot));
 	for (int step = 0; step < RANDOM_STEPS; step++) {
-		unsigned i = xorshift(&seed) % SHADOW_SLOTS;
+		unsigned i = prng_next(&seed) % SHADOW_SLOTS;
 
 		if (slot[i].phys) {
 			uint64_t *p = phys_to_virt(slot[i].phys);
@@ -99,7 +92,7 @@ KTEST(page_alloc, random_against_shadow)
 			slot[i].phys = 0;
 			continue;
 		}
-		slot[i].order = xorshift(&seed) % 5;
+		slot[i].order = prng_next(&seed) % 5;
 		slot[i].phys = page_alloc_phys(slot[i].order, PAGE_OWNER_TEST);
 		if (slot[i].phys == PAGE_ALLOC_FAILED) {
 			slot[i].phys = 0;

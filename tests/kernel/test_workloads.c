@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of the workloads (issue 5): ramfs round trips and page
+ * In-kernel tests of the workloads: ramfs round trips and page
  * accounting against the real page allocator, the loopback ring between
  * two CPUs (order, wrap-around), and the quick-mode checksums of the
  * tbench-like and kbuild-like workloads against recorded values, for
@@ -14,38 +14,20 @@
 #include "mm/page_alloc.h"
 #include "workloads/corpus.h"
 #include "workloads/loopback.h"
+#include "workloads/kbuild.h"
 #include "workloads/ramfs.h"
-
-/* Defined in workloads/tbench.c and workloads/kbuild.c. */
-uint64_t tbench_quick_checksum(unsigned npairs, uint64_t *bytes);
-uint64_t kbuild_quick_checksum(unsigned jobs);
-
-/* Recorded from a reference run; see the workloads' own constants. */
-#define TBENCH_QUICK_HASH 0xd68f41d52277700cull
-#define TBENCH_QUICK_BYTES 6601728ull
-#define KBUILD_QUICK_HASH 0xce5d047f7ab3490full
+#include "workloads/ramfs_pages.h"
+#include "workloads/tbench.h"
 
 #define T_FILES 64
 #define T_BIG (3 * RAMFS_PAGE_SIZE + 100)
-
-static void *t_alloc(unsigned order)
-{
-	return page_alloc(order);
-}
-
-static void t_free(void *p, unsigned order)
-{
-	page_free(p, order);
-}
-
-static const struct ramfs_backend t_backend = {t_alloc, t_free, true};
 
 static uint8_t t_buf[T_BIG], t_back[T_BIG];
 
 KTEST(ramfs, write_read_unlink_returns_every_page)
 {
 	uint64_t before = page_alloc_free_pages();
-	struct ramfs *fs = ramfs_new(&t_backend, T_FILES);
+	struct ramfs *fs = ramfs_new(&ramfs_page_backend, T_FILES);
 	struct ramfs_stat st;
 	int h;
 
@@ -82,7 +64,7 @@ KTEST(ramfs, write_read_unlink_returns_every_page)
 KTEST(ramfs, destroy_frees_open_and_unlinked_files)
 {
 	uint64_t before = page_alloc_free_pages();
-	struct ramfs *fs = ramfs_new(&t_backend, T_FILES);
+	struct ramfs *fs = ramfs_new(&ramfs_page_backend, T_FILES);
 	struct ramfs_stat st;
 	char name[16], open_name[16];
 	unsigned open_i = 0;
@@ -225,12 +207,39 @@ KTEST(loopback, two_cpus_in_order)
 	EXPECT_EQ(lbt.ring.bytes_in, total);
 }
 
+/* The quick script's checksum with npairs pairs (0: alternating on this
+ * CPU); *bytes gets the payload bytes moved. 0 on failure. */
+static uint64_t tbench_quick_checksum(unsigned npairs, uint64_t *bytes)
+{
+	struct tbench_check chk = {0};
+
+	if (!tbench_checksum(&tbench_quick, npairs, &chk))
+		return 0;
+	*bytes = chk.bytes;
+	return chk.hash;
+}
+
+/* The quick tree built with 'jobs' workers (0: the reference compile);
+ * the objects' hash, 0 on failure. */
+static uint64_t kbuild_quick_checksum(unsigned jobs)
+{
+	static struct kbuild_run run;
+	uint64_t h = 0;
+	bool ok;
+
+	if (jobs == 0)
+		return kbuild_reference(&kbuild_quick.corpus, &h) ? h : 0;
+	ok = kbuild_setup(&run, &kbuild_quick) && kbuild_build(&run, jobs, &h);
+	kbuild_teardown(&run);
+	return ok ? h : 0;
+}
+
 KTEST(workloads, tbench_quick_checksum_alternating)
 {
 	uint64_t bytes = 0;
 
-	EXPECT_EQ(tbench_quick_checksum(0, &bytes), TBENCH_QUICK_HASH);
-	EXPECT_EQ(bytes, TBENCH_QUICK_BYTES);
+	EXPECT_EQ(tbench_quick_checksum(0, &bytes), TBENCH_QUICK_EXPECT_HASH);
+	EXPECT_EQ(bytes, TBENCH_QUICK_EXPECT_BYTES);
 }
 
 KTEST(workloads, tbench_quick_checksum_all_pairs)
@@ -242,22 +251,22 @@ KTEST(workloads, tbench_quick_checksum_all_pairs)
 
 	if (pairs == 0)
 		KTEST_SKIP("one CPU: no client/server pair");
-	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes), TBENCH_QUICK_HASH);
-	EXPECT_EQ(bytes, TBENCH_QUICK_BYTES);
+	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes), TBENCH_QUICK_EXPECT_HASH);
+	EXPECT_EQ(bytes, TBENCH_QUICK_EXPECT_BYTES);
 }
 
 KTEST(workloads, kbuild_quick_checksum)
 {
 	size_t in_use;
 
-	EXPECT_EQ(kbuild_quick_checksum(0), KBUILD_QUICK_HASH);
+	EXPECT_EQ(kbuild_quick_checksum(0), KBUILD_QUICK_EXPECT_HASH);
 	/* Every symbol, token and buffer of a build goes back. */
 	in_use = kmalloc_in_use_bytes();
-	EXPECT_EQ(kbuild_quick_checksum(1), KBUILD_QUICK_HASH);
+	EXPECT_EQ(kbuild_quick_checksum(1), KBUILD_QUICK_EXPECT_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
 	/* Two workers: enough to check the result does not depend on
 	 * the CPU count, without more contending vCPUs than host cores. */
 	if (smp_cpus_online() > 1)
-		EXPECT_EQ(kbuild_quick_checksum(2), KBUILD_QUICK_HASH);
+		EXPECT_EQ(kbuild_quick_checksum(2), KBUILD_QUICK_EXPECT_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
 }

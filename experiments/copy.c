@@ -34,12 +34,14 @@
 #include "kernel/experiment.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
+#include "lib/prng.h"
 #include "lib/stats.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
 #include "mm/page_alloc.h"
 #include "workloads/copy_routines.h"
 
+#define COPY_FILL_SEED 0x9e3779b97f4a7c15ull
 #define COPY_CHUNK_ORDER BUDDY_MAX_ORDER
 #define COPY_CHUNK_BYTES (PAGE_SIZE << COPY_CHUNK_ORDER)
 #define FULL_MAX_BYTES MiB(64)
@@ -457,15 +459,11 @@ static int find_miss_counter(const struct bench_counters *ctr)
 
 static void fill_source(struct copy_ctx *c, uint64_t bytes)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ull;
+	uint64_t rng = prng_seed(COPY_FILL_SEED);
 
-	for (uint64_t off = 0; off < bytes; off += sizeof(uint64_t)) {
-		/* xorshift64: words that differ, so misplacement shows */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		*(uint64_t *)region_at(&c->src, off) = x;
-	}
+	/* Words that all differ, so misplacement shows. */
+	for (uint64_t off = 0; off < bytes; off += sizeof(uint64_t))
+		*(uint64_t *)region_at(&c->src, off) = prng_next(&rng);
 }
 
 static int copy_run(enum experiment_mode mode)

@@ -1,0 +1,165 @@
+/*
+ * The kbuild experiment (seeds 000, 001 and 003 time `make -j N` of a
+ * kernel): builds of the synthetic tree of workloads/kbuild.h, timed.
+ *
+ * Variants "j=1" and "j=N" (N: every CPU in full mode, at most
+ * KB_QUICK_MAX_JOBS in quick mode), with "j=N/cpuC" per CPU. Metrics:
+ *   real_ms  first worker start .. last worker end (the seeds' real)
+ *   busy_ms  time the workers spent compiling, summed over CPUs (the
+ *            seeds' user+sys: there is no user mode here), and per CPU.
+ *
+ * Every build's objects must hash to the reference compile's value, and
+ * in quick mode that value must be the recorded constant of kbuild.h.
+ */
+#include "arch/x86_64/tsc.h"
+#include "kernel/bench_env.h"
+#include "kernel/experiment.h"
+#include "kernel/smp_call.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+#include "lib/stats.h"
+#include "workloads/corpus.h"
+#include "workloads/kbuild.h"
+
+#define KB_MS_SCALE 1000ull	/* ms with 3 decimals */
+
+static struct kbuild_run kb_run;
+
+#define KB_MAX_FIGS 64
+
+static char kb_variant_names[KB_MAX_FIGS][BENCH_FIELD_MAX];
+
+static uint64_t ticks_to_ms_scaled(uint64_t ticks)
+{
+	return stats_muldiv(ticks, KB_MS_SCALE * 1000, tsc_hz());
+}
+
+static void kb_fig(struct bench_figure *f, const char *variant,
+		   const char *metric, uint64_t *ms, unsigned reps,
+		   unsigned cpus)
+{
+	struct stats st;
+
+	stats_compute(&st, ms, reps, ms);
+	bench_figure_init(f, "kbuild", variant, metric, "ms",
+			  BENCH_SCALE_DIGITS, &st);
+	f->cpus = cpus;
+}
+
+/* Measure "make -j jobs" reps times; appends figures. 0 or 1. */
+static int kb_variant(unsigned jobs, uint64_t expect,
+		      struct bench_figure *figs, size_t *nfig)
+{
+	static uint64_t cpu_ms[MAX_CPUS][BENCH_MAX_REPS];
+	uint64_t real[BENCH_MAX_REPS], busy[BENCH_MAX_REPS];
+	unsigned reps = kb_run.size->reps, cpus[MAX_CPUS], n = 0;
+	char *vname = kb_variant_names[*nfig];
+
+	kassert(reps <= BENCH_MAX_REPS);
+	ksnprintf(vname, BENCH_FIELD_MAX, "j=%u", jobs);
+	for (unsigned r = 0; r < reps; r++) {
+		uint64_t h = 0, first = UINT64_MAX, last = 0, sum = 0;
+		uint64_t allocs = 0;
+
+		if (!kbuild_build(&kb_run, jobs, &h) || h != expect) {
+			kprintf("kbuild: %s rep %u: objects hash %#lx, "
+				"reference %#lx\n", vname, r, (unsigned long)h,
+				(unsigned long)expect);
+			return 1;
+		}
+		n = 0;
+		for (unsigned c = 0; c < MAX_CPUS; c++) {
+			struct kbuild_cpu *k = &kb_run.cpu[c];
+
+			if (!cpumask_test(&kb_run.mask, c))
+				continue;
+			first = MIN(first, k->t_start);
+			last = MAX(last, k->t_end);
+			sum += k->busy;
+			allocs += k->cs.allocs;
+			cpu_ms[n][r] = ticks_to_ms_scaled(k->busy);
+			cpus[n++] = c;
+		}
+		real[r] = ticks_to_ms_scaled(last - first);
+		busy[r] = ticks_to_ms_scaled(sum);
+		kprintf("kbuild: %s rep %u: real %lu cycles, busy %lu cycles "
+			"over %u CPUs, %lu kmalloc calls\n", vname, r,
+			(unsigned long)(last - first), (unsigned long)sum,
+			jobs, (unsigned long)allocs);
+	}
+	kb_fig(&figs[(*nfig)++], vname, "real_ms", real, reps, jobs);
+	kb_fig(&figs[(*nfig)++], vname, "busy_ms", busy, reps, jobs);
+	for (unsigned i = 0; jobs > 1 && i < n && *nfig < KB_MAX_FIGS; i++) {
+		char *cname = kb_variant_names[*nfig];
+
+		ksnprintf(cname, BENCH_FIELD_MAX, "j=%u/cpu%u", jobs, cpus[i]);
+		kb_fig(&figs[(*nfig)++], cname, "busy_ms", cpu_ms[i], reps, 1);
+	}
+	return 0;
+}
+
+/* Workers in quick mode (tests and make run); full mode uses every CPU. */
+#define KB_QUICK_MAX_JOBS 2
+
+static int kbuild_run(enum experiment_mode mode)
+{
+	const struct kbuild_size *size = mode == EXPERIMENT_FULL ? &kbuild_full :
+							       &kbuild_quick;
+	static struct bench_figure figs[KB_MAX_FIGS];
+	unsigned cpus = smp_cpus_online();
+	uint64_t expect = 0, bytes = 0, t0, t1;
+	size_t nfig = 0;
+	int rc = 0;
+
+	bench_env_report();
+	for (unsigned i = 0; i < size->corpus.files; i++)
+		bytes += corpus_file_size(&size->corpus, i);
+	kprintf("kbuild: %u source files, %lu KiB, vocabulary %u, "
+		"%u repetitions, %u CPUs online; tsc %lu kHz\n",
+		size->corpus.files, (unsigned long)(bytes >> 10),
+		size->corpus.vocabulary, size->reps, cpus,
+		(unsigned long)(tsc_hz() / 1000));
+	t0 = rdtsc_ordered();
+	if (!kbuild_reference(&size->corpus, &expect)) {
+		kprintf("kbuild: the reference compile failed\n");
+		return 1;
+	}
+	t1 = rdtsc_ordered();
+	kprintf("kbuild: reference compile (one CPU, no ramfs): objects "
+		"hash %#lx, %lu ms\n", (unsigned long)expect,
+		(unsigned long)(ticks_to_ms_scaled(t1 - t0) / KB_MS_SCALE));
+	if (mode == EXPERIMENT_QUICK && expect != KBUILD_QUICK_EXPECT_HASH) {
+		kprintf("kbuild: quick objects hash %#lx, expected %#llx\n",
+			(unsigned long)expect, KBUILD_QUICK_EXPECT_HASH);
+		rc = 1;
+	}
+	if (!kbuild_setup(&kb_run, size)) {
+		kprintf("kbuild: cannot write the source tree to ramfs\n");
+		kbuild_teardown(&kb_run);
+		return 1;
+	}
+	rc |= kb_variant(1, expect, figs, &nfig);
+	if (mode == EXPERIMENT_QUICK && cpus > KB_QUICK_MAX_JOBS) {
+		/* Every worker hammers kmalloc's class locks; with more
+		 * vCPUs than host cores each lock hand-off can wait for a
+		 * host time slice, and the quick run would take minutes. */
+		kprintf("kbuild: quick mode caps -j at %u (runmode=full uses "
+			"all %u CPUs)\n", KB_QUICK_MAX_JOBS, cpus);
+		cpus = KB_QUICK_MAX_JOBS;
+	}
+	if (cpus > 1 && !rc)
+		rc |= kb_variant(cpus, expect, figs, &nfig);
+	kbuild_teardown(&kb_run);
+	if (rc) {
+		kprintf("kbuild: FAILED\n");
+		return rc;
+	}
+	bench_report("kbuild-like (make -j N of a synthetic tree into ramfs)",
+		     figs, nfig);
+	return 0;
+}
+
+EXPERIMENT(kbuild, "kbuild",
+	   "make -j N of a synthetic source tree: tokenise, symbol tables "
+	   "from kmalloc, objects into ramfs; real and busy time",
+	   "000,001,003", 40, kbuild_run);

@@ -1,0 +1,205 @@
+/*
+ * The tbench experiment (seeds 000 and 004, where LTTng's tracing
+ * overhead is quoted as tbench MB/s with tracing off and on): runs of the
+ * client/server engine of workloads/tbench.h, timed.
+ *
+ * Variants: "alternating" (one CPU: client and server take turns) and
+ * "pairs=N" (N client/server pairs on 2N CPUs; full mode 1, 2, 4, ... up
+ * to all the CPUs' worth, quick mode only the largest, capped at
+ * TB_QUICK_MAX_PAIRS), with "pairs=N/pairP" per pair. Metrics:
+ * throughput (MB/s of payload) and ops (requests/s).
+ *
+ * Every repetition is checked against a reference run (alternating, on
+ * the boot CPU), and quick mode also against the recorded constant of
+ * workloads/tbench.h: a fast-but-wrong change fails the experiment.
+ */
+#include "kernel/bench_env.h"
+#include "kernel/experiment.h"
+#include "kernel/smp_call.h"
+#include "lib/assert.h"
+#include "lib/kprintf.h"
+#include "lib/stats.h"
+#include "mm/page_alloc.h"
+#include "workloads/tbench.h"
+
+static struct tbench_run tb_run;
+
+#define TB_MAX_FIGS 64
+#define MB 1000000ull
+
+static void tb_rates(struct stats *mbs, struct stats *ops,
+		     const uint64_t *ticks, unsigned reps, uint64_t bytes,
+		     uint64_t nops)
+{
+	const struct bench_clock *clk = bench_kernel_clock();
+	uint64_t v[BENCH_MAX_REPS], w[BENCH_MAX_REPS];
+
+	for (unsigned i = 0; i < reps; i++) {
+		v[i] = bench_rate_scaled(bytes, ticks[i], clk->hz) / MB;
+		w[i] = bench_rate_scaled(nops, ticks[i], clk->hz);
+	}
+	stats_compute(mbs, v, reps, v);
+	stats_compute(ops, w, reps, w);
+}
+
+static char tb_variant_names[TB_MAX_FIGS][BENCH_FIELD_MAX];
+
+/* Measure one variant; appends its figures. Returns 0 or 1 (failure). */
+static int tb_variant(unsigned npairs, const struct tbench_size *size,
+		      const struct tbench_check *ref, struct bench_figure *figs,
+		      size_t *nfig)
+{
+	static uint64_t pt[MAX_CPUS / 2][BENCH_MAX_REPS];
+	static uint64_t pbytes[MAX_CPUS / 2], pops[MAX_CPUS / 2];
+	uint64_t wall[BENCH_MAX_REPS];
+	unsigned np = npairs ? npairs : 1, cpus = npairs ? 2 * npairs : 1;
+	char *vname = tb_variant_names[*nfig];
+	struct stats mbs, ops;
+	int rc = 0;
+
+	kassert(size->reps <= BENCH_MAX_REPS);
+	if (npairs)
+		ksnprintf(vname, BENCH_FIELD_MAX, "pairs=%u", npairs);
+	else
+		ksnprintf(vname, BENCH_FIELD_MAX, "alternating");
+	if (!tbench_run_setup(&tb_run, npairs, size)) {
+		kprintf("tbench: %s: cannot set up (memory or CPUs)\n", vname);
+		tbench_run_teardown(&tb_run);
+		return 1;
+	}
+	for (unsigned r = 0; r < size->reps; r++) {
+		struct tbench_check chk;
+
+		if (!tbench_run_once(&tb_run, &chk)) {
+			kprintf("tbench: %s: files left behind\n", vname);
+			rc = 1;
+		}
+		if (chk.hash != ref->hash || chk.bytes != ref->bytes) {
+			kprintf("tbench: %s rep %u: checksum %#lx bytes %lu, "
+				"reference %#lx bytes %lu\n", vname, r,
+				(unsigned long)chk.hash,
+				(unsigned long)chk.bytes,
+				(unsigned long)ref->hash,
+				(unsigned long)ref->bytes);
+			rc = 1;
+		}
+		wall[r] = 0;
+		for (unsigned p = 0; p < np; p++) {
+			pt[p][r] = tb_run.pair[p].ticks;
+			pbytes[p] = tb_run.pair[p].bytes;
+			pops[p] = tb_run.pair[p].ops;
+			wall[r] = MAX(wall[r], pt[p][r]);
+		}
+	}
+	tbench_run_teardown(&tb_run);
+	if (rc)
+		return rc;
+
+	tb_rates(&mbs, &ops, wall, size->reps, ref->bytes, ref->ops);
+	bench_figure_init(&figs[*nfig], "tbench", vname, "throughput", "MB/s",
+			  BENCH_SCALE_DIGITS, &mbs);
+	figs[*nfig].cpus = cpus;
+	figs[*nfig].clients = size->clients;
+	(*nfig)++;
+	bench_figure_init(&figs[*nfig], "tbench", vname, "ops", "ops/s",
+			  BENCH_SCALE_DIGITS, &ops);
+	figs[*nfig].cpus = cpus;
+	figs[*nfig].clients = size->clients;
+	(*nfig)++;
+	for (unsigned p = 0; npairs > 1 && p < np && *nfig < TB_MAX_FIGS;
+	     p++) {
+		char *pname = tb_variant_names[*nfig];
+
+		ksnprintf(pname, BENCH_FIELD_MAX, "pairs=%u/pair%u", npairs,
+			  p);
+		tb_rates(&mbs, &ops, pt[p], size->reps, pbytes[p], pops[p]);
+		bench_figure_init(&figs[*nfig], "tbench", pname, "throughput",
+				  "MB/s", BENCH_SCALE_DIGITS, &mbs);
+		figs[*nfig].cpus = 2;
+		(*nfig)++;
+	}
+	return 0;
+}
+
+/* Client/server pairs in quick mode; full mode uses every CPU. */
+#define TB_QUICK_MAX_PAIRS 1
+
+static int tbench_run(enum experiment_mode mode)
+{
+	const struct tbench_size *size = mode == EXPERIMENT_FULL ? &tbench_full :
+							       &tbench_quick;
+	static struct bench_figure figs[TB_MAX_FIGS];
+	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
+	uint64_t free_before = page_alloc_free_pages(), t0, t1;
+	struct tbench_check ref;
+	size_t nfig = 0;
+	int rc = 0;
+
+	bench_env_report();
+	if (mode == EXPERIMENT_QUICK && maxpairs > TB_QUICK_MAX_PAIRS) {
+		/* Spinning pairs need a host core each to make progress;
+		 * quick runs stay within what a 2-core host can carry. */
+		kprintf("tbench: quick mode caps pairs at %u (runmode=full "
+			"uses %u)\n", TB_QUICK_MAX_PAIRS, maxpairs);
+		maxpairs = TB_QUICK_MAX_PAIRS;
+	}
+	kprintf("tbench: %u logical clients x %u requests, %u repetitions, "
+		"%u CPUs online; payload sizes 128 B..64 KiB; ring %u B per "
+		"direction\n", size->clients, size->steps, size->reps, cpus,
+		TBENCH_RING_PAIRED);
+	t0 = bench_kernel_clock()->now();
+	if (!tbench_checksum(size, 0, &ref)) {
+		kprintf("tbench: the reference run failed\n");
+		return 1;
+	}
+	t1 = bench_kernel_clock()->now();
+	kprintf("tbench: reference (alternating, this CPU): %lu requests, "
+		"%lu payload bytes, checksum %#lx, %lu ms\n",
+		(unsigned long)ref.ops, (unsigned long)ref.bytes,
+		(unsigned long)ref.hash,
+		(unsigned long)stats_muldiv(t1 - t0, 1000,
+					    bench_kernel_clock()->hz));
+	if (mode == EXPERIMENT_QUICK &&
+	    (ref.hash != TBENCH_QUICK_EXPECT_HASH ||
+	     ref.bytes != TBENCH_QUICK_EXPECT_BYTES)) {
+		kprintf("tbench: quick checksum %#lx bytes %lu, expected "
+			"%#llx bytes %llu\n", (unsigned long)ref.hash,
+			(unsigned long)ref.bytes, TBENCH_QUICK_EXPECT_HASH,
+			TBENCH_QUICK_EXPECT_BYTES);
+		rc = 1;
+	}
+	if (maxpairs == 0) {
+		kprintf("tbench: one CPU: client and server cannot run at "
+			"once, so they alternate on it (variant "
+			"\"alternating\")\n");
+		rc |= tb_variant(0, size, &ref, figs, &nfig);
+	} else {
+		/* Full mode: 1, 2, 4, ... pairs and all the CPUs' worth;
+		 * quick mode: only the latter. */
+		unsigned np = mode == EXPERIMENT_FULL ? 1 : maxpairs;
+
+		for (; !rc; np = MIN(2 * np, maxpairs)) {
+			rc |= tb_variant(np, size, &ref, figs, &nfig);
+			if (np == maxpairs)
+				break;
+		}
+	}
+	if (page_alloc_free_pages() != free_before) {
+		/* kmalloc keeps slabs cached: report, do not fail. */
+		kprintf("tbench: note: %ld pages fewer free than before "
+			"(kmalloc slab caches)\n",
+			(long)(free_before - page_alloc_free_pages()));
+	}
+	if (rc) {
+		kprintf("tbench: FAILED\n");
+		return rc;
+	}
+	bench_report("tbench-like (client/server pairs over loopback, "
+		     "ramfs)", figs, nfig);
+	return 0;
+}
+
+EXPERIMENT(tbench, "tbench",
+	   "client/server pairs exchange dbench-style file requests over an "
+	   "in-kernel loopback; MB/s and ops/s",
+	   "000,004", 30, tbench_run);
