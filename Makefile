@@ -10,6 +10,7 @@
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
+#            MODEL=<profile> (cache-model plugin) TCG_THREAD=single|multi
 
 BUILD        ?= build
 SMP          ?= 2
@@ -164,7 +165,7 @@ $(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
 
 ISO := $(BUILD)/kernel.iso
 $(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)" $(GRUB_TIMEOUT)
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso
@@ -188,8 +189,25 @@ $(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(MODEL_CFLAGS) -shared -o $@ $(MODEL_SRCS)
-.PHONY: cachemodel
+.PHONY: cachemodel model-check
 cachemodel: $(MODEL_SO)
+
+# With MODEL=<profile>: QEMU loads the plugin, the kernel is told the
+# profile (cachemodel=), the model's lines go to MODEL_OUT. TCG_THREAD=
+# single|multi picks QEMU's TCG threading (docs/cachemodel.md: several
+# CPUs); ICOUNT=1 implies single.
+comma        := ,
+MODEL_OUT    ?= $(BUILD)/model.jsonl
+MODEL_QEMU    = $(if $(MODEL),-plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT))
+MODEL_KCMD    = $(if $(MODEL), cachemodel=$(MODEL))
+MODEL_DEP     = $(if $(MODEL),model-check)
+TCG_QEMU      = $(if $(TCG_THREAD),-accel tcg$(comma)thread=$(TCG_THREAD))
+model-check: $(MODEL_SO)
+	$(Q)grep -q '^\[$(MODEL)\]' cachemodel/profiles.txt || { \
+		echo "MODEL=$(MODEL): no such profile; cachemodel/profiles.txt has:" \
+			$$(sed -n 's/^\[\(.*\)\]/\1/p' cachemodel/profiles.txt) >&2; exit 1; }
+	@mkdir -p $(dir $(MODEL_OUT))
+	@echo "model: profile $(MODEL); the plugin writes its @@MODEL lines to $(MODEL_OUT)"
 
 # --------------------------------------------------------------------------
 # Running
@@ -198,14 +216,14 @@ OVMF_CODE := /usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS := /usr/share/OVMF/OVMF_VARS_4M.fd
 QEMU_COMMON = -m $(MEM) -smp $(SMP) -cpu $(CPU) -display none -no-reboot \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	$(if $(ICOUNT),-icount shift=0)
+	$(if $(ICOUNT),-icount shift=0) $(TCG_QEMU) $(MODEL_QEMU)
 QEMU_BIOS = qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) -cdrom $(ISO)
 QEMU_UEFI = qemu-system-x86_64 -machine q35 $(QEMU_COMMON) \
 	-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
 	-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd -cdrom $(ISO)
 
 .PHONY: run run-uefi debug
-run: iso
+run: iso $(MODEL_DEP)
 	$(Q)sh tools/qemu-exit.sh $(QEMU_BIOS) -serial mon:stdio
 
 run-uefi: iso
@@ -222,13 +240,15 @@ debug: iso
 # build/results/. BENCH_CMDLINE picks other experiments or sizes.
 BENCH_CMDLINE ?= run=all runmode=full
 BENCH_TIMEOUT ?= 3600
-bench: deps deps-bench $(BUILD)/kernel.elf
+bench: MODEL_OUT = $(BUILD)/results/model.jsonl
+bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	@mkdir -p $(BUILD)/results
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
 	$(Q)timeout -k 10 $(BENCH_TIMEOUT) sh tools/qemu-exit.sh qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) \
 		-cdrom $(BUILD)/bench.iso -serial file:$(BUILD)/results/run.log
-	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
+	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json \
+		$(if $(MODEL),--model $(MODEL_OUT))
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
 

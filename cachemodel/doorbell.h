@@ -20,7 +20,8 @@
  *   DB_CMD_SET_TYPE   physical address, pages, memory type (the PAT
  *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-)
  *   DB_CMD_BEGIN      region id: start a measured region on this CPU
- *   DB_CMD_END        region id: end it; the plugin prints its figures
+ *   DB_CMD_END        region id, iterations of work it held (0: not
+ *                     counted): end it; the plugin prints its figures
  *   DB_CMD_LABEL      none: the CHARs since the last LABEL name the
  *                     regions that follow (e.g. the experiment's name)
  *

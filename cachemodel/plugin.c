@@ -89,7 +89,7 @@ static void stats_now(unsigned cpu, struct cm_stats *s)
 
 #define DIFF(f) d.f = now->f - then->f
 static void print_counters(const char *kind, const char *label, int64_t id,
-			   unsigned by, unsigned cpu,
+			   uint64_t iters, unsigned by, unsigned cpu,
 			   const struct cm_stats *now,
 			   const struct cm_stats *then)
 {
@@ -102,7 +102,8 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles);
 	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
-		"\"label\":\"%s\",\"id\":%" PRId64 ",\"by\":%u,\"cpu\":%u,"
+		"\"label\":\"%s\",\"id\":%" PRId64 ",\"iters\":%" PRIu64
+		",\"by\":%u,\"cpu\":%u,"
 		"\"insns\":%" PRIu64 ",\"loads\":%" PRIu64
 		",\"stores\":%" PRIu64 ",\"l1_hits\":%" PRIu64
 		",\"l1_misses\":%" PRIu64 ",\"l2_hits\":%" PRIu64
@@ -114,7 +115,8 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"cycles\":%" PRIu64 "}\n",
-		kind, cm_profile(model)->name, label, id, by, cpu, d.insns,
+		kind, cm_profile(model)->name, label, id, iters, by, cpu,
+		d.insns,
 		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
 		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
 		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
@@ -173,7 +175,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			stats_now(c, &v->snap[c]);
 		break;
 	case DB_CMD_END:
-		if (v->nargs != 1 || !v->region_open ||
+		if (v->nargs != 2 || !v->region_open ||
 		    v->region_id != v->args[0]) {
 			doorbell_errors++;
 			break;
@@ -188,8 +190,8 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 				    v->snap[c].loads + v->snap[c].stores)
 				continue;
 			print_counters("region", v->label,
-				       (int64_t)v->region_id, cpu, c, &now,
-				       &v->snap[c]);
+				       (int64_t)v->region_id, v->args[1], cpu,
+				       c, &now, &v->snap[c]);
 		}
 		break;
 	case DB_CMD_LABEL:
@@ -331,7 +333,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 	pthread_mutex_lock(&model_lock);
 	for (unsigned c = 0; c < nvcpus; c++) {
 		stats_now(c, &now);
-		print_counters("total", "", -1, c, c, &now, &zero);
+		print_counters("total", "", -1, 0, c, c, &now, &zero);
 	}
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64

@@ -41,6 +41,7 @@ struct kernel_options {
 	bool poison; /* fill freed pages with a pattern */
 	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
+	char cachemodel[OPT_STRING_MAX]; /* cache-model plugin profile, or "" */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

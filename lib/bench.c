@@ -99,7 +99,7 @@ void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 		ctr->stop(ctr->ctx);
 	t1 = clk->now();
 	if (ops)
-		ops->end(region);
+		ops->end(region, s->iters);
 
 	s->ticks[r] = t1 - t0;
 	if (ctr)

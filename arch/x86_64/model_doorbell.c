@@ -91,9 +91,11 @@ void model_doorbell_begin(uint64_t id)
 	command(DB_CMD_BEGIN, &id, 1);
 }
 
-void model_doorbell_end(uint64_t id)
+void model_doorbell_end(uint64_t id, uint64_t iters)
 {
-	command(DB_CMD_END, &id, 1);
+	const uint64_t args[] = {id, iters};
+
+	command(DB_CMD_END, args, 2);
 }
 
 static const struct bench_region_ops region_ops = {

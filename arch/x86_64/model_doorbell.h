@@ -23,8 +23,9 @@ bool model_doorbell_init(void);
  * other than printable ASCII, '"' and '\\' are sent as '?'. */
 void model_doorbell_label(const char *label);
 
-/* Begin / end a measured region on this CPU. */
+/* Begin / end a measured region on this CPU; iters: the iterations of
+ * work it held (0: not counted). */
 void model_doorbell_begin(uint64_t id);
-void model_doorbell_end(uint64_t id);
+void model_doorbell_end(uint64_t id, uint64_t iters);
 
 #endif

@@ -159,8 +159,10 @@ static void region_begin(uint64_t id)
 		region_log[region_n++] = id;
 }
 
-static void region_end(uint64_t id)
+static void region_end(uint64_t id, uint64_t iters)
 {
+	if (iters != 2048)
+		id = 0;
 	/* Both clock reads of the repetition happened inside the region. */
 	if (fake_reads != region_reads_at_begin + 2)
 		id = 0;
@@ -571,6 +573,30 @@ KTEST(bench_output, tcg_header_and_result_flag)
 	EXPECT_TRUE(strstr(captured, "none (bare metal)") != NULL);
 	EXPECT_TRUE(bench_output_caches_modelled());
 	bench_output_set_sink(NULL);
+}
+
+KTEST(bench_output, cache_model_header)
+{
+	struct bench_env env;
+	char buf[BENCH_LINE_MAX];
+
+	test_env(&env);
+	env.memtypes_honoured = BENCH_NO;
+	env.cache_model = "core2-2007";
+	capture_start();
+	bench_env_print(&env);
+	EXPECT_TRUE(strstr(captured, "Caches          : modelled (profile "
+			   "core2-2007)") != NULL);
+	EXPECT_TRUE(strstr(captured, "honoured: no in these timings; "
+			   "honoured (by the model, profile core2-2007)\n")
+		    != NULL);
+	/* The TCG timings stay unmodelled. */
+	EXPECT_TRUE(strstr(captured, "does not model caches") != NULL);
+	EXPECT_FALSE(bench_output_caches_modelled());
+	bench_output_set_sink(NULL);
+	bench_format_env_line(buf, sizeof(buf), &env);
+	EXPECT_TRUE(strstr(buf, "\"caches_modelled\":false") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"cache_model\":\"core2-2007\"") != NULL);
 }
 
 KTEST(bench_output, table_alignment)
