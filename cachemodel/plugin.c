@@ -4,6 +4,7 @@
  *
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
  *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
+ *       [,sync=CYCLES]   (multi-threaded TCG: keep vCPUs within CYCLES)
  *
  * At translation time each instruction is classified from its bytes
  * (cachemodel/x86_insn.c): its memory callback carries the NT-store and
@@ -17,10 +18,18 @@
  *     multi-threaded TCG the vCPU threads share the LLC and the other
  *     CPUs' private caches (snoops), so the whole model is one critical
  *     section. Single-threaded TCG takes the lock uncontended.
- *  2. Per-vCPU state (doorbell arguments, label, open region, instruction
- *     count) is written only by that vCPU's callbacks; instruction counts
- *     are atomics because region snapshots read every CPU's.
+ *  2. Per-vCPU state (doorbell arguments, pending label characters, open
+ *     region, instruction count) is written only by that vCPU's
+ *     callbacks; instruction counts are atomics because region snapshots
+ *     read every CPU's. The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
+ *  4. With sync=Q (multi-threaded TCG only), a vCPU whose modelled clock
+ *     is more than Q cycles ahead of the slowest running vCPU waits (lock
+ *     released) until that one catches up, or SYNC_WAIT_MAX_NS passes
+ *     (counted as a timeout: QEMU may need the waiting thread, e.g. for
+ *     an exclusive section, and a hang is worse than a late access).
+ *     Halted vCPUs do not hold the others back; when one resumes, its
+ *     clock is moved up to the slowest running one's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include "cachemodel/doorbell.h"
 #include "cachemodel/model.h"
@@ -45,6 +55,8 @@
 #define PAT_WP 5
 #define PAT_WB 6
 #define PAT_UC_MINUS 7
+#define SYNC_WAIT_MAX_NS 2000000ll	/* 2 ms of host time */
+#define NS_PER_SEC 1000000000ll
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
@@ -55,10 +67,13 @@ struct vcpu {
 	unsigned nargs;
 	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
 	unsigned pending_len;
-	char label[DB_LABEL_MAX];
 	bool region_open;
+	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
 	uint64_t region_id;
 	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
+	/* sync= (invariant 4), under model_lock */
+	bool running;		/* executing, not halted */
+	uint64_t skip;		/* cycles added to the clock at resumes */
 };
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -68,6 +83,11 @@ static unsigned nvcpus;
 static FILE *out;
 static struct timespec started;
 static uint64_t regions, hellos, type_changes, doorbell_errors;
+/* The last label any CPU set: an experiment names itself on one CPU and
+ * runs its repetitions on several. */
+static char label[DB_LABEL_MAX];
+static uint64_t sync_quantum;	/* 0: no synchronisation */
+static uint64_t sync_waits, sync_timeouts;
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -171,6 +191,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		}
 		v->region_open = true;
 		v->region_id = v->args[0];
+		memcpy(v->region_label, label, sizeof(label));
 		for (unsigned c = 0; c < nvcpus; c++)
 			stats_now(c, &v->snap[c]);
 		break;
@@ -189,14 +210,14 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			    now.loads + now.stores ==
 				    v->snap[c].loads + v->snap[c].stores)
 				continue;
-			print_counters("region", v->label,
+			print_counters("region", v->region_label,
 				       (int64_t)v->region_id, v->args[1], cpu,
 				       c, &now, &v->snap[c]);
 		}
 		break;
 	case DB_CMD_LABEL:
-		memcpy(v->label, v->pending, v->pending_len);
-		v->label[v->pending_len] = '\0';
+		memcpy(label, v->pending, v->pending_len);
+		label[v->pending_len] = '\0';
 		v->pending_len = 0;
 		break;
 	default:
@@ -240,6 +261,95 @@ static void doorbell(unsigned cpu, uint64_t off)
 }
 
 /* ------------------------------------------------------------------ */
+/* Clock synchronisation (invariant 4)                                  */
+
+/* cpu's modelled clock for ordering; model_lock held. */
+static uint64_t sync_clock(unsigned cpu)
+{
+	struct cm_stats s;
+
+	stats_now(cpu, &s);
+	return cm_cycles(model, &s) + vcpus[cpu].skip;
+}
+
+/* The slowest running vCPU's clock other than cpu; UINT64_MAX if none. */
+static uint64_t slowest_other(unsigned cpu)
+{
+	uint64_t min = UINT64_MAX;
+
+	for (unsigned c = 0; c < nvcpus; c++)
+		if (c != cpu && vcpus[c].running) {
+			uint64_t t = sync_clock(c);
+
+			if (t < min)
+				min = t;
+		}
+	return min;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+/* Called with model_lock held; returns with it held. */
+static void sync_wait(unsigned cpu)
+{
+	int64_t deadline;
+	uint64_t mine = sync_clock(cpu);
+
+	vcpus[cpu].running = true;
+	if (slowest_other(cpu) == UINT64_MAX ||
+	    mine <= slowest_other(cpu) + sync_quantum)
+		return;
+	sync_waits++;
+	deadline = now_ns() + SYNC_WAIT_MAX_NS;
+	for (;;) {
+		uint64_t other;
+
+		pthread_mutex_unlock(&model_lock);
+		sched_yield();
+		pthread_mutex_lock(&model_lock);
+		other = slowest_other(cpu);
+		if (other == UINT64_MAX || mine <= other + sync_quantum)
+			return;
+		if (now_ns() > deadline) {
+			sync_timeouts++;
+			return;
+		}
+	}
+}
+
+static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
+{
+	(void)id;
+	if (cpu >= nvcpus)
+		return;
+	pthread_mutex_lock(&model_lock);
+	vcpus[cpu].running = false;
+	pthread_mutex_unlock(&model_lock);
+}
+
+static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
+{
+	uint64_t other, mine;
+
+	(void)id;
+	if (cpu >= nvcpus)
+		return;
+	pthread_mutex_lock(&model_lock);
+	other = slowest_other(cpu);
+	mine = sync_clock(cpu);
+	if (other != UINT64_MAX && other > mine)
+		vcpus[cpu].skip += other - mine;
+	vcpus[cpu].running = true;
+	pthread_mutex_unlock(&model_lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* Callbacks                                                            */
 
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
@@ -274,6 +384,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	pthread_mutex_lock(&model_lock);
 	cm_access(model, cpu, qemu_plugin_hwaddr_phys_addr(hw),
 		  1u << qemu_plugin_mem_size_shift(info), flags);
+	if (sync_quantum)
+		sync_wait(cpu);
 	pthread_mutex_unlock(&model_lock);
 }
 
@@ -338,10 +450,12 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
 		",\"type_changes\":%" PRIu64 ",\"doorbell_errors\":%" PRIu64
+		",\"sync_quantum\":%" PRIu64 ",\"sync_waits\":%" PRIu64
+		",\"sync_timeouts\":%" PRIu64
 		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		cm_profile(model)->name, nvcpus, hellos, regions, type_changes,
-		doorbell_errors, cm_state_bytes(model),
-		seconds_since(&started));
+		doorbell_errors, sync_quantum, sync_waits, sync_timeouts,
+		cm_state_bytes(model), seconds_since(&started));
 	fclose(out);
 	out = NULL;
 	pthread_mutex_unlock(&model_lock);
@@ -417,9 +531,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			profiles = argv[i] + 9;
 		else if (!strncmp(argv[i], "out=", 4))
 			out_path = argv[i] + 4;
+		else if (!strncmp(argv[i], "sync=", 5))
+			sync_quantum = strtoull(argv[i] + 5, NULL, 0);
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=)%s", argv[i], "");
+				    "profiles=, out=, sync=)%s", argv[i], "");
 	}
 	if (!profile || !out_path)
 		return fail("profile=NAME and out=FILE are required%s%s", "",
@@ -454,5 +570,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		p.name, nvcpus, info->version.cur, p.freq_mhz, p.cpi_x100);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+	if (sync_quantum) {
+		qemu_plugin_register_vcpu_idle_cb(id, on_idle);
+		qemu_plugin_register_vcpu_resume_cb(id, on_resume);
+	}
 	return 0;
 }

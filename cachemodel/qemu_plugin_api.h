@@ -80,6 +80,10 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 				      enum qemu_plugin_cb_flags flags,
 				      enum qemu_plugin_mem_rw rw,
 				      void *userdata);
+void qemu_plugin_register_vcpu_idle_cb(qemu_plugin_id_t id,
+				       qemu_plugin_vcpu_simple_cb_t cb);
+void qemu_plugin_register_vcpu_resume_cb(qemu_plugin_id_t id,
+					 qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
 
