@@ -285,13 +285,13 @@ host-tests: $(HOST_TESTS)
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
 # --------------------------------------------------------------------------
 .PHONY: test test-boot test-host
-test: deps host-tests $(BUILD)/kernel.elf
+test: deps host-tests $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)prove -v tests/all.t
 
 test-host: deps host-tests
 	$(Q)python3 tools/testrun.py --host-only
 
-test-boot: deps $(BUILD)/kernel.elf
+test-boot: deps $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
 
 .PHONY: clean

@@ -85,6 +85,13 @@ ENTRY_DEFAULTS = {
     # vCPUs spinning on each other) stall when another QEMU shares the
     # host's cores.
     "exclusive": "no",
+    # The cache-model plugin (docs/cachemodel.md): model = a profile of
+    # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
+    # model_sync = sync= quantum in cycles, model_check = calibration |
+    # repeat (boot twice, identical model lines) | falseshare.
+    "model": "",
+    "model_sync": "",
+    "model_check": "",
 }
 FIRMWARES = ("bios", "uefi")
 MEDIAS = ("cd", "usb")
@@ -186,6 +193,7 @@ def check_entry(e, source):
             e["expect_res"].append(re.compile(pat, re.M))
         except re.error as err:
             bad("expect_lines regex %r: %s" % (pat, err))
+    model_entry_check(e, bad)
 
 
 def select_entries(entries, groups, names):
@@ -678,6 +686,7 @@ def qemu_command(e, iso, log):
     else:
         cmd += USB_OPTS.format(**subst).split()
     cmd += e["extra"].format(**subst).split()
+    cmd += model_options(e, model_out(e, log))
     return cmd
 
 
@@ -713,6 +722,11 @@ def run_boot(e, iso, tap_desc):
     v = verdict(e, rc, text, timed_out)
     desc = "%s (%.1f s%s)" % (tap_desc, elapsed,
                               ", " + v.reason if v.ok and v.reason else "")
+    if v.ok and e.get("model_check"):
+        ok, why, mdiag = check_model(e, iso, log)
+        if not ok:
+            return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok and e.get("check_results", "no") == "yes":
         ok, why, rdiag = check_results(log, int(e.get("results_min", "1")))
         if not ok:
@@ -748,6 +762,79 @@ def check_results(log, minimum):
         return False, "only %d @@RESULT line(s), expected >= %d" % \
             (n, minimum), []
     return True, "%d results valid" % n, []
+
+
+# --------------------------------------------------------------------------
+# The cache-model plugin (docs/cachemodel.md)
+# --------------------------------------------------------------------------
+MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
+MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
+MODEL_TOOL = os.path.join("tools", "model.py")
+MODEL_CHECKS = ("calibration", "repeat", "falseshare")
+
+
+def model_entry_check(e, bad):
+    """Validate the model keys; give the kernel its cachemodel= option."""
+    if not e.get("model"):
+        if e.get("model_check") or e.get("model_sync"):
+            bad("model_check and model_sync need model = PROFILE")
+        return
+    if not NAME_RE.match(e["model"]):
+        bad("model must be a profile name")
+    if e.get("model_check") and e["model_check"] not in MODEL_CHECKS:
+        bad("model_check must be one of %s" % "|".join(MODEL_CHECKS))
+    if e.get("model_sync") and not e["model_sync"].isdigit():
+        bad("model_sync must be a number of cycles")
+    if "cachemodel=" not in e["cmdline"]:
+        e["cmdline"] += " cachemodel=" + e["model"]
+
+
+def model_out(e, log):
+    """The plugin's file next to the serial log (log.model.jsonl)."""
+    return log + ".model.jsonl" if e.get("model") else None
+
+
+def model_options(e, out):
+    if not e.get("model"):
+        return []
+    opt = "%s,profile=%s,profiles=%s,out=%s" % (MODEL_SO, e["model"],
+                                                  MODEL_PROFILES, out)
+    if e.get("model_sync"):
+        opt += ",sync=" + e["model_sync"]
+    return ["-plugin", opt]
+
+
+def model_tool(args):
+    p = subprocess.run([sys.executable, MODEL_TOOL] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout.decode("utf-8", "replace").strip()
+
+
+def check_model(e, iso, log):
+    """Run the entry's model_check. Returns (ok, summary, diagnostics)."""
+    out = model_out(e, log)
+    kind = e["model_check"]
+    if kind == "calibration":
+        rc, text = model_tool(["check-calibration", out])
+        lines = text.split("\n")
+        return rc == 0, ("model calibration " +
+                         ("matches the profile" if rc == 0 else "WRONG")), \
+            [] if rc == 0 else lines
+    if kind == "falseshare":
+        rc, text = model_tool(["check-falseshare", log, out])
+        return rc == 0, text.split("\n")[0], \
+            [] if rc == 0 else text.split("\n")
+    # repeat: a second boot must give identical model lines.
+    log2 = log + ".again"
+    cmd = qemu_command(e, iso, log2)
+    rc = subprocess.call(["timeout", "-k", str(KILL_GRACE_S),
+                          "%g" % e["timeout_s"]] + cmd,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    rc, text = model_tool(["compare", out, model_out(e, log2)])
+    return rc == 0, ("second boot: " + text.split("\n")[0]), \
+        [] if rc == 0 else text.split("\n")
 
 
 def run_tools_tests(tap):
