@@ -47,7 +47,8 @@
 #define MEM_BYTES MIB(16)
 #define WC_BYTES KIB(4)
 #define REPS 3
-#define MIN_TIME_NS 1000000ull	/* 1 ms per repetition */
+#define MIN_TIME_NS 200000ull	/* 0.2 ms per repetition: the model, not
+					 * the timing, is what counts here */
 #define NFIGS 5
 #define LABEL_MAX 48	/* the doorbell keeps 47 characters */
 
