@@ -3,7 +3,6 @@
  * private caches, a shared LLC, write-combining buffers and memory types
  * per page. The picture and the invariants are in cachemodel/model.h.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cachemodel/model.h"
@@ -404,13 +403,9 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 	if (i >= 0) {
 		c->st.l1_hits++;
 		c->st.mem_cycles += c->l1.latency;
+		/* L2 does not see L1D hits (as in hardware): its LRU order
+		 * is that of L1D misses, so it may evict a line L1D uses. */
 		level_touch(m, &c->l1, i);
-		if (level_present(&c->l2)) {
-			long j = level_find(&c->l2, line);
-
-			assert(j >= 0);	/* invariant 2: L1D within L2 */
-			level_touch(m, &c->l2, j);
-		}
 		return (enum line_state)c->l1.state[i];
 	}
 	c->st.l1_misses++;

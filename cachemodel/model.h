@@ -23,7 +23,8 @@
  *  1. Lines are 64 bytes; every level is set-associative with true LRU
  *     (a per-model access counter stamps each touched way).
  *  2. L1D is a subset of L2 when L2 exists (an L2 eviction removes the
- *     line from L1D); a line has the same MESI state in both.
+ *     line from L1D); a line has the same MESI state in both. L2's LRU
+ *     order follows L1D misses only, as in hardware.
  *  3. At most one CPU holds a line in M or E; if one does, no other CPU
  *     holds it at all (single writer, MESI).
  *  4. The LLC is non-inclusive: filled on every memory fill and by

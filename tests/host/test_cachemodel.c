@@ -118,6 +118,27 @@ KTEST(cachemodel, lru_eviction_order_in_one_set)
 	cm_destroy(m);
 }
 
+KTEST(cachemodel, l2_eviction_removes_hot_l1_line)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+	/* Lines 16 apart share L2 set 0 (16 sets) and L1D set 0 (8 sets). */
+	const uint64_t a = 0, step = 16 * 64;
+
+	load(m, 0, a);
+	for (uint64_t k = 1; k <= 4; k++) {
+		load(m, 0, k * step);	/* L1D set 0 keeps a, the MRU */
+		load(m, 0, a);		/* an L1D hit: L2 does not see it */
+	}
+	/* The fourth newcomer found L2 set 0 full and evicted a, the
+	 * least recently filled there, and inclusion took it out of L1D:
+	 * the last load of a missed both. */
+	EXPECT_EQ(s->l1_hits, 3);
+	EXPECT_EQ(s->l1_misses, 6);
+	EXPECT_EQ(s->l2_misses, 6);
+	cm_destroy(m);
+}
+
 KTEST(cachemodel, uc_read_always_goes_to_memory)
 {
 	struct cm_model *m = tiny(1);
