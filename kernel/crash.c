@@ -3,6 +3,7 @@
  * the panic report's backtrace has something recognisable to show.
  */
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/power.h"
 #include "kernel/crash.h"
 #include "lib/assert.h"
 #include "lib/config.h"
@@ -28,7 +29,7 @@ static __attribute__((noinline)) void crash_page_fault(void)
 static __attribute__((noinline)) void crash_invalid_opcode(void)
 {
 	kprintf("crash: executing ud2\n");
-	__asm__ volatile("ud2");
+	cpu_ud2();
 }
 
 static __attribute__((noinline)) void crash_general_protection(void)
@@ -42,13 +43,8 @@ static __attribute__((noinline)) void crash_general_protection(void)
 
 static __attribute__((noinline)) void crash_triple_fault(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) empty = {0, 0};
-
 	kprintf("crash: loading an empty IDT and raising #BP\n");
-	__asm__ volatile("lidt %0; int3" : : "m"(empty));
+	arch_triple_fault();
 }
 
 static __attribute__((noinline)) void crash_hang(void)

@@ -16,10 +16,10 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
-#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
+#include "kernel/acpi_boot.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
@@ -29,11 +29,14 @@
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
+#include "kernel/smp.h"
 #include "kernel/smp_call.h"
+#include "kernel/tsc_sync.h"
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -41,11 +44,45 @@ static const struct console serial_console = {"serial", serial_write};
 static const struct console vga_console = {"vga", vga_write};
 static const struct console fb_console = {"fb", fbcon_write};
 
-void kmain(uint32_t magic, uint32_t mbi_phys);
-
 /* kmalloc's pages come from the buddy allocator through the direct map. */
 static const struct kmalloc_backend kernel_kmalloc_backend = {page_alloc,
 							       page_free};
+
+/* The page allocator from boot_info: the firmware's map, and what the
+ * boot loader left in use (its information, the modules). */
+static void page_alloc_from_boot_info(void)
+{
+	static struct fwmap_entry firmware[BOOT_MAX_MMAP];
+	static struct fwmap_entry in_use[1 + BOOT_MAX_MODULES];
+	struct page_alloc_boot b = {firmware, boot_info.mmap_count, in_use, 0,
+				    kopt.poison};
+
+	for (unsigned i = 0; i < boot_info.mmap_count; i++) {
+		firmware[i].base = boot_info.mmap[i].base;
+		firmware[i].len = boot_info.mmap[i].len;
+		firmware[i].type = boot_info.mmap[i].type;
+	}
+	in_use[b.in_use_entries++] = (struct fwmap_entry){
+		boot_info.mbi_phys, boot_info.mbi_size, FWMAP_BOOTINFO};
+	for (unsigned i = 0; i < boot_info.module_count; i++)
+		in_use[b.in_use_entries++] = (struct fwmap_entry){
+			boot_info.modules[i].start,
+			boot_info.modules[i].end - boot_info.modules[i].start,
+			FWMAP_MODULE};
+	page_alloc_init(&b);
+}
+
+/* The kernel's page tables; the framebuffer, if GRUB set up a linear
+ * RGB one, is mapped write-combining. */
+static void vm_init_from_boot_info(void)
+{
+	const struct boot_framebuffer *fb = &boot_info.fb;
+
+	if (fb->present && fb->type == MB2_FB_TYPE_RGB)
+		vm_init(fb->addr, (uint64_t)fb->pitch * fb->height);
+	else
+		vm_init(0, 0);
+}
 
 /* The memory part of the boot report: map, allocator, PAT, MTRRs and two
  * page-table walks (a kernel text address and a direct-map address). */
@@ -65,7 +102,7 @@ static void memory_report(void)
 		mtrr_print(&mtrr_state);
 	else
 		kprintf("mtrr: none (CPUID.1:EDX.MTRR clear)\n");
-	pt_walk(&kernel_space, (uint64_t)&kmain);
+	pt_walk(&kernel_space, (uint64_t)&memory_report);
 	pt_walk(&kernel_space, (uint64_t)phys_to_virt(boot_info.mbi_phys));
 }
 
@@ -85,6 +122,8 @@ static void setup_screen_console(void)
 		console_register(&fb_console);
 }
 
+/* Entered from boot/multiboot2.asm with GRUB's magic and the physical
+ * address of the multiboot2 information. */
 void kmain(uint32_t magic, uint32_t mbi_phys)
 {
 	int failures = 0;
@@ -126,9 +165,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	/* --- memory: page allocator, page tables (mm/) --- */
 	page_alloc_set_phys_limit(cpu_info.phys_addr_bits);
-	page_alloc_init();
+	page_alloc_from_boot_info();
 	mtrr_read();
-	vm_init();
+	vm_init_from_boot_info();
 	kmalloc_init(&kernel_kmalloc_backend);
 	/* A cache-model QEMU plugin, if one listens, learns memory types
 	 * and measured regions from here on (docs/cachemodel.md). */
@@ -141,11 +180,11 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	/* --- end memory --- */
 
 	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */
-	smp_acpi_init();
+	acpi_init();
 	apic_init_bsp();
 	percpu_init_bsp(apic_id());
-	tsc_init(smp_acpi() ? smp_acpi()->pm_timer_port : 0,
-		 smp_acpi() && smp_acpi()->pm_timer_32bit);
+	tsc_init(acpi_tables() ? acpi_tables()->pm_timer_port : 0,
+		 acpi_tables() && acpi_tables()->pm_timer_32bit);
 	tsc_print();
 	apic_timer_calibrate();
 	apic_print();

@@ -13,9 +13,6 @@
 /* Status every panic exits with (QEMU then exits with 2 * 3 + 1 = 7). */
 #define EXIT_STATUS_PANIC 3
 
-/* Report an unexpected exception with the full register dump and stop. */
-__noreturn void panic_trap(const struct trap_frame *f);
-
 /*
  * Print "EXIT: STATUS=n" on every console and leave as the exit= option
  * says (QEMU debug exit, halt or reboot).
@@ -25,8 +22,6 @@ __noreturn void kernel_exit(int status);
 /* Installed by the SMP code: stop every other CPU (NMI) so a panic's
  * report is not interleaved with their output. NULL on one CPU. */
 extern void (*panic_stop_other_cpus)(void);
-/* True once a panic has started (the NMI handler halts on it). */
-bool panic_in_progress(void);
 
 /* Print a backtrace starting at the frame pointer rbp. */
 void backtrace_print(uint64_t rbp);

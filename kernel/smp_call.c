@@ -66,20 +66,6 @@ uint64_t smp_calls_handled(void)
 	return atomic_load_relaxed(&calls_handled);
 }
 
-static uint64_t irq_save(void)
-{
-	uint64_t flags = read_rflags();
-
-	cpu_cli();
-	return flags;
-}
-
-static void irq_restore(uint64_t flags)
-{
-	if (flags & RFLAGS_IF)
-		cpu_sti();
-}
-
 /* Run every queued entry of this CPU. Interrupts must be off. */
 static void drain_own_queue(void)
 {
@@ -127,7 +113,7 @@ void smp_call_init(void)
 static void enqueue(struct percpu *t, const struct smp_call_entry *e)
 {
 	struct smp_call_queue *q = &t->calls;
-	uint64_t flags = irq_save();
+	uint64_t flags = cpu_irq_save();
 	bool was_empty;
 
 	for (;;) {
@@ -144,7 +130,7 @@ static void enqueue(struct percpu *t, const struct smp_call_entry *e)
 	spin_unlock(&q->lock);
 	if (was_empty)
 		apic_send_ipi(t->apic_id, VEC_IPI_CALL);
-	irq_restore(flags);
+	cpu_irq_restore(flags);
 }
 
 unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
@@ -169,16 +155,16 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 		n++;
 	}
 	if (cpumask_test(mask, self)) {
-		uint64_t flags = irq_save();
+		uint64_t flags = cpu_irq_save();
 
 		fn(arg);
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 	}
 	while (wait && atomic_load_acquire(&pending) != 0) {
-		uint64_t flags = irq_save();
+		uint64_t flags = cpu_irq_save();
 
 		drain_own_queue();
-		irq_restore(flags);
+		cpu_irq_restore(flags);
 		cpu_relax();
 	}
 	return sent + cpumask_test(mask, self);
@@ -271,9 +257,8 @@ void smp_work_loop(void)
 		cpu_cli();
 		seq = atomic_load_acquire(&w->posted);
 		if (seq == atomic_load_relaxed(&w->done)) {
-			/* sti's one-instruction shadow makes "sti; hlt"
-			 * atomic: a wake IPI after the check ends the hlt. */
-			__asm__ volatile("sti; hlt" : : : "memory");
+			/* A wake IPI after the check ends the hlt. */
+			cpu_sti_hlt();
 			continue;
 		}
 		cpu_sti();

@@ -15,12 +15,11 @@
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
-#include "kernel/multiboot2.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
 #include "mm/cachemodel.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -39,12 +38,12 @@ bool vm_ready(void)
 	return ready;
 }
 
-static bool direct_map_wanted(const struct memmap_entry *e)
+static bool direct_map_wanted(const struct fwmap_entry *e)
 {
 	switch (e->type) {
-	case MEMMAP_BAD:
+	case FWMAP_BAD:
 		return false;
-	case MEMMAP_RESERVED:
+	case FWMAP_RESERVED:
 		return e->base < FOUR_GIB && e->len <= FIRMWARE_RANGE_MAX;
 	default:
 		return true; /* RAM of any use, ACPI tables and NVS */
@@ -65,7 +64,7 @@ static void map_or_die(uint64_t va, uint64_t pa, uint64_t npages,
 
 static void map_direct(void)
 {
-	const struct memmap *m = page_alloc_memmap();
+	const struct fwmap *m = page_alloc_fwmap();
 	uint64_t mapped = 0;
 
 	/* The first MiB whatever the map says: BIOS data, VGA text, the
@@ -74,7 +73,7 @@ static void map_direct(void)
 		   VM_WRITE | VM_GLOBAL, MEMTYPE_WB, VM_MAP_REPLACE,
 		   "low memory");
 	for (size_t i = 0; i < m->n; i++) {
-		const struct memmap_entry *e = &m->entries[i];
+		const struct fwmap_entry *e = &m->entries[i];
 		uint64_t base = ALIGN_DOWN(e->base, PAGE_SIZE);
 		uint64_t end = ALIGN_UP(e->base + e->len, PAGE_SIZE);
 
@@ -117,23 +116,21 @@ static void map_kernel_image(void)
 		       VM_WRITE, "kernel bss");
 }
 
-static void map_framebuffer(void)
+static void map_framebuffer(uint64_t phys, uint64_t bytes)
 {
-	const struct boot_framebuffer *fb = &boot_info.fb;
-	uint64_t len;
+	uint64_t start = ALIGN_DOWN(phys, PAGE_SIZE);
+	uint64_t len = ALIGN_UP(phys + bytes, PAGE_SIZE) - start;
 
-	if (!fb->present || fb->type != MB2_FB_TYPE_RGB)
+	if (!bytes)
 		return;
 	/* Write-combining: pixel stores are merged into bursts, the
 	 * memory type trace buffers are mapped with in seed 000. */
-	len = ALIGN_UP((uint64_t)fb->pitch * fb->height, PAGE_SIZE);
-	map_or_die(DIRECT_MAP_BASE + ALIGN_DOWN(fb->addr, PAGE_SIZE),
-		   ALIGN_DOWN(fb->addr, PAGE_SIZE), len >> PAGE_SHIFT,
+	map_or_die(DIRECT_MAP_BASE + start, start, len >> PAGE_SHIFT,
 		   VM_WRITE | VM_GLOBAL, MEMTYPE_WC,
 		   VM_MAP_LARGE | VM_MAP_REPLACE, "framebuffer");
 }
 
-void vm_init(void)
+void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 {
 	int err = vm_space_init(&kernel_space, "kernel");
 
@@ -142,7 +139,7 @@ void vm_init(void)
 		      vm_strerror(err));
 	map_direct();
 	map_kernel_image();
-	map_framebuffer();
+	map_framebuffer(fb_phys, fb_bytes);
 
 	if (!pat_program())
 		kprintf("vm: PAT not programmed as wanted; memory types other "

@@ -11,27 +11,25 @@
  *                            add the frames above 4 GiB.
  */
 #include "arch/x86_64/layout.h"
-#include "kernel/multiboot2.h"
-#include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
 #define LOW_MEMORY_END (1ull << 20) /* BIOS data, trampolines */
-#define MEMMAP_CAPACITY 256
+#define FWMAP_CAPACITY 256
 /* Freed frames are filled with this when the "poison" option is on. */
 #define PAGE_POISON_BYTE 0x6b
 /* Physical addresses the CPU cannot generate are never usable. */
 #define PHYS_ADDR_BITS_MAX 52
 
-static struct memmap_entry map_storage[MEMMAP_CAPACITY];
-static struct memmap mm_map;
+static struct fwmap_entry map_storage[FWMAP_CAPACITY];
+static struct fwmap mm_map;
 static struct buddy buddy;
 static struct lock_stats page_lock_stats = LOCK_STATS_INIT("page_alloc");
 static struct spinlock page_lock = SPINLOCK_INIT(&page_lock_stats);
@@ -60,7 +58,7 @@ static void add_ranges(uint64_t lo, uint64_t hi)
 	size_t iter = 0;
 	uint64_t base, end;
 
-	while (memmap_next_usable(&mm_map, &iter, &base, &end)) {
+	while (fwmap_next_usable(&mm_map, &iter, &base, &end)) {
 		if (base < lo)
 			base = lo;
 		if (end > hi)
@@ -70,40 +68,31 @@ static void add_ranges(uint64_t lo, uint64_t hi)
 	}
 }
 
-void page_alloc_init(void)
+void page_alloc_init(const struct page_alloc_boot *boot)
 {
-	struct memmap_entry raw[BOOT_MAX_MMAP];
 	size_t iter = 0;
 	uint64_t base, end, max_end = 0, array_bytes, array_phys = 0;
 	unsigned problems;
 
-	for (unsigned i = 0; i < boot_info.mmap_count; i++) {
-		raw[i].base = boot_info.mmap[i].base;
-		raw[i].len = boot_info.mmap[i].len;
-		raw[i].type = boot_info.mmap[i].type;
-	}
-	memmap_init(&mm_map, map_storage, MEMMAP_CAPACITY);
-	problems = memmap_sanitize(&mm_map, raw, boot_info.mmap_count);
+	fwmap_init(&mm_map, map_storage, FWMAP_CAPACITY);
+	problems = fwmap_sanitize(&mm_map, boot->firmware_map,
+				   boot->firmware_entries);
 	if (problems)
 		kprintf("mm: the firmware memory map had %u problem(s), "
 			"corrected as reported above\n", problems);
 
-	memmap_reserve(&mm_map, 0, LOW_MEMORY_END, MEMMAP_LOWMEM);
-	memmap_reserve(&mm_map, (uint64_t)__kernel_phys_start,
+	fwmap_reserve(&mm_map, 0, LOW_MEMORY_END, FWMAP_LOWMEM);
+	fwmap_reserve(&mm_map, (uint64_t)__kernel_phys_start,
 		       (uint64_t)__kernel_phys_end -
 			       (uint64_t)__kernel_phys_start,
-		       MEMMAP_KERNEL);
-	memmap_reserve(&mm_map, boot_info.mbi_phys, boot_info.mbi_size,
-		       MEMMAP_BOOTINFO);
-	for (unsigned i = 0; i < boot_info.module_count; i++)
-		memmap_reserve(&mm_map, boot_info.modules[i].start,
-			       boot_info.modules[i].end -
-				       boot_info.modules[i].start,
-			       MEMMAP_MODULE);
-	memmap_reserve(&mm_map, phys_limit, UINT64_MAX - phys_limit,
-		       MEMMAP_RESERVED);
+		       FWMAP_KERNEL);
+	for (size_t i = 0; i < boot->in_use_entries; i++)
+		fwmap_reserve(&mm_map, boot->in_use[i].base,
+			       boot->in_use[i].len, boot->in_use[i].type);
+	fwmap_reserve(&mm_map, phys_limit, UINT64_MAX - phys_limit,
+		       FWMAP_RESERVED);
 
-	while (memmap_next_usable(&mm_map, &iter, &base, &end))
+	while (fwmap_next_usable(&mm_map, &iter, &base, &end))
 		if (end > max_end)
 			max_end = end;
 	if (max_end == 0)
@@ -114,7 +103,7 @@ void page_alloc_init(void)
 	array_bytes = ALIGN_UP(PHYS_PFN(max_end) * sizeof(struct page),
 			       PAGE_SIZE);
 	iter = 0;
-	while (memmap_next_usable(&mm_map, &iter, &base, &end)) {
+	while (fwmap_next_usable(&mm_map, &iter, &base, &end)) {
 		if (end > EARLY_DIRECT_MAP_SIZE)
 			end = EARLY_DIRECT_MAP_SIZE;
 		if (base < end && end - base >= array_bytes) {
@@ -125,10 +114,10 @@ void page_alloc_init(void)
 	if (!array_phys)
 		panic("mm: no room below 4 GiB for the %lu KiB page array",
 		      (unsigned long)(array_bytes >> 10));
-	memmap_reserve(&mm_map, array_phys, array_bytes, MEMMAP_BOOTALLOC);
+	fwmap_reserve(&mm_map, array_phys, array_bytes, FWMAP_BOOTALLOC);
 
 	buddy_init(&buddy, phys_to_virt(array_phys), 0, PHYS_PFN(max_end));
-	if (kopt.poison)
+	if (boot->poison)
 		buddy_set_poison(&buddy, poison_frames);
 	add_ranges(0, EARLY_DIRECT_MAP_SIZE);
 	boot_free_pages = buddy.stats.free_pages;
@@ -148,7 +137,7 @@ void page_alloc_enable_high(void)
 	spin_unlock(&page_lock);
 }
 
-const struct memmap *page_alloc_memmap(void)
+const struct fwmap *page_alloc_fwmap(void)
 {
 	return &mm_map;
 }
@@ -249,7 +238,7 @@ unsigned page_alloc_check(void)
 void page_alloc_print(void)
 {
 	kprintf("mm: sanitised memory map:\n");
-	memmap_dump(&mm_map);
+	fwmap_dump(&mm_map);
 	kprintf("mm: %lu MiB managed, %lu MiB free\n",
 		(unsigned long)(buddy.stats.managed_pages >> (20 - PAGE_SHIFT)),
 		(unsigned long)(buddy.stats.free_pages >> (20 - PAGE_SHIFT)));

@@ -7,22 +7,37 @@
 #define MM_PAGE_ALLOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "mm/page.h"
 
 #define PAGE_ALLOC_FAILED (~0ull)
 
-struct memmap;
+struct fwmap;
+struct fwmap_entry;
 
-/* Build the allocator from boot_info's memory map. Called once at boot;
- * until page_alloc_enable_high() only frames below 4 GiB are handed out. */
-void page_alloc_init(void);
+/* What the boot loader reported, as page_alloc_init() needs it. */
+struct page_alloc_boot {
+	/* The firmware's memory map, raw (sanitised here). */
+	const struct fwmap_entry *firmware_map;
+	size_t firmware_entries;
+	/* Ranges still in use (boot information, modules), with their
+	 * fwmap type: reserved, never handed out. */
+	const struct fwmap_entry *in_use;
+	size_t in_use_entries;
+	bool poison;	/* fill freed frames with a pattern */
+};
+
+/* Build the allocator from the boot memory map. Called once at boot;
+ * until page_alloc_enable_high() only frames below 4 GiB are handed out.
+ * Panics if the map has no usable RAM or no room for the page array. */
+void page_alloc_init(const struct page_alloc_boot *boot);
 /* Add the frames above 4 GiB, once the kernel's direct map reaches them. */
 void page_alloc_enable_high(void);
 /* Treat memory at or above 2^phys_bits as unusable (CPUID MAXPHYADDR). */
 void page_alloc_set_phys_limit(unsigned phys_bits);
 /* The sanitised memory map (reserved ranges included). */
-const struct memmap *page_alloc_memmap(void);
+const struct fwmap *page_alloc_fwmap(void);
 /* Walk the free lists and check their invariants; returns problems. */
 unsigned page_alloc_check(void);
 

@@ -71,9 +71,10 @@ bool vm_translate(struct addr_space *as, uint64_t va,
 void pt_walk(struct addr_space *as, uint64_t va);
 const char *vm_strerror(int err);
 
-/* Build the kernel's tables (direct map, W^X image, guard page), switch
- * to them and drop the boot tables. */
-void vm_init(void);
+/* Build the kernel's tables (direct map, W^X image, guard page, and the
+ * linear framebuffer at [fb_phys, fb_phys+fb_bytes) write-combining when
+ * fb_bytes is not 0), switch to them and drop the boot tables. */
+void vm_init(uint64_t fb_phys, uint64_t fb_bytes);
 bool vm_ready(void);
 
 /*

@@ -12,7 +12,6 @@
  */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/power.h"
-#include "kernel/panic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
@@ -23,6 +22,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
+#include "lib/panic.h"
 #include "mm/vm.h"
 
 /* MSR_APIC_BASE fields (SDM vol. 3A, figure 11-5). */

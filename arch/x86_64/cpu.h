@@ -149,6 +149,37 @@ static inline void cpu_hlt(void)
 	__asm__ volatile("hlt" : : : "memory");
 }
 
+/* Enable interrupts and halt until the next one, atomically: sti's
+ * one-instruction shadow means an interrupt that arrives after a check
+ * made with interrupts off ends the hlt instead of being taken before
+ * it. */
+static inline void cpu_sti_hlt(void)
+{
+	__asm__ volatile("sti; hlt" : : : "memory");
+}
+
+/* Interrupts off; returns the previous RFLAGS for cpu_irq_restore(). */
+static inline uint64_t cpu_irq_save(void)
+{
+	uint64_t flags = read_rflags();
+
+	cpu_cli();
+	return flags;
+}
+
+/* Interrupts back on if they were on when flags was saved. */
+static inline void cpu_irq_restore(uint64_t flags)
+{
+	if (flags & RFLAGS_IF)
+		cpu_sti();
+}
+
+/* Execute ud2: raises #UD (invalid opcode) on purpose. */
+static inline void cpu_ud2(void)
+{
+	__asm__ volatile("ud2");
+}
+
 static inline void cpu_pause(void)
 {
 	__asm__ volatile("pause");

@@ -8,10 +8,10 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/setjmp.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/panic.h"
 #include "lib/assert.h"
 #include "lib/config.h"
 #include "lib/kprintf.h"
+#include "lib/panic.h"
 
 #define IDT_GATE_INTERRUPT 0xe
 #define IDT_GATE_PRESENT 0x80
@@ -134,7 +134,6 @@ void trap_try(void (*fn)(void *), void *arg, struct trap_caught *out)
 	*out = fc->caught;
 }
 
-void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
 	if (handlers[f->vector]) {

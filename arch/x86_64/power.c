@@ -37,11 +37,6 @@ void arch_halt(void)
 
 void arch_reboot(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __packed empty_idt = {0, 0};
-
 	if (acpi_reset_port) {
 		outb(acpi_reset_port, acpi_reset_value);
 		for (int i = 0; i < KBC_WAIT_LIMIT; i++)
@@ -53,7 +48,19 @@ void arch_reboot(void)
 	outb(KBC_STATUS_PORT, KBC_CMD_PULSE_RESET);
 	for (int i = 0; i < KBC_WAIT_LIMIT; i++)
 		cpu_pause();
-	/* Still here: an empty IDT makes the next exception a triple fault. */
+	/* Still here: reset the hard way. */
+	arch_triple_fault();
+}
+
+void arch_triple_fault(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed empty_idt = {0, 0};
+
+	/* With an empty IDT, #BP cannot be delivered, nor can the #GP and
+	 * #DF that follow: the CPU shuts down and the machine resets. */
 	__asm__ volatile("lidt %0; int3" : : "m"(empty_idt));
 	arch_halt();
 }

@@ -17,6 +17,9 @@ void arch_set_acpi_reset(uint16_t port, uint8_t value);
 /* Reset through the ACPI reset register if known, then the keyboard
  * controller, then a triple fault. */
 __noreturn void arch_reboot(void);
+/* Load an empty IDT and raise an exception: the CPU shuts down (QEMU
+ * resets or, with -no-reboot, exits). */
+__noreturn void arch_triple_fault(void);
 /* Interrupts off, halt forever (NMIs resume the loop). */
 __noreturn void arch_halt(void);
 

@@ -1,5 +1,5 @@
 /*
- * AP bring-up (see smp.h; SDM vol. 3A, 9.4.4 for the INIT-SIPI-SIPI
+ * AP start-up (see smp.h; SDM vol. 3A, 9.4.4 for the INIT-SIPI-SIPI
  * sequence and its delays). APs are started one at a time: the trampoline
  * page and its parameter block are shared, and sequential start-up keeps
  * the "cpu N online" lines in order.
@@ -9,7 +9,7 @@
  *   INIT, 10 ms, SIPI                     real mode at TRAMPOLINE_PHYS
  *   200 us, SIPI again if stage == 0      -> protected -> long mode
  *   wait for percpu->online               ap_main(): GDT/TSS, IDT, PAT,
- *     (at most AP_START_TIMEOUT_MS)       LAPIC, "cpu N online", work loop
+ *     (at most AP_START_TIMEOUT_MS)       LAPIC, "cpu N online", entry()
  */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -17,16 +17,10 @@
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
-#include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
-#include "kernel/panic.h"
 #include "arch/x86_64/pat.h"
-#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
-#include "kernel/multiboot2.h"
-#include "kernel/options.h"
-#include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
@@ -37,8 +31,6 @@
 #define SIPI_DELAY_US 200
 #define SIPI_VECTOR (TRAMPOLINE_PHYS >> PAGE_SHIFT)
 #define STAGE_IN_C 4
-/* xAPIC ids are 8 bits and 0xff is the broadcast id. */
-#define XAPIC_MAX_APIC_ID 0xfe
 
 /* Trampoline page tables, right after the code page. */
 #define TRAMP_PML4_PHYS (TRAMPOLINE_PHYS + 1 * PAGE_SIZE)
@@ -69,57 +61,25 @@ struct trampoline_params {
 extern const char trampoline_start[], trampoline_end[];
 extern const char trampoline_params[];
 
-static struct acpi_info acpi;
-static bool acpi_ok;
-static struct smp_stats stats;
 /* What every AP copies from the boot CPU. */
 static uint64_t boot_pat, boot_cr0, boot_cr4, boot_efer;
+/* What every AP runs once online. */
+static __noreturn void (*ap_entry)(void);
 
 BUILD_ASSERT(sizeof(struct cpu_tables) <= (PAGE_SIZE << AP_TABLES_ORDER));
 
-const struct acpi_info *smp_acpi(void)
-{
-	return acpi_ok ? &acpi : NULL;
-}
-
-const struct smp_stats *smp_stats(void)
-{
-	return &stats;
-}
-
-uint64_t smp_boot_pat(void)
+uint64_t ap_boot_pat(void)
 {
 	return boot_pat;
 }
 
-/* ACPI tables are ordinary write-back memory; phys_map() adds them to
- * the direct map when they lie outside RAM. */
-static const void *acpi_map(uint64_t phys, size_t len, void *arg __unused)
+void ap_boot_state_save(void)
 {
-	if (len == 0 || phys + len < phys)
-		return NULL;
-	return phys_map(phys, len, MEMTYPE_WB);
-}
-
-void smp_acpi_init(void)
-{
-	struct acpi_rsdp_src src = {0};
-
-	if (boot_info.rsdp_version >= 2) {
-		src.mb2_new = boot_info.rsdp;
-		src.mb2_new_len = boot_info.rsdp_len;
-	} else if (boot_info.rsdp_version == 1) {
-		src.mb2_old = boot_info.rsdp;
-		src.mb2_old_len = boot_info.rsdp_len;
-	}
-	src.bios_scan = true;
-	acpi_ok = acpi_parse(&acpi, &src, acpi_map, NULL) == 0;
-	acpi_print(&acpi);
-	if (acpi_ok && acpi.reset_supported &&
-	    acpi.reset_reg.space_id == ACPI_GAS_IO &&
-	    acpi.reset_reg.address && acpi.reset_reg.address <= UINT16_MAX)
-		arch_set_acpi_reset((uint16_t)acpi.reset_reg.address,
-				    acpi.reset_value);
+	boot_pat = rdmsr(MSR_PAT);
+	this_cpu()->pat = boot_pat;
+	boot_cr0 = read_cr0();
+	boot_cr4 = read_cr4();
+	boot_efer = rdmsr(MSR_EFER);
 }
 
 static struct trampoline_params *params(void)
@@ -130,7 +90,7 @@ static struct trampoline_params *params(void)
 
 /* Copy the code and build the trampoline's own page tables: identity for
  * the low 2 MiB, the kernel's upper half for the jump into it. */
-static void trampoline_setup(void)
+void ap_trampoline_setup(__noreturn void (*entry)(void))
 {
 	size_t size = (size_t)(trampoline_end - trampoline_start);
 	uint64_t *pml4 = phys_to_virt(TRAMP_PML4_PHYS);
@@ -139,6 +99,7 @@ static void trampoline_setup(void)
 	const uint64_t *kpml4 = phys_to_virt(read_cr3() & PTE_ADDR_MASK);
 	struct trampoline_params *p;
 
+	ap_entry = entry;
 	kassert(size <= PAGE_SIZE);
 	kassert(phys_map(TRAMPOLINE_PHYS, TRAMPOLINE_PAGES * PAGE_SIZE,
 			 MEMTYPE_WB));
@@ -161,7 +122,6 @@ static void trampoline_setup(void)
 	p->kernel_cr3 = read_cr3();
 }
 
-void ap_main(struct percpu *pc);
 void ap_main(struct percpu *pc)
 {
 	percpu_install(pc);
@@ -183,7 +143,7 @@ void ap_main(struct percpu *pc)
 			pc->cpu_id, pc->apic_id, apic_id());
 	kprintf("cpu %u online (apic id %u)\n", pc->cpu_id, pc->apic_id);
 	atomic_store_release(&pc->online, true);
-	smp_work_loop();
+	ap_entry();
 }
 
 static bool wait_online(struct percpu *pc, uint64_t us)
@@ -198,8 +158,7 @@ static bool wait_online(struct percpu *pc, uint64_t us)
 	return atomic_load_acquire(&pc->online);
 }
 
-/* Allocate an AP's memory and start it. Returns false if it is left out. */
-static bool start_ap(uint32_t id)
+enum ap_start_result ap_start(uint32_t id)
 {
 	struct trampoline_params *p = params();
 	struct percpu *pc;
@@ -209,16 +168,14 @@ static bool start_ap(uint32_t id)
 	if (!pc) {
 		kprintf("smp: no memory or CPU number for apic id %u: left "
 			"out\n", id);
-		stats.skipped++;
-		return false;
+		return AP_NO_MEMORY;
 	}
 	pc->tables = percpu_pages(AP_TABLES_ORDER);
 	stack = percpu_pages(AP_STACK_ORDER);
 	if (!pc->tables || !stack) {
 		kprintf("smp: no memory for cpu %u (apic id %u): left out\n",
 			pc->cpu_id, id);
-		stats.skipped++;
-		return false;
+		return AP_NO_MEMORY;
 	}
 	pc->stack_top = (uint64_t)stack + (PAGE_SIZE << AP_STACK_ORDER);
 	/* The stack's bottom page becomes its guard: an overflow faults
@@ -241,7 +198,7 @@ static bool start_ap(uint32_t id)
 	if (atomic_load_acquire(&p->stage) == 0)
 		apic_send_sipi(id, SIPI_VECTOR);
 	if (wait_online(pc, AP_START_TIMEOUT_MS * 1000ull))
-		return true;
+		return AP_ONLINE;
 
 	kprintf("smp: cpu %u (apic id %u) did not come online within %u ms "
 		"(trampoline stage %lu): left out\n", pc->cpu_id, id,
@@ -250,123 +207,5 @@ static bool start_ap(uint32_t id)
 	 * parameter block that now belong to the next AP. */
 	apic_send_init(id);
 	tsc_delay_us(INIT_DELAY_US);
-	stats.failed++;
-	return false;
-}
-
-struct shootdown {
-	uint64_t va, npages;
-};
-
-static uint64_t shootdowns;
-
-static void shootdown_local(void *arg)
-{
-	const struct shootdown *s = arg;
-
-	if (s->npages == 0 || s->npages > TLB_FLUSH_ALL_THRESHOLD)
-		tlb_flush_local_all();
-	else
-		for (uint64_t i = 0; i < s->npages; i++)
-			tlb_flush_local_page(s->va + i * PAGE_SIZE);
-}
-
-/*
- * TLB shootdown for kernel mappings: every other online CPU flushes the
- * range and the caller waits until all have, so no CPU can still use a
- * translation the caller has removed or retyped. (ROADMAP item 3 narrows
- * this to the CPUs that may hold the translation.)
- */
-static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
-{
-	struct shootdown s = {va, npages};
-	struct cpumask others;
-
-	cpumask_online(&others, true);
-	if (cpumask_weight(&others) == 0)
-		return;
-	atomic_fetch_add_relaxed(&shootdowns, 1);
-	smp_call(&others, shootdown_local, &s, true);
-}
-
-uint64_t smp_tlb_shootdowns(void)
-{
-	return atomic_load_relaxed(&shootdowns);
-}
-
-/* Panic: NMI every other CPU; their NMI handler sees the panic and halts. */
-static void smp_stop_others(void)
-{
-	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
-		struct percpu *pc = percpu_of(cpu);
-
-		if (cpu != smp_this_cpu() && atomic_load_acquire(&pc->online))
-			apic_send_nmi(pc->apic_id);
-	}
-}
-
-void smp_init(void)
-{
-	uint32_t self = apic_id();
-	unsigned limit = kopt.maxcpus ? kopt.maxcpus : 1;
-
-	boot_pat = rdmsr(MSR_PAT);
-	this_cpu()->pat = boot_pat;
-	boot_cr0 = read_cr0();
-	boot_cr4 = read_cr4();
-	boot_efer = rdmsr(MSR_EFER);
-	smp_call_init();
-
-	stats.online = 1;
-	if (!acpi_ok || !acpi.madt_found) {
-		kprintf("smp: no MADT: boot CPU only\n");
-		stats.madt_cpus = stats.expected = 1;
-		return;
-	}
-	for (unsigned i = 0; i < acpi.ncpus; i++)
-		if (acpi.cpus[i].flags & ACPI_CPU_ENABLED)
-			stats.madt_cpus++;
-	stats.expected = MIN(stats.madt_cpus, limit);
-	if (apic_mode() == APIC_MODE_NONE)
-		return;
-
-	trampoline_setup();
-	for (unsigned i = 0; i < acpi.ncpus; i++) {
-		const struct acpi_cpu *c = &acpi.cpus[i];
-
-		if (!(c->flags & ACPI_CPU_ENABLED) || c->apic_id == self)
-			continue;
-		if (stats.online >= limit) {
-			stats.skipped++;
-			continue;
-		}
-		if (apic_mode() == APIC_MODE_XAPIC && c->apic_id > XAPIC_MAX_APIC_ID) {
-			kprintf("smp: apic id %u needs x2APIC, which this CPU "
-				"lacks: left out\n", c->apic_id);
-			stats.skipped++;
-			continue;
-		}
-		if (start_ap(c->apic_id))
-			stats.online++;
-	}
-	if (stats.online > 1) {
-		tlb_remote_flush = smp_tlb_shootdown;
-		panic_stop_other_cpus = smp_stop_others;
-	}
-}
-
-void smp_print(void)
-{
-	kprintf("smp: %u of %u CPUs online (MADT lists %u usable, maxcpus=%u"
-		"%s), %u did not answer, %u left out; %s\n",
-		stats.online, stats.expected, stats.madt_cpus, kopt.maxcpus,
-		kopt.nosmp ? ", nosmp" : "", stats.failed, stats.skipped,
-		apic_mode_name());
-	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
-		struct percpu *pc = percpu_of(cpu);
-
-		kprintf("smp: cpu %u apic id %u %s\n", cpu, pc->apic_id,
-			atomic_load_acquire(&pc->online) ? "online" :
-							   "OFFLINE");
-	}
+	return AP_NO_ANSWER;
 }

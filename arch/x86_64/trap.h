@@ -73,4 +73,8 @@ struct trap_caught {
  */
 void trap_try(void (*fn)(void *), void *arg, struct trap_caught *out);
 
+/* Called by the stubs of isr.asm with the frame they pushed: the
+ * registered handler, a trap_try() catch, or panic_trap(). */
+void trap_dispatch(struct trap_frame *f);
+
 #endif

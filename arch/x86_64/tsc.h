@@ -5,8 +5,8 @@
  * (base MHz) when present and credible, else by counting it against the
  * ACPI PM timer (3.579545 MHz), else against PIT channel 2. The result is
  * checked for credibility (range, repeat agreement) and its source kept
- * for the boot report. tsc_sync_check() measures the offset between the
- * boot CPU's TSC and every AP's by ping-pong through shared memory.
+ * for the boot report. (kernel/tsc_sync.h checks that the CPUs' TSCs
+ * agree.)
  */
 #ifndef ARCH_X86_64_TSC_H
 #define ARCH_X86_64_TSC_H
@@ -57,23 +57,7 @@ uint64_t tsc_cycles_to_ns(uint64_t cycles);
 /* Busy-wait at least us microseconds. */
 void tsc_delay_us(uint64_t us);
 
-/* Result of the cross-CPU check (cycles; signed: remote minus boot CPU). */
-struct tsc_sync_result {
-	unsigned cpus_checked;
-	unsigned worst_cpu;	 /* CPU with the largest |offset| */
-	int64_t worst_offset;	 /* its offset estimate (min-RTT sample) */
-	uint64_t worst_rtt;	 /* that sample's round trip: +-rtt/2 */
-	uint64_t proven_skew;	 /* largest skew causality proves (>= 0) */
-};
-
-/*
- * Ping-pong with every online AP (they must be in their work loops).
- * Fills *r and returns true when it could run (false: single CPU).
- */
-bool tsc_sync_check(struct tsc_sync_result *r);
-
 /* The boot-report lines: frequency, source, invariance. */
 void tsc_print(void);
-void tsc_sync_print(const struct tsc_sync_result *r);
 
 #endif

@@ -2,6 +2,11 @@
  * Host test shim: console, panic and main() for host test programs.
  * Each program runs the KTEST suites linked into it and prints KTAP,
  * whose top level is plain TAP, so prove can read it directly.
+ *
+ * Built with -DHOST_SHIM_FUZZER for the libFuzzer harnesses of
+ * tests/fuzz/: libFuzzer brings main(), and the console is silent unless
+ * FUZZ_VERBOSE is set in the environment (to read what an input printed).
+ * A panic or failed assertion aborts, which libFuzzer reports as a crash.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,9 +22,12 @@
 jmp_buf host_panic_jmp;
 bool host_panic_armed;
 char host_panic_msg[512];
+static bool host_console_quiet;
 
 void console_write(const char *s, size_t n)
 {
+	if (host_console_quiet)
+		return;
 	fwrite(s, 1, n, stdout);
 	fflush(stdout);
 }
@@ -44,7 +52,6 @@ void kassert_fail(const char *expr, const char *file, int line,
 }
 
 /* glibc before 2.38 has no strlcpy; the kernel's lib/string.c does. */
-size_t strlcpy(char *dst, const char *src, size_t size);
 __attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);
@@ -57,7 +64,18 @@ __attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+#ifdef HOST_SHIM_FUZZER
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	host_console_quiet = !getenv("FUZZ_VERBOSE");
+	return 0;
+}
+#else
 int main(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "all") ? 1 : 0;
 }
+#endif

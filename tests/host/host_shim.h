@@ -9,6 +9,11 @@
 #include <setjmp.h>
 #include <stdbool.h>
 
+#include <stddef.h>
+
+/* glibc before 2.38 has no strlcpy; the shim provides a weak one. */
+size_t strlcpy(char *dst, const char *src, size_t size);
+
 extern jmp_buf host_panic_jmp;
 extern bool host_panic_armed;
 extern char host_panic_msg[512];

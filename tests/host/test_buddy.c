@@ -1,23 +1,23 @@
 /*
- * Host tests for mm/buddy.c, fed through mm/memmap.c the way the kernel
+ * Host tests for mm/buddy.c, fed through mm/fwmap.c the way the kernel
  * feeds it: synthetic firmware maps with holes, odd-aligned ranges, bad
  * RAM and memory above 4 GiB (and pfns above 2^32). Every allocation is
  * checked against a shadow record of the frames in use; leaks show as
  * free counts that do not return to their start values.
  */
-// HOST_SRCS: mm/buddy.c mm/memmap.c
+// HOST_SRCS: mm/buddy.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"
 #include "lib/prng.h"
 #include "mm/buddy.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page.h"
 #include "tests/host/host_shim.h"
 
-#define A MEMMAP_AVAILABLE
-#define R MEMMAP_RESERVED
+#define A FWMAP_AVAILABLE
+#define R FWMAP_RESERVED
 
 #define FIX_MAP_CAP 32
 #define RANDOM_OPS 20000
@@ -37,25 +37,25 @@ struct fix {
 };
 
 /* PC-like: low memory with an EBDA, kernel at 1 MiB, holes, bad RAM. */
-static const struct memmap_entry map_pc[] = {
+static const struct fwmap_entry map_pc[] = {
 	{ 0x0, 0x9fc00, A },
 	{ 0x9fc00, 0x400, R },
 	{ 0xf0000, 0x10000, R },
 	{ 0x100000, 0xf00000, A },
 	{ 0x1003000, 0x7ff123, A },	/* odd end, hole before it */
 	{ 0x1900000, 0x700000, A },
-	{ 0x1a00800, 0x1000, MEMMAP_BAD }, /* unaligned: costs 2 frames */
+	{ 0x1a00800, 0x1000, FWMAP_BAD }, /* unaligned: costs 2 frames */
 	{ 0x2000000, 0xffd000, A },	/* adjacent: merged with the above */
 };
 #define MAP_PC_FIRST_PFN 0
 #define MAP_PC_NPAGES 0x3000
 
 /* Straddling 4 GiB: a hole below it, bad RAM above it. */
-static const struct memmap_entry map_4g[] = {
+static const struct fwmap_entry map_4g[] = {
 	{ 0xff000000ull, 0xc00000, A },
 	{ 0xffc00000ull, 0x400000, R },
 	{ 0x100000000ull, 0x1000000, A },
-	{ 0x100005000ull, 0x3000, MEMMAP_BAD },
+	{ 0x100005000ull, 0x3000, FWMAP_BAD },
 	{ 0x100400000ull, 0x1234, A }, /* duplicate, overlap: reported */
 };
 #define MAP_4G_FIRST_PFN 0xff000
@@ -64,7 +64,7 @@ static const struct memmap_entry map_4g[] = {
 /* Frame numbers beyond 32 bits (far above any real RAM), odd start. */
 #define MAP_HIGH_FIRST_PFN ((1ull << 33) + 5)
 #define MAP_HIGH_NPAGES 3001
-static const struct memmap_entry map_high[] = {
+static const struct fwmap_entry map_high[] = {
 	{ PFN_PHYS(MAP_HIGH_FIRST_PFN), PFN_PHYS(MAP_HIGH_NPAGES), A },
 };
 
@@ -76,12 +76,12 @@ static uint64_t rng(void)
 	return prng_next(&rng_state);
 }
 
-static void fix_setup(struct fix *f, const struct memmap_entry *raw,
+static void fix_setup(struct fix *f, const struct fwmap_entry *raw,
 		      size_t nraw, uint64_t first_pfn, uint64_t npages,
 		      unsigned int max_order)
 {
-	struct memmap_entry storage[FIX_MAP_CAP];
-	struct memmap map;
+	struct fwmap_entry storage[FIX_MAP_CAP];
+	struct fwmap map;
 	uint64_t base, end;
 	size_t it = 0;
 
@@ -93,13 +93,13 @@ static void fix_setup(struct fix *f, const struct memmap_entry *raw,
 	f->used = calloc(npages, 1);
 	kassert(f->pages && f->usable && f->used);
 
-	memmap_init(&map, storage, ARRAY_SIZE(storage));
+	fwmap_init(&map, storage, ARRAY_SIZE(storage));
 	map.quiet = true;
-	memmap_sanitize(&map, raw, nraw);
+	fwmap_sanitize(&map, raw, nraw);
 	buddy_init(&f->b, f->pages, first_pfn, npages);
 	if (max_order < BUDDY_MAX_ORDER)
 		buddy_limit_order(&f->b, max_order);
-	while (memmap_next_usable(&map, &it, &base, &end)) {
+	while (fwmap_next_usable(&map, &it, &base, &end)) {
 		uint64_t s = MAX(PHYS_PFN(base), first_pfn);
 		uint64_t e = MIN(PHYS_PFN(end), first_pfn + npages);
 
@@ -170,7 +170,7 @@ static void check_fresh(struct ktest_ctx *ctx, struct fix *f,
 	EXPECT_EQ(buddy_check(&f->b), 0);
 }
 
-KTEST(buddy, init_from_memmap)
+KTEST(buddy, init_from_fwmap)
 {
 	struct fix f;
 
@@ -198,7 +198,7 @@ KTEST(buddy, init_from_memmap)
 KTEST(buddy, split_and_merge_counters)
 {
 	struct fix f;
-	struct memmap_entry raw[] = { { PFN_PHYS(64), PFN_PHYS(8), A } };
+	struct fwmap_entry raw[] = { { PFN_PHYS(64), PFN_PHYS(8), A } };
 	uint64_t pfn;
 
 	fix_setup(&f, raw, ARRAY_SIZE(raw), 64, 8, BUDDY_MAX_ORDER);
@@ -413,7 +413,7 @@ KTEST(buddy, random_ops_shadow)
 KTEST(buddy, small_max_order_stress)
 {
 	struct fix f;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ PFN_PHYS(3), PFN_PHYS(SMALL_NPAGES - 3), A },
 		{ PFN_PHYS(50), PFN_PHYS(7), R },
 	};
@@ -521,7 +521,7 @@ KTEST(buddy, bad_frees_panic)
 KTEST(buddy, double_free_after_merge)
 {
 	struct fix f;
-	struct memmap_entry raw[] = { { PFN_PHYS(64), PFN_PHYS(8), A } };
+	struct fwmap_entry raw[] = { { PFN_PHYS(64), PFN_PHYS(8), A } };
 	uint64_t a, b;
 
 	fix_setup(&f, raw, ARRAY_SIZE(raw), 64, 8, BUDDY_MAX_ORDER);

@@ -8,14 +8,14 @@
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/pgtable.h"
-#include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
+#include "kernel/smp.h"
 #include "kernel/smp_call.h"
 #include "lib/ktest.h"
 #include "lib/prng.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
 
@@ -348,7 +348,7 @@ KTEST(vm, stack_guard_page_unmapped)
 
 KTEST(vm, direct_map_uses_large_pages)
 {
-	const struct memmap *m = page_alloc_memmap();
+	const struct fwmap *m = page_alloc_fwmap();
 	struct vm_translation t;
 	size_t iter = 0;
 	uint64_t base, end, big = PT_LEVEL_SIZE(2);
@@ -356,7 +356,7 @@ KTEST(vm, direct_map_uses_large_pages)
 
 	/* The first usable range holding a whole aligned 2 MiB block must
 	 * be mapped by a large page (levels 2 or 3). */
-	while (memmap_next_usable(m, &iter, &base, &end)) {
+	while (fwmap_next_usable(m, &iter, &base, &end)) {
 		uint64_t b = ALIGN_UP(base, big);
 
 		if (b + big > end)

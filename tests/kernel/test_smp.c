@@ -10,10 +10,12 @@
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pmu.h"
-#include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "kernel/acpi_boot.h"
 #include "kernel/options.h"
+#include "kernel/smp.h"
 #include "kernel/smp_call.h"
+#include "kernel/tsc_sync.h"
 #include "lib/atomic.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
@@ -65,7 +67,7 @@ KTEST(smp, all_expected_cpus_online)
 
 KTEST(smp, apic_ids_match_and_unique)
 {
-	const struct acpi_info *a = smp_acpi();
+	const struct acpi_info *a = acpi_tables();
 
 	for (unsigned i = 0; i < percpu_count(); i++) {
 		struct percpu *p = percpu_of(i);

@@ -1,25 +1,25 @@
 /*
- * Host tests for mm/memmap.c: overlapping, unsorted, zero-length, adjacent
+ * Host tests for mm/fwmap.c: overlapping, unsorted, zero-length, adjacent
  * and wrapping firmware entries, output overflow, reservations and page
  * rounding; then a fuzz test against a brute-force model of the map.
  */
-// HOST_SRCS: mm/memmap.c
+// HOST_SRCS: mm/fwmap.c
 #include <stdint.h>
 #include <string.h>
 #include "lib/ktest.h"
 #include "lib/prng.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page.h"
 
 #define MAP_CAP 32
 
-#define A MEMMAP_AVAILABLE
-#define R MEMMAP_RESERVED
+#define A FWMAP_AVAILABLE
+#define R FWMAP_RESERVED
 
 /* Storage with guard entries after the capacity, to catch overruns. */
 struct test_map {
-	struct memmap map;
-	struct memmap_entry e[MAP_CAP + 2];
+	struct fwmap map;
+	struct fwmap_entry e[MAP_CAP + 2];
 };
 
 #define GUARD_BASE 0x6a6a6a6a6a6a6a6aull
@@ -29,7 +29,7 @@ static void tm_init(struct test_map *t, size_t cap)
 	memset(t->e, 0, sizeof(t->e));
 	for (size_t i = cap; i < ARRAY_SIZE(t->e); i++)
 		t->e[i].base = GUARD_BASE;
-	memmap_init(&t->map, t->e, cap);
+	fwmap_init(&t->map, t->e, cap);
 }
 
 /* Expect entry i of the map to be [base, end) of type. */
@@ -41,16 +41,16 @@ static void tm_init(struct test_map *t, size_t cap)
 		EXPECT_EQ((m)->entries[i].type, (t));                       \
 	} while (0)
 
-KTEST(memmap, reserved_inside_available)
+KTEST(fwmap, reserved_inside_available)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x0, 0x10000, A },
 		{ 0x4000, 0x2000, R },
 	};
 
 	tm_init(&t, MAP_CAP);
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 1);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 1);
 	EXPECT_EQ(t.map.stats.overlaps, 1);
 	ASSERT_EQ(t.map.n, 3);
 	EXPECT_ENTRY(&t.map, 0, 0x0, 0x4000, A);
@@ -60,16 +60,16 @@ KTEST(memmap, reserved_inside_available)
 
 /* The same overlap with the reserved entry first: the result must not
  * depend on the order, and reserved must still win. */
-KTEST(memmap, available_over_reserved)
+KTEST(fwmap, available_over_reserved)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x4000, 0x2000, R },
 		{ 0x0, 0x10000, A },
 	};
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 	EXPECT_EQ(t.map.stats.overlaps, 1);
 	EXPECT_EQ(t.map.stats.unsorted, 1);
 	ASSERT_EQ(t.map.n, 3);
@@ -79,37 +79,37 @@ KTEST(memmap, available_over_reserved)
 }
 
 /* Partial overlaps on either edge and restrictiveness among non-RAM. */
-KTEST(memmap, partial_overlaps_and_ranks)
+KTEST(fwmap, partial_overlaps_and_ranks)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x1000, 0x3000, A },			/* [1000,4000) */
-		{ 0x3000, 0x2000, MEMMAP_ACPI_RECLAIMABLE }, /* [3000,5000) */
-		{ 0x0, 0x2000, MEMMAP_ACPI_NVS },	/* [0,2000) */
-		{ 0x4800, 0x1000, MEMMAP_BAD },		/* [4800,5800) */
+		{ 0x3000, 0x2000, FWMAP_ACPI_RECLAIMABLE }, /* [3000,5000) */
+		{ 0x0, 0x2000, FWMAP_ACPI_NVS },	/* [0,2000) */
+		{ 0x4800, 0x1000, FWMAP_BAD },		/* [4800,5800) */
 	};
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 	EXPECT_EQ(t.map.stats.overlaps, 3);
 	ASSERT_EQ(t.map.n, 4);
-	EXPECT_ENTRY(&t.map, 0, 0x0, 0x2000, MEMMAP_ACPI_NVS);
+	EXPECT_ENTRY(&t.map, 0, 0x0, 0x2000, FWMAP_ACPI_NVS);
 	EXPECT_ENTRY(&t.map, 1, 0x2000, 0x3000, A);
-	EXPECT_ENTRY(&t.map, 2, 0x3000, 0x4800, MEMMAP_ACPI_RECLAIMABLE);
-	EXPECT_ENTRY(&t.map, 3, 0x4800, 0x5800, MEMMAP_BAD);
+	EXPECT_ENTRY(&t.map, 2, 0x3000, 0x4800, FWMAP_ACPI_RECLAIMABLE);
+	EXPECT_ENTRY(&t.map, 3, 0x4800, 0x5800, FWMAP_BAD);
 }
 
-KTEST(memmap, unsorted_input)
+KTEST(fwmap, unsorted_input)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x100000, 0x100000, A },
 		{ 0x9f000, 0x1000, R },
 		{ 0x0, 0x9f000, A },
 	};
 
 	tm_init(&t, MAP_CAP);
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
 	EXPECT_EQ(t.map.stats.unsorted, 2);
 	EXPECT_EQ(t.map.stats.overlaps, 0);
 	ASSERT_EQ(t.map.n, 3);
@@ -118,17 +118,17 @@ KTEST(memmap, unsorted_input)
 	EXPECT_ENTRY(&t.map, 2, 0x100000, 0x200000, A);
 }
 
-KTEST(memmap, zero_length_dropped)
+KTEST(fwmap, zero_length_dropped)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x1000, 0, R },
 		{ 0x0, 0x4000, A },
-		{ 0x2000, 0, MEMMAP_BAD },
+		{ 0x2000, 0, FWMAP_BAD },
 	};
 
 	tm_init(&t, MAP_CAP);
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
 	EXPECT_EQ(t.map.stats.zero_len, 2);
 	/* A zero-length entry never overlaps, and never splits anything. */
 	EXPECT_EQ(t.map.stats.overlaps, 0);
@@ -136,10 +136,10 @@ KTEST(memmap, zero_length_dropped)
 	EXPECT_ENTRY(&t.map, 0, 0x0, 0x4000, A);
 }
 
-KTEST(memmap, adjacent_merge_and_duplicates)
+KTEST(fwmap, adjacent_merge_and_duplicates)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x0, 0x1000, A },
 		{ 0x1000, 0x1000, A },
 		{ 0x2000, 0x1000, R },
@@ -150,7 +150,7 @@ KTEST(memmap, adjacent_merge_and_duplicates)
 
 	tm_init(&t, MAP_CAP);
 	/* Adjacency is not a problem; the duplicate is an overlap. */
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 1);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 1);
 	EXPECT_EQ(t.map.stats.overlaps, 1);
 	EXPECT_GE(t.map.stats.merged, 2);
 	ASSERT_EQ(t.map.n, 3);
@@ -159,10 +159,10 @@ KTEST(memmap, adjacent_merge_and_duplicates)
 	EXPECT_ENTRY(&t.map, 2, 0x4000, 0x5000, A);
 }
 
-KTEST(memmap, unknown_type_is_reserved)
+KTEST(fwmap, unknown_type_is_reserved)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x0, 0x10000, A },
 		{ 0x8000, 0x1000, 7 },	   /* e.g. persistent memory */
 		{ 0xa000, 0x1000, 0 },	   /* invalid */
@@ -172,21 +172,21 @@ KTEST(memmap, unknown_type_is_reserved)
 	size_t it = 0;
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 	EXPECT_EQ(t.map.stats.unknown_type, 3);
 	ASSERT_EQ(t.map.n, 7);
 	EXPECT_ENTRY(&t.map, 1, 0x8000, 0x9000, R);
 	EXPECT_ENTRY(&t.map, 3, 0xa000, 0xb000, R);
 	EXPECT_ENTRY(&t.map, 5, 0xc000, 0xd000, R);
-	EXPECT_TRUE(memmap_next_usable(&t.map, &it, &b, &e));
+	EXPECT_TRUE(fwmap_next_usable(&t.map, &it, &b, &e));
 	EXPECT_EQ(b, 0);
 	EXPECT_EQ(e, 0x8000);
 }
 
-KTEST(memmap, huge_and_wrapping)
+KTEST(fwmap, huge_and_wrapping)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		/* Huge but legal: ends exactly at UINT64_MAX. */
 		{ 0x100000000ull, UINT64_MAX - 0x100000000ull, R },
 		/* Wraps: clipped. */
@@ -198,23 +198,23 @@ KTEST(memmap, huge_and_wrapping)
 	size_t it = 0;
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 	EXPECT_EQ(t.map.stats.wrapped, 2);
 	EXPECT_EQ(t.map.stats.overlaps, 3);
 	ASSERT_EQ(t.map.n, 2);
 	EXPECT_ENTRY(&t.map, 0, 0x1000, 0x100000000ull, A);
 	EXPECT_ENTRY(&t.map, 1, 0x100000000ull, UINT64_MAX, R);
-	EXPECT_TRUE(memmap_next_usable(&t.map, &it, &b, &e));
+	EXPECT_TRUE(fwmap_next_usable(&t.map, &it, &b, &e));
 	EXPECT_EQ(b, 0x1000);
 	EXPECT_EQ(e, 0x100000000ull);
-	EXPECT_FALSE(memmap_next_usable(&t.map, &it, &b, &e));
+	EXPECT_FALSE(fwmap_next_usable(&t.map, &it, &b, &e));
 }
 
 /* A clipped available entry at the top: no whole page, nothing usable. */
-KTEST(memmap, wrap_at_top_has_no_usable_page)
+KTEST(fwmap, wrap_at_top_has_no_usable_page)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0xfffffffffffff000ull, 0x1000, A }, /* ends at 2^64 */
 		{ UINT64_MAX, 1, A },		      /* ends at 2^64 */
 	};
@@ -222,18 +222,18 @@ KTEST(memmap, wrap_at_top_has_no_usable_page)
 	size_t it = 0;
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 	EXPECT_EQ(t.map.stats.wrapped, 2);
 	ASSERT_EQ(t.map.n, 1);
 	EXPECT_ENTRY(&t.map, 0, 0xfffffffffffff000ull, UINT64_MAX, A);
-	EXPECT_FALSE(memmap_next_usable(&t.map, &it, &b, &e));
-	EXPECT_EQ(memmap_usable_bytes(&t.map), 0);
+	EXPECT_FALSE(fwmap_next_usable(&t.map, &it, &b, &e));
+	EXPECT_EQ(fwmap_usable_bytes(&t.map), 0);
 }
 
-KTEST(memmap, output_overflow_disjoint)
+KTEST(fwmap, output_overflow_disjoint)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x0, 0x1000, A },
 		{ 0x2000, 0x1000, R },
 		{ 0x4000, 0x1000, A },
@@ -241,7 +241,7 @@ KTEST(memmap, output_overflow_disjoint)
 	};
 
 	tm_init(&t, 2);
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 2);
 	EXPECT_EQ(t.map.stats.overflow, 2);
 	ASSERT_EQ(t.map.n, 2);
 	EXPECT_ENTRY(&t.map, 0, 0x0, 0x1000, A);
@@ -252,11 +252,11 @@ KTEST(memmap, output_overflow_disjoint)
 
 /* Splitting needs room; without it, RAM is lost but reserved memory must
  * never show up as usable. */
-KTEST(memmap, output_overflow_split_is_safe)
+KTEST(fwmap, output_overflow_split_is_safe)
 {
 	for (size_t cap = 0; cap <= 3; cap++) {
 		struct test_map t;
-		struct memmap_entry raw[] = {
+		struct fwmap_entry raw[] = {
 			{ 0x0, 0x10000, A },
 			{ 0x4000, 0x1000, R },
 		};
@@ -264,22 +264,22 @@ KTEST(memmap, output_overflow_split_is_safe)
 		size_t it = 0;
 
 		tm_init(&t, cap);
-		memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+		fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
 		EXPECT_LE(t.map.n, cap);
 		/* Needs 3 entries; with none, both inputs are dropped. */
 		EXPECT_EQ(t.map.stats.overflow, cap == 0 ? 2 : 3 - cap);
-		while (memmap_next_usable(&t.map, &it, &b, &e))
+		while (fwmap_next_usable(&t.map, &it, &b, &e))
 			EXPECT_TRUE(e <= 0x4000 || b >= 0x5000);
 		EXPECT_EQ(t.e[cap].base, GUARD_BASE);
 		if (cap == 3)
-			EXPECT_EQ(memmap_usable_bytes(&t.map), 0xf000);
+			EXPECT_EQ(fwmap_usable_bytes(&t.map), 0xf000);
 	}
 }
 
-KTEST(memmap, reserve_carving)
+KTEST(fwmap, reserve_carving)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x0, 0x9fc00, A },
 		{ 0x9fc00, 0x400, R },
 		{ 0xf0000, 0x10000, R },
@@ -287,39 +287,39 @@ KTEST(memmap, reserve_carving)
 	};
 
 	tm_init(&t, MAP_CAP);
-	EXPECT_EQ(memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 0);
-	EXPECT_TRUE(memmap_reserve(&t.map, 0, MiB(1), MEMMAP_LOWMEM));
-	EXPECT_TRUE(memmap_reserve(&t.map, 0x100000, 0x80000, MEMMAP_KERNEL));
-	EXPECT_TRUE(memmap_reserve(&t.map, 0x180000, 0x1000, MEMMAP_BOOTINFO));
-	EXPECT_TRUE(memmap_reserve(&t.map, 0x400000, 0x2345, MEMMAP_MODULE));
-	EXPECT_TRUE(memmap_reserve(&t.map, 0x500000, 0, MEMMAP_MODULE));
-	EXPECT_EQ(memmap_problems(&t.map), 0);
+	EXPECT_EQ(fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw)), 0);
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0, MiB(1), FWMAP_LOWMEM));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0x100000, 0x80000, FWMAP_KERNEL));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0x180000, 0x1000, FWMAP_BOOTINFO));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0x400000, 0x2345, FWMAP_MODULE));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0x500000, 0, FWMAP_MODULE));
+	EXPECT_EQ(fwmap_problems(&t.map), 0);
 	ASSERT_EQ(t.map.n, 9);
 	/* Firmware's reserved areas keep their type under LOWMEM. */
-	EXPECT_ENTRY(&t.map, 0, 0x0, 0x9fc00, MEMMAP_LOWMEM);
+	EXPECT_ENTRY(&t.map, 0, 0x0, 0x9fc00, FWMAP_LOWMEM);
 	EXPECT_ENTRY(&t.map, 1, 0x9fc00, 0xa0000, R);
-	EXPECT_ENTRY(&t.map, 2, 0xa0000, 0xf0000, MEMMAP_LOWMEM);
+	EXPECT_ENTRY(&t.map, 2, 0xa0000, 0xf0000, FWMAP_LOWMEM);
 	EXPECT_ENTRY(&t.map, 3, 0xf0000, 0x100000, R);
-	EXPECT_ENTRY(&t.map, 4, 0x100000, 0x180000, MEMMAP_KERNEL);
-	EXPECT_ENTRY(&t.map, 5, 0x180000, 0x181000, MEMMAP_BOOTINFO);
+	EXPECT_ENTRY(&t.map, 4, 0x100000, 0x180000, FWMAP_KERNEL);
+	EXPECT_ENTRY(&t.map, 5, 0x180000, 0x181000, FWMAP_BOOTINFO);
 	EXPECT_ENTRY(&t.map, 6, 0x181000, 0x400000, A);
-	EXPECT_ENTRY(&t.map, 7, 0x400000, 0x402345, MEMMAP_MODULE);
+	EXPECT_ENTRY(&t.map, 7, 0x400000, 0x402345, FWMAP_MODULE);
 	EXPECT_ENTRY(&t.map, 8, 0x402345, 0x8000000, A);
 	/* Reserving what is already restrictive changes nothing. */
-	EXPECT_TRUE(memmap_reserve(&t.map, 0xf0000, 0x10000, MEMMAP_KERNEL));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0xf0000, 0x10000, FWMAP_KERNEL));
 	EXPECT_ENTRY(&t.map, 3, 0xf0000, 0x100000, R);
 	EXPECT_EQ(t.map.n, 9);
 	/* A wrapping reservation is clipped and reported, not fatal. */
-	EXPECT_TRUE(memmap_reserve(&t.map, 0x7000000, UINT64_MAX,
-				   MEMMAP_RESERVED));
+	EXPECT_TRUE(fwmap_reserve(&t.map, 0x7000000, UINT64_MAX,
+				   FWMAP_RESERVED));
 	EXPECT_EQ(t.map.stats.wrapped, 1);
 	EXPECT_ENTRY(&t.map, 8, 0x402345, 0x7000000, A);
 }
 
-KTEST(memmap, page_rounding)
+KTEST(fwmap, page_rounding)
 {
 	struct test_map t;
-	struct memmap_entry raw[] = {
+	struct fwmap_entry raw[] = {
 		{ 0x1234, 0x5678 - 0x1234, A },	 /* [0x2000, 0x5000) */
 		{ 0x10001, 0xffe, A },		 /* no whole page */
 		{ 0x20000, 0x1000, A },		 /* exactly one page */
@@ -330,18 +330,18 @@ KTEST(memmap, page_rounding)
 	size_t it = 0;
 
 	tm_init(&t, MAP_CAP);
-	memmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
-	ASSERT_TRUE(memmap_next_usable(&t.map, &it, &b, &e));
+	fwmap_sanitize(&t.map, raw, ARRAY_SIZE(raw));
+	ASSERT_TRUE(fwmap_next_usable(&t.map, &it, &b, &e));
 	EXPECT_EQ(b, 0x2000);
 	EXPECT_EQ(e, 0x5000);
-	ASSERT_TRUE(memmap_next_usable(&t.map, &it, &b, &e));
+	ASSERT_TRUE(fwmap_next_usable(&t.map, &it, &b, &e));
 	EXPECT_EQ(b, 0x20000);
 	EXPECT_EQ(e, 0x21000);
-	ASSERT_TRUE(memmap_next_usable(&t.map, &it, &b, &e));
+	ASSERT_TRUE(fwmap_next_usable(&t.map, &it, &b, &e));
 	EXPECT_EQ(b, 0x100000000ull);
 	EXPECT_EQ(e, 0x100001000ull);
-	EXPECT_FALSE(memmap_next_usable(&t.map, &it, &b, &e));
-	EXPECT_EQ(memmap_usable_bytes(&t.map), 0x3000 + 0x1000 + 0x1000);
+	EXPECT_FALSE(fwmap_next_usable(&t.map, &it, &b, &e));
+	EXPECT_EQ(fwmap_usable_bytes(&t.map), 0x3000 + 0x1000 + 0x1000);
 }
 
 /*
@@ -356,12 +356,12 @@ KTEST(memmap, page_rounding)
 #define FUZZ_MAX_RAW 12
 #define FUZZ_MAX_RESERVES 4
 
-/* The documented precedence, lowest first (see mm/memmap.c). */
+/* The documented precedence, lowest first (see mm/fwmap.c). */
 static const uint32_t fuzz_precedence[] = {
-	MEMMAP_AVAILABLE, MEMMAP_LOWMEM,	   MEMMAP_BOOTALLOC,
-	MEMMAP_MODULE,	  MEMMAP_BOOTINFO,	   MEMMAP_KERNEL,
-	MEMMAP_ACPI_RECLAIMABLE, MEMMAP_RESERVED, MEMMAP_ACPI_NVS,
-	MEMMAP_BAD,
+	FWMAP_AVAILABLE, FWMAP_LOWMEM,	   FWMAP_BOOTALLOC,
+	FWMAP_MODULE,	  FWMAP_BOOTINFO,	   FWMAP_KERNEL,
+	FWMAP_ACPI_RECLAIMABLE, FWMAP_RESERVED, FWMAP_ACPI_NVS,
+	FWMAP_BAD,
 };
 
 static unsigned int fuzz_rank(uint32_t type)
@@ -397,14 +397,14 @@ static void fuzz_paint(uint32_t *model, uint64_t base, uint64_t len,
 			model[g] = type;
 }
 
-KTEST(memmap, fuzz_against_model)
+KTEST(fwmap, fuzz_against_model)
 {
 	static const uint32_t fw_types[] = { A, A, A, R, 3, 4, 5, 9 };
 	unsigned int mismatches = 0;
 
 	for (unsigned int round = 0; round < FUZZ_ROUNDS; round++) {
 		struct test_map t;
-		struct memmap_entry raw[FUZZ_MAX_RAW];
+		struct fwmap_entry raw[FUZZ_MAX_RAW];
 		uint32_t model[FUZZ_GRANULES] = { 0 };
 		size_t nraw = 1 + fuzz_rand() % FUZZ_MAX_RAW;
 		size_t nres = fuzz_rand() % (FUZZ_MAX_RESERVES + 1);
@@ -416,27 +416,27 @@ KTEST(memmap, fuzz_against_model)
 			fuzz_range(&raw[i].base, &raw[i].len);
 			raw[i].type = ty;
 			fuzz_paint(model, raw[i].base, raw[i].len,
-				   fuzz_rank(ty) ? ty : MEMMAP_RESERVED);
+				   fuzz_rank(ty) ? ty : FWMAP_RESERVED);
 		}
 		tm_init(&t, MAP_CAP);
 		t.map.quiet = true;
-		memmap_sanitize(&t.map, raw, nraw);
+		fwmap_sanitize(&t.map, raw, nraw);
 		for (size_t i = 0; i < nres; i++) {
 			uint64_t b, l;
-			uint32_t ty = MEMMAP_LOWMEM + fuzz_rand() % 5;
+			uint32_t ty = FWMAP_LOWMEM + fuzz_rand() % 5;
 
 			fuzz_range(&b, &l);
-			memmap_reserve(&t.map, b, l, ty);
+			fwmap_reserve(&t.map, b, l, ty);
 			fuzz_paint(model, b, l, ty);
 		}
 		/* No overflow at this capacity, so the map must be exact. */
 		ASSERT_EQ(t.map.stats.overflow, 0);
 		for (size_t i = 0; i < t.map.n; i++) {
-			const struct memmap_entry *e = &t.map.entries[i];
+			const struct fwmap_entry *e = &t.map.entries[i];
 
 			EXPECT_NE(e->len, 0);
 			if (i + 1 < t.map.n) {
-				const struct memmap_entry *f = e + 1;
+				const struct fwmap_entry *f = e + 1;
 
 				EXPECT_LE(e->base + e->len, f->base);
 				if (e->base + e->len == f->base)

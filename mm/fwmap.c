@@ -1,8 +1,8 @@
 /*
- * Physical memory map sanitiser: see mm/memmap.h for the contract.
+ * Physical memory map sanitiser: see mm/fwmap.h for the contract.
  *
  * The map is kept sorted and non-overlapping at all times; every input
- * entry and every reservation goes through one operation, memmap_insert(),
+ * entry and every reservation goes through one operation, fwmap_insert(),
  * which lays a typed range over the map and lets the more restrictive type
  * win on each overlapping piece. Maps are small (tens of entries) and this
  * runs once at boot, so the code prefers obviousness over speed: it
@@ -18,63 +18,63 @@
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page.h"
 
 /* Room for "entry N" in reports. */
-#define MEMMAP_NAME_LEN 32
+#define FWMAP_NAME_LEN 32
 
 /* Ranks for the overlap rule: a higher rank wins. Firmware's verdicts beat
  * the kernel's carve-outs, which beat available. */
-static unsigned int memmap_rank(uint32_t type)
+static unsigned int fwmap_rank(uint32_t type)
 {
 	switch (type) {
-	case MEMMAP_AVAILABLE:
+	case FWMAP_AVAILABLE:
 		return 0;
-	case MEMMAP_LOWMEM:
+	case FWMAP_LOWMEM:
 		return 1;
-	case MEMMAP_BOOTALLOC:
+	case FWMAP_BOOTALLOC:
 		return 2;
-	case MEMMAP_MODULE:
+	case FWMAP_MODULE:
 		return 3;
-	case MEMMAP_BOOTINFO:
+	case FWMAP_BOOTINFO:
 		return 4;
-	case MEMMAP_KERNEL:
+	case FWMAP_KERNEL:
 		return 5;
-	case MEMMAP_ACPI_RECLAIMABLE:
+	case FWMAP_ACPI_RECLAIMABLE:
 		return 6;
-	case MEMMAP_ACPI_NVS:
+	case FWMAP_ACPI_NVS:
 		return 8;
-	case MEMMAP_BAD:
+	case FWMAP_BAD:
 		return 9;
-	case MEMMAP_RESERVED:
+	case FWMAP_RESERVED:
 	default:
 		return 7;
 	}
 }
 
-const char *memmap_type_name(uint32_t type)
+const char *fwmap_type_name(uint32_t type)
 {
 	switch (type) {
-	case MEMMAP_AVAILABLE:
+	case FWMAP_AVAILABLE:
 		return "available";
-	case MEMMAP_RESERVED:
+	case FWMAP_RESERVED:
 		return "reserved";
-	case MEMMAP_ACPI_RECLAIMABLE:
+	case FWMAP_ACPI_RECLAIMABLE:
 		return "ACPI reclaimable";
-	case MEMMAP_ACPI_NVS:
+	case FWMAP_ACPI_NVS:
 		return "ACPI NVS";
-	case MEMMAP_BAD:
+	case FWMAP_BAD:
 		return "bad RAM";
-	case MEMMAP_LOWMEM:
+	case FWMAP_LOWMEM:
 		return "low memory";
-	case MEMMAP_KERNEL:
+	case FWMAP_KERNEL:
 		return "kernel";
-	case MEMMAP_BOOTINFO:
+	case FWMAP_BOOTINFO:
 		return "boot info";
-	case MEMMAP_MODULE:
+	case FWMAP_MODULE:
 		return "module";
-	case MEMMAP_BOOTALLOC:
+	case FWMAP_BOOTALLOC:
 		return "boot alloc";
 	default:
 		return "unknown";
@@ -82,7 +82,7 @@ const char *memmap_type_name(uint32_t type)
 }
 
 /* Report a problem unless the map is quiet (the counters always count). */
-static __printf(2, 3) void memmap_report(const struct memmap *map,
+static __printf(2, 3) void fwmap_report(const struct fwmap *map,
 					 const char *fmt, ...)
 {
 	va_list ap;
@@ -94,12 +94,12 @@ static __printf(2, 3) void memmap_report(const struct memmap *map,
 	va_end(ap);
 }
 
-static uint64_t entry_end(const struct memmap_entry *e)
+static uint64_t entry_end(const struct fwmap_entry *e)
 {
 	return e->base + e->len;
 }
 
-static void set_range(struct memmap_entry *e, uint64_t base, uint64_t end,
+static void set_range(struct fwmap_entry *e, uint64_t base, uint64_t end,
 		      uint32_t type)
 {
 	kassert(base < end);
@@ -108,7 +108,7 @@ static void set_range(struct memmap_entry *e, uint64_t base, uint64_t end,
 	e->type = type;
 }
 
-static void remove_at(struct memmap *map, size_t i)
+static void remove_at(struct fwmap *map, size_t i)
 {
 	memmove(&map->entries[i], &map->entries[i + 1],
 		(map->n - i - 1) * sizeof(map->entries[0]));
@@ -121,10 +121,10 @@ static void remove_at(struct memmap *map, size_t i)
  * adjacent, so merging never needs a free slot. Returns false (and reports)
  * if the piece had to be dropped because the map is full.
  */
-static bool put(struct memmap *map, size_t i, uint64_t base, uint64_t end,
+static bool put(struct fwmap *map, size_t i, uint64_t base, uint64_t end,
 		uint32_t type)
 {
-	struct memmap_entry *e = map->entries;
+	struct fwmap_entry *e = map->entries;
 
 	kassert(i <= map->n);
 	kassert(i == 0 || entry_end(&e[i - 1]) <= base);
@@ -147,11 +147,11 @@ static bool put(struct memmap *map, size_t i, uint64_t base, uint64_t end,
 	}
 	if (map->n == map->cap) {
 		map->stats.overflow++;
-		memmap_report(map, "memmap: map full (%zu entries), dropping "
+		fwmap_report(map, "fwmap: map full (%zu entries), dropping "
 			      "[%#llx-%#llx) %s\n", map->cap,
 			      (unsigned long long)base,
 			      (unsigned long long)end,
-			      memmap_type_name(type));
+			      fwmap_type_name(type));
 		return false;
 	}
 	memmove(&e[i + 1], &e[i], (map->n - i) * sizeof(e[0]));
@@ -161,10 +161,10 @@ static bool put(struct memmap *map, size_t i, uint64_t base, uint64_t end,
 }
 
 /* Give [cur, seg) inside entry i the (more restrictive) type. */
-static bool override(struct memmap *map, size_t i, uint64_t cur,
+static bool override(struct fwmap *map, size_t i, uint64_t cur,
 		     uint64_t seg, uint32_t type)
 {
-	struct memmap_entry *e = &map->entries[i];
+	struct fwmap_entry *e = &map->entries[i];
 	uint64_t eb = e->base, ee = entry_end(e);
 	uint32_t old = e->type;
 	bool left = eb < cur, right = seg < ee;
@@ -190,7 +190,7 @@ static bool override(struct memmap *map, size_t i, uint64_t cur,
 }
 
 /* Index of the first entry that ends above addr (map->n if none). */
-static size_t find_from(const struct memmap *map, uint64_t addr)
+static size_t find_from(const struct fwmap *map, uint64_t addr)
 {
 	size_t i = 0;
 
@@ -199,13 +199,13 @@ static size_t find_from(const struct memmap *map, uint64_t addr)
 	return i;
 }
 
-static void coalesce(struct memmap *map)
+static void coalesce(struct fwmap *map)
 {
 	size_t i = 0;
 
 	while (i + 1 < map->n) {
-		struct memmap_entry *a = &map->entries[i];
-		struct memmap_entry *b = a + 1;
+		struct fwmap_entry *a = &map->entries[i];
+		struct fwmap_entry *b = a + 1;
 
 		if (entry_end(a) == b->base && a->type == b->type) {
 			a->len += b->len;
@@ -218,7 +218,7 @@ static void coalesce(struct memmap *map)
 }
 
 /* Lay [base, end) of type over the map; the higher rank wins per piece. */
-static bool memmap_insert(struct memmap *map, uint64_t base, uint64_t end,
+static bool fwmap_insert(struct fwmap *map, uint64_t base, uint64_t end,
 			  uint32_t type)
 {
 	uint64_t cur = base;
@@ -226,7 +226,7 @@ static bool memmap_insert(struct memmap *map, uint64_t base, uint64_t end,
 
 	while (cur < end) {
 		size_t i = find_from(map, cur);
-		struct memmap_entry *e = &map->entries[i];
+		struct fwmap_entry *e = &map->entries[i];
 		uint64_t seg;
 
 		if (i == map->n || e->base >= end) {
@@ -238,7 +238,7 @@ static bool memmap_insert(struct memmap *map, uint64_t base, uint64_t end,
 			ok &= put(map, i, cur, seg, type);
 		} else {
 			seg = MIN(entry_end(e), end);
-			if (memmap_rank(type) > memmap_rank(e->type))
+			if (fwmap_rank(type) > fwmap_rank(e->type))
 				ok &= override(map, i, cur, seg, type);
 		}
 		cur = seg;
@@ -251,20 +251,20 @@ static bool memmap_insert(struct memmap *map, uint64_t base, uint64_t end,
  * End of [base, base + len), clipped below 2^64 (with a report). what
  * names the range in the report ("entry 3", "reservation").
  */
-static uint64_t clipped_end(struct memmap *map, const char *what,
+static uint64_t clipped_end(struct fwmap *map, const char *what,
 			    uint64_t base, uint64_t len)
 {
 	if (len <= UINT64_MAX - base)
 		return base + len;
 	map->stats.wrapped++;
-	memmap_report(map, "memmap: %s [%#llx +%#llx) wraps past 2^64, "
+	fwmap_report(map, "fwmap: %s [%#llx +%#llx) wraps past 2^64, "
 		      "clipped to end %#llx\n", what,
 		      (unsigned long long)base, (unsigned long long)len,
 		      (unsigned long long)UINT64_MAX);
 	return UINT64_MAX;
 }
 
-void memmap_init(struct memmap *map, struct memmap_entry *storage,
+void fwmap_init(struct fwmap *map, struct fwmap_entry *storage,
 		 size_t cap)
 {
 	memset(map, 0, sizeof(*map));
@@ -272,17 +272,17 @@ void memmap_init(struct memmap *map, struct memmap_entry *storage,
 	map->cap = cap;
 }
 
-unsigned int memmap_problems(const struct memmap *map)
+unsigned int fwmap_problems(const struct fwmap *map)
 {
-	const struct memmap_stats *s = &map->stats;
+	const struct fwmap_stats *s = &map->stats;
 
 	return s->zero_len + s->wrapped + s->overlaps + s->unsorted +
 	       s->unknown_type + s->overflow;
 }
 
 /* Report every earlier input entry that [base, end) overlaps. */
-static void report_overlaps(struct memmap *map,
-			    const struct memmap_entry *raw, size_t i,
+static void report_overlaps(struct fwmap *map,
+			    const struct fwmap_entry *raw, size_t i,
 			    uint64_t base, uint64_t end, uint32_t type)
 {
 	for (size_t j = 0; j < i; j++) {
@@ -296,28 +296,28 @@ static void report_overlaps(struct memmap *map,
 						   : UINT64_MAX;
 		if (je <= base || end <= jb)
 			continue;
-		if (jt < MEMMAP_AVAILABLE || jt > MEMMAP_BAD)
-			jt = MEMMAP_RESERVED;
+		if (jt < FWMAP_AVAILABLE || jt > FWMAP_BAD)
+			jt = FWMAP_RESERVED;
 		map->stats.overlaps++;
 		if (jt == type)
 			winner = "same type, merged";
-		else if (memmap_rank(type) > memmap_rank(jt))
-			winner = memmap_type_name(type);
+		else if (fwmap_rank(type) > fwmap_rank(jt))
+			winner = fwmap_type_name(type);
 		else
-			winner = memmap_type_name(jt);
-		memmap_report(map, "memmap: entry %zu [%#llx-%#llx) %s "
+			winner = fwmap_type_name(jt);
+		fwmap_report(map, "fwmap: entry %zu [%#llx-%#llx) %s "
 			      "overlaps entry %zu [%#llx-%#llx) %s, %s%s\n",
 			      i, (unsigned long long)base,
 			      (unsigned long long)end,
-			      memmap_type_name(type), j,
+			      fwmap_type_name(type), j,
 			      (unsigned long long)jb,
-			      (unsigned long long)je, memmap_type_name(jt),
+			      (unsigned long long)je, fwmap_type_name(jt),
 			      winner, jt == type ? "" : " wins");
 	}
 }
 
-unsigned int memmap_sanitize(struct memmap *map,
-			     const struct memmap_entry *raw, size_t nraw)
+unsigned int fwmap_sanitize(struct fwmap *map,
+			     const struct fwmap_entry *raw, size_t nraw)
 {
 	size_t prev = 0; /* last entry with a length, for the order check */
 	bool have_prev = false;
@@ -330,21 +330,21 @@ unsigned int memmap_sanitize(struct memmap *map,
 
 		if (raw[i].len == 0) {
 			map->stats.zero_len++;
-			memmap_report(map, "memmap: entry %zu at %#llx has "
+			fwmap_report(map, "fwmap: entry %zu at %#llx has "
 				      "zero length, dropped\n", i,
 				      (unsigned long long)base);
 			continue;
 		}
-		if (type < MEMMAP_AVAILABLE || type > MEMMAP_BAD) {
+		if (type < FWMAP_AVAILABLE || type > FWMAP_BAD) {
 			map->stats.unknown_type++;
-			memmap_report(map, "memmap: entry %zu at %#llx has "
+			fwmap_report(map, "fwmap: entry %zu at %#llx has "
 				      "unknown type %u, treated as reserved\n",
 				      i, (unsigned long long)base, type);
-			type = MEMMAP_RESERVED;
+			type = FWMAP_RESERVED;
 		}
 		if (have_prev && base < raw[prev].base) {
 			map->stats.unsorted++;
-			memmap_report(map, "memmap: entry %zu at %#llx is "
+			fwmap_report(map, "fwmap: entry %zu at %#llx is "
 				      "below entry %zu at %#llx (unsorted), "
 				      "sorted\n", i, (unsigned long long)base,
 				      prev, (unsigned long long)raw[prev].base);
@@ -352,7 +352,7 @@ unsigned int memmap_sanitize(struct memmap *map,
 		have_prev = true;
 		prev = i;
 		if (raw[i].len > UINT64_MAX - base) {
-			char what[MEMMAP_NAME_LEN];
+			char what[FWMAP_NAME_LEN];
 
 			ksnprintf(what, sizeof(what), "entry %zu", i);
 			end = clipped_end(map, what, base, raw[i].len);
@@ -362,34 +362,34 @@ unsigned int memmap_sanitize(struct memmap *map,
 		if (end == base)
 			continue; /* base was UINT64_MAX: nothing left */
 		report_overlaps(map, raw, i, base, end, type);
-		memmap_insert(map, base, end, type);
+		fwmap_insert(map, base, end, type);
 	}
-	return memmap_problems(map);
+	return fwmap_problems(map);
 }
 
-bool memmap_reserve(struct memmap *map, uint64_t base, uint64_t len,
+bool fwmap_reserve(struct fwmap *map, uint64_t base, uint64_t len,
 		    uint32_t type)
 {
 	uint64_t end;
 
 	/* Available would only fill holes, never carve anything out. */
-	kassert(type != MEMMAP_AVAILABLE);
+	kassert(type != FWMAP_AVAILABLE);
 	if (len == 0)
 		return true;
 	end = clipped_end(map, "reservation", base, len);
 	if (end == base)
 		return true;
-	return memmap_insert(map, base, end, type);
+	return fwmap_insert(map, base, end, type);
 }
 
-bool memmap_next_usable(const struct memmap *map, size_t *iter,
+bool fwmap_next_usable(const struct fwmap *map, size_t *iter,
 			uint64_t *base, uint64_t *end)
 {
 	while (*iter < map->n) {
-		const struct memmap_entry *e = &map->entries[(*iter)++];
+		const struct fwmap_entry *e = &map->entries[(*iter)++];
 		uint64_t b = e->base, en = ALIGN_DOWN(entry_end(e), PAGE_SIZE);
 
-		if (e->type != MEMMAP_AVAILABLE)
+		if (e->type != FWMAP_AVAILABLE)
 			continue;
 		if (b > UINT64_MAX - (PAGE_SIZE - 1))
 			continue; /* rounding up would wrap */
@@ -403,28 +403,28 @@ bool memmap_next_usable(const struct memmap *map, size_t *iter,
 	return false;
 }
 
-uint64_t memmap_usable_bytes(const struct memmap *map)
+uint64_t fwmap_usable_bytes(const struct fwmap *map)
 {
 	uint64_t total = 0, b, e;
 	size_t it = 0;
 
-	while (memmap_next_usable(map, &it, &b, &e))
+	while (fwmap_next_usable(map, &it, &b, &e))
 		total += e - b;
 	return total;
 }
 
-void memmap_dump(const struct memmap *map)
+void fwmap_dump(const struct fwmap *map)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		const struct memmap_entry *e = &map->entries[i];
+		const struct fwmap_entry *e = &map->entries[i];
 
-		kprintf("memmap: [0x%016llx-0x%016llx) %-16s %llu KiB\n",
+		kprintf("fwmap: [0x%016llx-0x%016llx) %-16s %llu KiB\n",
 			(unsigned long long)e->base,
 			(unsigned long long)entry_end(e),
-			memmap_type_name(e->type),
+			fwmap_type_name(e->type),
 			(unsigned long long)(e->len >> 10));
 	}
-	kprintf("memmap: %zu entries, %llu KiB usable, %u problems\n", map->n,
-		(unsigned long long)(memmap_usable_bytes(map) >> 10),
-		memmap_problems(map));
+	kprintf("fwmap: %zu entries, %llu KiB usable, %u problems\n", map->n,
+		(unsigned long long)(fwmap_usable_bytes(map) >> 10),
+		fwmap_problems(map));
 }

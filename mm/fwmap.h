@@ -1,9 +1,11 @@
 /*
- * Physical memory map sanitiser.
+ * fwmap: the firmware's memory map (what RAM there is, and what is
+ * reserved), sanitised. Not Linux's "memmap" (its struct page array:
+ * here mm/page.h).
  *
  * Firmware memory maps (multiboot2 tag type 6, which relays the BIOS e820
  * table or the UEFI memory map) may list entries unsorted, overlapping,
- * with zero length, or with base + len wrapping past 2^64. memmap turns
+ * with zero length, or with base + len wrapping past 2^64. fwmap turns
  * such a list into a sorted, non-overlapping, merged map in which, where
  * entries overlap, the more restrictive type wins (anything beats
  * available). Problems are counted and reported with kprintf, never fatal:
@@ -11,45 +13,45 @@
  * range the map does not list is treated as unusable.
  *
  * The kernel then carves out what it already uses (first MiB, kernel
- * image, multiboot info, modules) with memmap_reserve() and feeds the
- * page-aligned usable ranges (memmap_next_usable()) to the buddy allocator.
+ * image, multiboot info, modules) with fwmap_reserve() and feeds the
+ * page-aligned usable ranges (fwmap_next_usable()) to the buddy allocator.
  *
- *   raw firmware map --memmap_sanitize()--> map --memmap_reserve()*-->
- *   map --memmap_next_usable()--> [base, end) ranges --> buddy_add_range()
+ *   raw firmware map --fwmap_sanitize()--> map --fwmap_reserve()*-->
+ *   map --fwmap_next_usable()--> [base, end) ranges --> buddy_add_range()
  */
-#ifndef MM_MEMMAP_H
-#define MM_MEMMAP_H
+#ifndef MM_FWMAP_H
+#define MM_FWMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Region types. 1..5 are multiboot2's; firmware's other values count as
- * reserved. The kernel's own types, used with memmap_reserve(), sit above
+ * reserved. The kernel's own types, used with fwmap_reserve(), sit above
  * firmware's range. */
-enum memmap_type {
-	MEMMAP_AVAILABLE = 1,
-	MEMMAP_RESERVED = 2,
-	MEMMAP_ACPI_RECLAIMABLE = 3,
-	MEMMAP_ACPI_NVS = 4,
-	MEMMAP_BAD = 5,
-	MEMMAP_KERNEL_TYPES = 0x100,
-	MEMMAP_LOWMEM = MEMMAP_KERNEL_TYPES, /* first MiB: BIOS, trampolines */
-	MEMMAP_KERNEL,			     /* kernel image */
-	MEMMAP_BOOTINFO,		     /* multiboot information */
-	MEMMAP_MODULE,			     /* boot modules */
-	MEMMAP_BOOTALLOC,		     /* early allocations (pages[]) */
+enum fwmap_type {
+	FWMAP_AVAILABLE = 1,
+	FWMAP_RESERVED = 2,
+	FWMAP_ACPI_RECLAIMABLE = 3,
+	FWMAP_ACPI_NVS = 4,
+	FWMAP_BAD = 5,
+	FWMAP_KERNEL_TYPES = 0x100,
+	FWMAP_LOWMEM = FWMAP_KERNEL_TYPES, /* first MiB: BIOS, trampolines */
+	FWMAP_KERNEL,			     /* kernel image */
+	FWMAP_BOOTINFO,		     /* multiboot information */
+	FWMAP_MODULE,			     /* boot modules */
+	FWMAP_BOOTALLOC,		     /* early allocations (pages[]) */
 };
 
 /* One region: input from firmware, and output of the sanitiser. */
-struct memmap_entry {
+struct fwmap_entry {
 	uint64_t base;
 	uint64_t len;
 	uint32_t type;
 };
 
-/* Problems found (and merges done) since memmap_init(). */
-struct memmap_stats {
+/* Problems found (and merges done) since fwmap_init(). */
+struct fwmap_stats {
 	unsigned int zero_len;	   /* zero-length entries dropped */
 	unsigned int wrapped;	   /* base + len past 2^64, clipped */
 	unsigned int overlaps;	   /* overlapping input pairs */
@@ -60,16 +62,16 @@ struct memmap_stats {
 };
 
 /* A sanitised map: entries[0..n) sorted, non-overlapping, merged. */
-struct memmap {
-	struct memmap_entry *entries; /* storage owned by the caller */
+struct fwmap {
+	struct fwmap_entry *entries; /* storage owned by the caller */
 	size_t n;
 	size_t cap;
 	bool quiet; /* count problems without printing them (fuzz tests) */
-	struct memmap_stats stats;
+	struct fwmap_stats stats;
 };
 
 /* Start an empty map over caller-provided storage for cap entries. */
-void memmap_init(struct memmap *map, struct memmap_entry *storage,
+void fwmap_init(struct fwmap *map, struct fwmap_entry *storage,
 		 size_t cap);
 
 /*
@@ -77,15 +79,15 @@ void memmap_init(struct memmap *map, struct memmap_entry *storage,
  * Returns the number of problems found (0 for a clean map); merges of
  * adjacent same-type entries are not problems.
  */
-unsigned int memmap_sanitize(struct memmap *map,
-			     const struct memmap_entry *raw, size_t nraw);
+unsigned int fwmap_sanitize(struct fwmap *map,
+			     const struct fwmap_entry *raw, size_t nraw);
 
 /*
  * Mark [base, base + len) as type (normally one of the kernel's types).
  * Parts already more restrictive keep their type. Returns false if the
  * map overflowed; the map then errs on the side of less usable memory.
  */
-bool memmap_reserve(struct memmap *map, uint64_t base, uint64_t len,
+bool fwmap_reserve(struct fwmap *map, uint64_t base, uint64_t len,
 		    uint32_t type);
 
 /*
@@ -93,18 +95,18 @@ bool memmap_reserve(struct memmap *map, uint64_t base, uint64_t len,
  * base rounded up and end rounded down to PAGE_SIZE, skipping ranges that
  * hold no whole page. Start with *iter = 0. Returns false at the end.
  */
-bool memmap_next_usable(const struct memmap *map, size_t *iter,
+bool fwmap_next_usable(const struct fwmap *map, size_t *iter,
 			uint64_t *base, uint64_t *end);
 
 /* Total bytes in whole usable pages. */
-uint64_t memmap_usable_bytes(const struct memmap *map);
+uint64_t fwmap_usable_bytes(const struct fwmap *map);
 
 /* Sum of all problem counters in stats. */
-unsigned int memmap_problems(const struct memmap *map);
+unsigned int fwmap_problems(const struct fwmap *map);
 
-const char *memmap_type_name(uint32_t type);
+const char *fwmap_type_name(uint32_t type);
 
 /* Print the map, one line per entry, via kprintf. */
-void memmap_dump(const struct memmap *map);
+void fwmap_dump(const struct fwmap *map);
 
 #endif

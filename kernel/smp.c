@@ -1,0 +1,156 @@
+/*
+ * SMP start-up policy and the two cross-CPU services it installs: TLB
+ * shootdowns for kernel mappings, and stopping the other CPUs on a panic
+ * (see smp.h).
+ */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/tlb.h"
+#include "kernel/acpi_boot.h"
+#include "kernel/options.h"
+#include "kernel/panic.h"
+#include "kernel/smp.h"
+#include "kernel/smp_call.h"
+#include "lib/atomic.h"
+#include "lib/compiler.h"
+#include "lib/config.h"
+#include "lib/kprintf.h"
+
+/* xAPIC ids are 8 bits and 0xff is the broadcast id. */
+#define XAPIC_MAX_APIC_ID 0xfe
+
+static struct smp_stats stats;
+static uint64_t shootdowns;
+
+const struct smp_stats *smp_stats(void)
+{
+	return &stats;
+}
+
+struct shootdown {
+	uint64_t va, npages;
+};
+
+static void shootdown_local(void *arg)
+{
+	const struct shootdown *s = arg;
+
+	if (s->npages == 0 || s->npages > TLB_FLUSH_ALL_THRESHOLD)
+		tlb_flush_local_all();
+	else
+		for (uint64_t i = 0; i < s->npages; i++)
+			tlb_flush_local_page(s->va + i * PAGE_SIZE);
+}
+
+/*
+ * TLB shootdown for kernel mappings: every other online CPU flushes the
+ * range and the caller waits until all have, so no CPU can still use a
+ * translation the caller has removed or retyped. (docs/README.md, "What
+ * comes next": narrowing this to the CPUs that may hold it.)
+ */
+static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
+{
+	struct shootdown s = {va, npages};
+	struct cpumask others;
+
+	cpumask_online(&others, true);
+	if (cpumask_weight(&others) == 0)
+		return;
+	atomic_fetch_add_relaxed(&shootdowns, 1);
+	smp_call(&others, shootdown_local, &s, true);
+}
+
+uint64_t smp_tlb_shootdowns(void)
+{
+	return atomic_load_relaxed(&shootdowns);
+}
+
+/* Panic: NMI every other CPU; their NMI handler sees the panic and halts. */
+static void smp_stop_others(void)
+{
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		struct percpu *pc = percpu_of(cpu);
+
+		if (cpu != smp_this_cpu() && atomic_load_acquire(&pc->online))
+			apic_send_nmi(pc->apic_id);
+	}
+}
+
+/* Start one AP and count the outcome. */
+static void start_one(uint32_t apic_id)
+{
+	switch (ap_start(apic_id)) {
+	case AP_ONLINE:
+		stats.online++;
+		break;
+	case AP_NO_MEMORY:
+		stats.skipped++;
+		break;
+	case AP_NO_ANSWER:
+		stats.failed++;
+		break;
+	}
+}
+
+void smp_init(void)
+{
+	const struct acpi_info *acpi = acpi_tables();
+	uint32_t self = apic_id();
+	unsigned limit = kopt.maxcpus ? kopt.maxcpus : 1;
+
+	ap_boot_state_save();
+	smp_call_init();
+
+	stats.online = 1;
+	if (!acpi || !acpi->madt_found) {
+		kprintf("smp: no MADT: boot CPU only\n");
+		stats.madt_cpus = stats.expected = 1;
+		return;
+	}
+	for (unsigned i = 0; i < acpi->ncpus; i++)
+		if (acpi->cpus[i].flags & ACPI_CPU_ENABLED)
+			stats.madt_cpus++;
+	stats.expected = MIN(stats.madt_cpus, limit);
+	if (apic_mode() == APIC_MODE_NONE)
+		return;
+
+	ap_trampoline_setup(smp_work_loop);
+	for (unsigned i = 0; i < acpi->ncpus; i++) {
+		const struct acpi_cpu *c = &acpi->cpus[i];
+
+		if (!(c->flags & ACPI_CPU_ENABLED) || c->apic_id == self)
+			continue;
+		if (stats.online >= limit) {
+			stats.skipped++;
+			continue;
+		}
+		if (apic_mode() == APIC_MODE_XAPIC && c->apic_id > XAPIC_MAX_APIC_ID) {
+			kprintf("smp: apic id %u needs x2APIC, which this CPU "
+				"lacks: left out\n", c->apic_id);
+			stats.skipped++;
+			continue;
+		}
+		start_one(c->apic_id);
+	}
+	if (stats.online > 1) {
+		tlb_remote_flush = smp_tlb_shootdown;
+		panic_stop_other_cpus = smp_stop_others;
+	}
+}
+
+void smp_print(void)
+{
+	kprintf("smp: %u of %u CPUs online (MADT lists %u usable, maxcpus=%u"
+		"%s), %u did not answer, %u left out; %s\n",
+		stats.online, stats.expected, stats.madt_cpus, kopt.maxcpus,
+		kopt.nosmp ? ", nosmp" : "", stats.failed, stats.skipped,
+		apic_mode_name());
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		struct percpu *pc = percpu_of(cpu);
+
+		kprintf("smp: cpu %u apic id %u %s\n", cpu, pc->apic_id,
+			atomic_load_acquire(&pc->online) ? "online" :
+							   "OFFLINE");
+	}
+}
