@@ -25,6 +25,7 @@ enum line_state {
 /* One cache level: sets x ways, way w of set s at index s * ways + w. */
 struct level {
 	uint32_t sets, ways, latency;
+	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
 	uint64_t *line;		/* line number (pa >> 6) */
 	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
 	uint64_t *stamp;	/* LRU: last touch, 0 = never */
@@ -101,6 +102,8 @@ static bool level_init(struct cm_model *m, struct level *l,
 		return true;
 	l->ways = c->ways;
 	l->sets = c->size / (c->ways * CM_LINE_SIZE);
+	if ((l->sets & (l->sets - 1)) == 0)
+		l->set_mask = l->sets - 1;
 	l->latency = c->latency;
 	n = (size_t)l->sets * l->ways;
 	l->line = calloc(n, sizeof(*l->line));
@@ -123,6 +126,15 @@ static bool level_present(const struct level *l)
 	return l->sets != 0;
 }
 
+/* Index of way 0 of line's set (no division for the usual sizes). */
+static size_t set_base(const struct level *l, uint64_t line)
+{
+	uint64_t set = l->set_mask || l->sets == 1 ? line & l->set_mask
+						    : line % l->sets;
+
+	return (size_t)set * l->ways;
+}
+
 /* Index of line in l, or -1. */
 static long level_find(const struct level *l, uint64_t line)
 {
@@ -130,7 +142,7 @@ static long level_find(const struct level *l, uint64_t line)
 
 	if (!level_present(l))
 		return -1;
-	base = (size_t)(line % l->sets) * l->ways;
+	base = set_base(l, line);
 	for (uint32_t w = 0; w < l->ways; w++)
 		if (l->state[base + w] != ST_I && l->line[base + w] == line)
 			return (long)(base + w);
@@ -151,7 +163,7 @@ static void level_insert(struct cm_model *m, struct level *l, uint64_t line,
 			 enum line_state st, uint64_t *vline,
 			 enum line_state *vstate)
 {
-	size_t base = (size_t)(line % l->sets) * l->ways;
+	size_t base = set_base(l, line);
 	size_t victim = base;
 
 	for (uint32_t w = 0; w < l->ways; w++) {
