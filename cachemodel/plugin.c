@@ -28,8 +28,8 @@
  *     released) until that one catches up, or SYNC_WAIT_MAX_NS passes
  *     (counted as a timeout: QEMU may need the waiting thread, e.g. for
  *     an exclusive section, and a hang is worse than a late access).
- *     Halted vCPUs do not hold the others back; when one resumes, its
- *     clock is moved up to the slowest running one's.
+ *     Halted vCPUs do not hold the others back; when one starts or
+ *     resumes, its clock is moved up to the slowest running one's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -295,13 +295,26 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
 }
 
+/* cpu starts or resumes running: its clock joins the slowest running
+ * one's, so the others do not wait for it to live through its halt. */
+static void sync_join(unsigned cpu)
+{
+	uint64_t other = slowest_other(cpu), mine = sync_clock(cpu);
+
+	if (other != UINT64_MAX && other > mine)
+		vcpus[cpu].skip += other - mine;
+	vcpus[cpu].running = true;
+}
+
 /* Called with model_lock held; returns with it held. */
 static void sync_wait(unsigned cpu)
 {
 	int64_t deadline;
-	uint64_t mine = sync_clock(cpu);
+	uint64_t mine;
 
-	vcpus[cpu].running = true;
+	if (!vcpus[cpu].running)
+		sync_join(cpu);	/* its first access, or a missed resume */
+	mine = sync_clock(cpu);
 	if (slowest_other(cpu) == UINT64_MAX ||
 	    mine <= slowest_other(cpu) + sync_quantum)
 		return;
@@ -335,17 +348,11 @@ static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
 
 static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 {
-	uint64_t other, mine;
-
 	(void)id;
 	if (cpu >= nvcpus)
 		return;
 	pthread_mutex_lock(&model_lock);
-	other = slowest_other(cpu);
-	mine = sync_clock(cpu);
-	if (other != UINT64_MAX && other > mine)
-		vcpus[cpu].skip += other - mine;
-	vcpus[cpu].running = true;
+	sync_join(cpu);
 	pthread_mutex_unlock(&model_lock);
 }
 
