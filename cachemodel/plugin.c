@@ -538,8 +538,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			profiles = argv[i] + 9;
 		else if (!strncmp(argv[i], "out=", 4))
 			out_path = argv[i] + 4;
-		else if (!strncmp(argv[i], "sync=", 5))
-			sync_quantum = strtoull(argv[i] + 5, NULL, 0);
+		else if (!strncmp(argv[i], "sync=", 5)) {
+			char *end;
+
+			sync_quantum = strtoull(argv[i] + 5, &end, 10);
+			if (argv[i][5] < '0' || argv[i][5] > '9' || *end)
+				return fail("sync=%s: expected a number of "
+					    "cycles%s", argv[i] + 5, "");
+		}
 		else
 			return fail("unknown argument '%s' (known: profile=, "
 				    "profiles=, out=, sync=)%s", argv[i], "");
