@@ -30,6 +30,11 @@
  *     an exclusive section, and a hang is worse than a late access).
  *     Halted vCPUs do not hold the others back; when one starts or
  *     resumes, its clock is moved up to the slowest running one's.
+ *  5. Each vCPU caches the physical page of the virtual pages it used
+ *     (QEMU's hwaddr lookup is a large part of the cost), like a TLB:
+ *     the cache is emptied whenever that vCPU executes an instruction
+ *     that changes translations (mov to CR0/CR3/CR4, invlpg, invpcid), so
+ *     it never holds a translation QEMU's own TLB would not.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -57,6 +62,16 @@
 #define PAT_UC_MINUS 7
 #define SYNC_WAIT_MAX_NS 2000000ll	/* 2 ms of host time */
 #define NS_PER_SEC 1000000000ll
+#define XLAT_ENTRIES 256		/* per vCPU, direct mapped, a power of 2 */
+#define GUEST_PAGE_SHIFT 12
+#define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
+
+/* One remembered translation (invariant 5). */
+struct xlat {
+	uint64_t vpage;		/* virtual page number + 1; 0 = empty */
+	uint64_t ppage;		/* physical page number */
+	bool io;		/* a device region, not RAM */
+};
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
@@ -74,6 +89,7 @@ struct vcpu {
 	/* sync= (invariant 4), under model_lock */
 	bool running;		/* executing, not halted */
 	uint64_t skip;		/* cycles added to the clock at resumes */
+	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
 };
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -359,13 +375,38 @@ static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 /* ------------------------------------------------------------------ */
 /* Callbacks                                                            */
 
+/*
+ * The physical address of vaddr for cpu, and whether it is a device
+ * region; false if QEMU cannot say.
+ */
+static bool translate(unsigned cpu, qemu_plugin_meminfo_t info,
+		      uint64_t vaddr, uint64_t *pa, bool *io)
+{
+	uint64_t vpage = vaddr >> GUEST_PAGE_SHIFT;
+	struct xlat *x = &vcpus[cpu].xlat[vpage & (XLAT_ENTRIES - 1)];
+	struct qemu_plugin_hwaddr *hw;
+
+	if (x->vpage != vpage + 1) {
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
+		if (!hw)
+			return false;
+		x->vpage = vpage + 1;
+		x->ppage = qemu_plugin_hwaddr_phys_addr(hw) >> GUEST_PAGE_SHIFT;
+		x->io = qemu_plugin_hwaddr_is_io(hw);
+	}
+	*pa = x->ppage << GUEST_PAGE_SHIFT | (vaddr & GUEST_PAGE_MASK);
+	*io = x->io;
+	return true;
+}
+
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
 	unsigned insn = (unsigned)(uintptr_t)udata;
 	bool store = qemu_plugin_mem_is_store(info);
-	struct qemu_plugin_hwaddr *hw;
 	unsigned flags = 0;
+	uint64_t pa;
+	bool io;
 
 	if (cpu >= nvcpus)
 		return;
@@ -377,8 +418,7 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		}
 		return;
 	}
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw)
+	if (!translate(cpu, info, vaddr, &pa, &io))
 		return;
 	if (store)
 		flags |= CM_STORE;
@@ -386,11 +426,11 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_NT;
 	if (insn & X86_LOCKED)
 		flags |= CM_LOCKED;
-	if (qemu_plugin_hwaddr_is_io(hw))
+	if (io)
 		flags |= CM_IO;
 	pthread_mutex_lock(&model_lock);
-	cm_access(model, cpu, qemu_plugin_hwaddr_phys_addr(hw),
-		  1u << qemu_plugin_mem_size_shift(info), flags);
+	cm_access(model, cpu, pa, 1u << qemu_plugin_mem_size_shift(info),
+		  flags);
 	if (sync_quantum)
 		sync_wait(cpu);
 	pthread_mutex_unlock(&model_lock);
@@ -402,6 +442,11 @@ static void on_special(unsigned int cpu, void *udata)
 
 	if (cpu >= nvcpus)
 		return;
+	if (insn & X86_TLB_FLUSH) {
+		/* This vCPU's own state: no lock (invariant 5). */
+		memset(vcpus[cpu].xlat, 0, sizeof(vcpus[cpu].xlat));
+		return;
+	}
 	pthread_mutex_lock(&model_lock);
 	if (insn & X86_SFENCE)
 		cm_fence(model, cpu, CM_SFENCE);
@@ -435,7 +480,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)kind);
-		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH))
+		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH |
+			    X86_TLB_FLUSH))
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, on_special, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)kind);

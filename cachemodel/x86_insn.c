@@ -58,6 +58,13 @@ static unsigned classify_0f(uint8_t op, const uint8_t *bytes, size_t i,
 		default:
 			return 0;
 		}
+	case 0x22:	/* mov to CRn */
+		return X86_TLB_FLUSH;
+	case 0x01:	/* group 7: /7 with memory is invlpg */
+		return MODRM_MOD(modrm) != MOD_REGISTER &&
+		       MODRM_REG(modrm) == 7 ? X86_TLB_FLUSH : 0;
+	case 0x38:	/* three-byte map: 38 82 is invpcid (66 prefix) */
+		return opsize && modrm == 0x82 ? X86_TLB_FLUSH : 0;
 	default:
 		return 0;
 	}

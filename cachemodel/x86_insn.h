@@ -9,6 +9,9 @@
  *   cache flushes        0F AE /7 (mem) clflush, 66 0F AE /7 clflushopt
  *   fences               0F AE F8-FF sfence, F0-F7 mfence, E8-EF lfence
  *   locked               an F0 prefix, or xchg with memory (86/87, mod!=3)
+ *   translation changes  0F 22 mov to a control register (CR0, CR3, CR4:
+ *                        paging, address space, global pages), 0F 01 /7
+ *                        (mem) invlpg, 66 0F 38 82 invpcid
  */
 #ifndef CACHEMODEL_X86_INSN_H
 #define CACHEMODEL_X86_INSN_H
@@ -22,6 +25,7 @@
 #define X86_MFENCE (1u << 3)
 #define X86_LFENCE (1u << 4)
 #define X86_LOCKED (1u << 5)
+#define X86_TLB_FLUSH (1u << 6)
 
 /*
  * The X86_* flags of the instruction in bytes[0..len). Returns 0 for

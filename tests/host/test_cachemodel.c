@@ -461,6 +461,12 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0x87, 0xc1), 0);			/* xchg ecx, eax */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x30), 0);		/* xsaveopt/ /6 mem */
 	EXPECT_EQ(CLASSIFY(0x48, 0x89, 0x07), 0);		/* mov [rdi], rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x22, 0xd8), X86_TLB_FLUSH);	/* mov cr3, rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x22, 0xe0), X86_TLB_FLUSH);	/* mov cr4, rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0x38), X86_TLB_FLUSH);	/* invlpg [rax] */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0xf8), 0);		/* swapgs */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0x38, 0x82, 0x08), X86_TLB_FLUSH);
+	EXPECT_EQ(CLASSIFY(0x0f, 0x20, 0xd8), 0);		/* mov rax, cr3 */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
 	EXPECT_EQ(CLASSIFY(0xf0), 0);
 }
