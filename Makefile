@@ -285,19 +285,48 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. -DHOST_BUILD \
 HOST_SAN_DEFAULT := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_SAN_THREAD  := -fsanitize=thread
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+# A program's dependency file keeps only the headers: its sources are the
+# rule's own prerequisites, and a source renamed since the last build must
+# not linger in the list (a -MM pass names them; -MP covers headers only).
+DEPS_HEADERS_ONLY := sed 's/[^ :]*\.c\b//g'
 
 define host_test_rule
 $(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) | $(DEPS_HEADERS_ONLY) > $$@.hdeps
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
 		-o $$@ $$(filter %.c,$$^)
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 
+# The layer rule (docs/layers.md) as one more host test: the program runs
+# tools/check_layers.py's self-test and its check of the tree, as KTAP.
+# `make check-layers` prints the offending includes directly.
+HOST_TESTS += $(BUILD)/host/test_layers
+$(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/check_layers.py" --ktap "%s"\n' \
+		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+
+.PHONY: check-layers
+check-layers:
+	$(Q)python3 tools/check_layers.py
+
 .PHONY: host-tests
 host-tests: $(HOST_TESTS)
+
+# Host benchmark of the page cache variants (optimised, no sanitizers):
+#   make host-bench [THREADS=n]
+HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
+$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(HOST_BENCH_CFLAGS) -o $@ $(filter %.c,$^)
+.PHONY: host-bench
+host-bench: $(BUILD)/host/bench_pagecache
+	$(Q)$(BUILD)/host/bench_pagecache $(or $(THREADS),2)
 
 # --------------------------------------------------------------------------
 # libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).
@@ -316,7 +345,7 @@ define fuzz_rule
 $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/fuzz/$(1).c) | deps-fuzz
 	@mkdir -p $$(dir $$@)
 	@echo "  FUZZCC  $$@"
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) | $(DEPS_HEADERS_ONLY) > $$@.hdeps
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$(filter %.c,$$^)
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(notdir $(f)))))
@@ -344,7 +373,8 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/k -name '*.d' 2>/dev/null)
-# Host programs: one dependency file each (every header their sources
-# include), written by a preprocessor pass (-MM: gcc's -MMD keeps only the
-# last source's list when one command compiles several sources).
--include $(wildcard $(BUILD)/host/*.d $(BUILD)/fuzz/*.d)
+# Host programs and fuzzers: one dependency file each (PROGRAM.hdeps: every
+# header their sources include), written by a preprocessor pass (-MM:
+# gcc's -MMD keeps only the last source's list when one command compiles
+# several sources).
+-include $(wildcard $(BUILD)/host/*.hdeps $(BUILD)/fuzz/*.hdeps)

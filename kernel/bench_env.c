@@ -115,5 +115,5 @@ void bench_env_report(void)
 	env.cmdline = boot_info.cmdline;
 	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
 	env.cache_model = kopt.cachemodel[0] ? kopt.cachemodel : NULL;
-	bench_env_print(&env);
+	bench_output_env(&env);
 }

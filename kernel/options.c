@@ -15,6 +15,7 @@
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
+ *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -36,6 +37,7 @@ struct option_desc {
 };
 
 static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
+/* Indexed by enum experiment_mode. */
 static const char *const runmode_names[] = {"quick", "full", NULL};
 static const char *const crash_names[] = {"none",   "pf",	  "ud",
 					  "gp",	    "assert", "triple",
@@ -68,6 +70,9 @@ static const struct option_desc options[] = {
 	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "1: sample every experiment with the LAPIC timer, report the top "
+	 "functions"},
 };
 
 static void set_defaults(void)
