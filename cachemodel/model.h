@@ -79,7 +79,7 @@ struct cm_profile {
 	struct cm_level_cfg l1d, l2, llc;
 	uint32_t mem_latency;	/* WB miss served by DRAM */
 	uint32_t remote_latency; /* line taken from another CPU's cache */
-	uint32_t uc_load;	/* one UC/UC-/WC load, or WT/WP read miss... */
+	uint32_t uc_load;	/* one UC, UC- or WC load */
 	uint32_t uc_store;	/* one UC/UC- store, WT/WP store to memory */
 	uint32_t wc_buffers;	/* per CPU, 1..CM_MAX_WC_BUFFERS */
 	uint32_t wc_burst;	/* flushing a full 64-byte WC buffer */
