@@ -475,6 +475,16 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(any("chase-l1" in p for p in problems))
         self.assertTrue(any("UC/WB" in p for p in problems))
 
+    def test_report_modelled_ratio(self):
+        t = {"unit": "ns/op", "model": {"cycles_per_iter": 40.0}}
+        u = {"unit": "ns/op", "model": {"cycles_per_iter": 10.0}}
+        self.assertEqual(report.modelled_ratio(t, u), 4.0)
+        # a rate: the ratio of rates is the inverse of the cycles' ratio
+        r1 = {"unit": "MB/s", "model": {"cycles_per_iter": 40.0}}
+        r2 = {"unit": "MB/s", "model": {"cycles_per_iter": 10.0}}
+        self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
+        self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
+
     def test_compare_ignores_summary(self):
         a = model.parse_lines([model_line("start"), model_region("x", 1),
                                model_line("summary", host_seconds=1.0)])
