@@ -13,6 +13,7 @@
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
+#            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
 #            JOBS= (parallel boots and host tests of make test)
 
 BUILD        ?= build
@@ -228,6 +229,12 @@ model-check: $(MODEL_SO)
 			$$(sed -n 's/^\[\(.*\)\]/\1/p' cachemodel/profiles.txt) >&2; exit 1; }
 	@mkdir -p $(dir $(MODEL_OUT))
 	@echo "model: profile $(MODEL); the plugin writes its @@MODEL lines to $(MODEL_OUT)"
+
+# What the model costs: make run's boot plain and under the model, timed.
+.PHONY: model-cost
+model-cost: $(BUILD)/kernel.elf $(MODEL_DEP)
+	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
+	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline "$(KCMDLINE)"
 
 # --------------------------------------------------------------------------
 # Running
