@@ -584,7 +584,7 @@ KTEST(bench_output, cache_model_header)
 	env.memtypes_honoured = BENCH_NO;
 	env.cache_model = "core2-2007";
 	capture_start();
-	bench_env_print(&env);
+	bench_output_env(&env);
 	EXPECT_TRUE(strstr(captured, "Caches          : modelled (profile "
 			   "core2-2007)") != NULL);
 	EXPECT_TRUE(strstr(captured, "honoured: no in these timings; "
