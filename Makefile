@@ -9,6 +9,7 @@
 #                   report in build/results/
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
+#   make labs       regenerate the quoted output of docs/labs/ (one boot)
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
@@ -105,7 +106,7 @@ deps-bench:
 # --------------------------------------------------------------------------
 # Kernel
 # --------------------------------------------------------------------------
-KSRC_DIRS := boot arch/x86_64 kernel lib mm trace workloads experiments tests/kernel
+KSRC_DIRS := boot arch/x86_64 arch/ia64 kernel lib mm trace workloads experiments tests/kernel
 # KEXCLUDE: sources to leave out (e.g. work in progress), space separated.
 KCSRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.c)))
 KASRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.asm)))
@@ -324,6 +325,21 @@ check-layers:
 .PHONY: host-tests
 host-tests: $(HOST_TESTS)
 
+# The ia64 purge reference code (arch/ia64/purge.S) is assembled and its
+# disassembly checked as one more host test; only that needs GNU binutils
+# for ia64. The test program is a generated wrapper around the script.
+TEST_DEPS := ia64-linux-gnu-as:binutils-ia64-linux-gnu:assembling-the-ia64-purge-reference-code
+IA64_ASM_TEST := $(BUILD)/host/test_ia64_purge_asm
+.PHONY: deps-test
+deps-test:
+	$(call install_missing,$(TEST_DEPS))
+$(IA64_ASM_TEST): tests/host/ia64_purge_asm.sh arch/ia64/purge.S | deps-test
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath tests/host/ia64_purge_asm.sh) \
+		$(abspath arch/ia64/purge.S) $(abspath $(BUILD)/host/ia64) > $@
+	$(Q)chmod +x $@
+host-tests: $(IA64_ASM_TEST)
 # Host benchmark of the page cache variants (optimised, no sanitizers):
 #   make host-bench [THREADS=n]
 HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
@@ -374,6 +390,11 @@ test-host: deps host-tests fuzzers
 
 test-boot: deps $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
+
+.PHONY: labs
+# Regenerate the quoted output of docs/labs/ from one scripted boot.
+labs: deps $(BUILD)/kernel.elf
+	$(Q)python3 tools/labs.py --refresh
 
 .PHONY: clean
 clean:

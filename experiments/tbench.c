@@ -124,17 +124,35 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 /* Client/server pairs in quick mode; full mode uses every CPU. */
 #define TB_QUICK_MAX_PAIRS 1
 
+/* Shell settings: run tbench clients=N steps=N reps=N. */
+#define TB_MAX_CLIENTS 64
+#define TB_MAX_STEPS 100000
+static const struct experiment_param tb_params[] = {
+	{"clients", 1, TB_MAX_CLIENTS, "logical clients (quick 4, full 16)"},
+	{"steps", 1, TB_MAX_STEPS,
+	 "script steps per client (quick 300, full 2000)"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 7)"},
+};
+
 static int tbench_run(enum experiment_mode mode)
 {
-	const struct tbench_size *size =
-		mode == EXPERIMENT_FULL ? &tbench_full : &tbench_quick;
+	struct tbench_size custom = mode == EXPERIMENT_FULL ? tbench_full :
+							      tbench_quick;
+	const struct tbench_size *size = &custom;
 	static struct bench_figure figs[TB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
 	uint64_t free_before = page_alloc_free_pages(), t0, t1;
 	struct tbench_check ref;
 	size_t nfig = 0;
 	int rc = 0;
+	uint64_t v;
 
+	if (experiment_param("clients", &v))
+		custom.clients = (unsigned)v;
+	if (experiment_param("steps", &v))
+		custom.steps = (unsigned)v;
+	if (experiment_param("reps", &v))
+		custom.reps = (unsigned)v;
 	bench_env_report();
 	if (mode == EXPERIMENT_QUICK && maxpairs > TB_QUICK_MAX_PAIRS) {
 		/* Spinning pairs need a host core each to make progress;
@@ -159,7 +177,7 @@ static int tbench_run(enum experiment_mode mode)
 		(unsigned long)ref.hash,
 		(unsigned long)stats_muldiv(t1 - t0, 1000,
 					    bench_kernel_clock()->hz));
-	if (mode == EXPERIMENT_QUICK &&
+	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
 	    (ref.hash != TBENCH_QUICK_EXPECT_HASH ||
 	     ref.bytes != TBENCH_QUICK_EXPECT_BYTES)) {
 		kprintf("tbench: quick checksum %#lx bytes %lu, expected "
@@ -199,7 +217,7 @@ static int tbench_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(tbench, "tbench",
+EXPERIMENT_PARAMS(tbench, "tbench",
 	   "client/server pairs exchange dbench-style file requests over an "
 	   "in-kernel loopback; MB/s and ops/s",
-	   "000,004", 30, tbench_run);
+	   "000,004", 30, tbench_run, tb_params);

@@ -96,10 +96,15 @@ static void drain_own_queue(void)
 
 static void call_ipi_handler(struct trap_frame *f __unused)
 {
+	bool was_idle;
+
 	apic_eoi();
 	/* A quiescent point only if the interrupted code is not reading. */
 	rcu_qs_unless_reading();
+	/* The calls may read: a halted CPU leaves RCU's idle state. */
+	was_idle = rcu_irq_enter();
 	drain_own_queue();
+	rcu_irq_exit(was_idle);
 }
 
 static void wake_ipi_handler(struct trap_frame *f __unused)

@@ -137,6 +137,9 @@ void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 	if (err)
 		panic("vm_init: no page for the kernel's PML4: %s",
 		      vm_strerror(err));
+	/* Every kernel top-level entry now, so that spaces created later
+	 * share the kernel half exactly. */
+	vm_kernel_half_precreate();
 	map_direct();
 	map_kernel_image();
 	map_framebuffer(fb_phys, fb_bytes);

@@ -44,6 +44,12 @@ ENTRY_DEFAULTS = {
     "model": "",
     "model_sync": "",
     "model_check": "",
+    # A session script (tests/sessions/*.txt, tools/session.py): the
+    # serial port and QMP become sockets the script types into and reads.
+    "session": "",
+    # With a session: a command run on the log afterwards ({log} is
+    # replaced); a non-zero exit fails the boot with its output.
+    "post_check": "",
 }
 MODEL_CHECKS = ("calibration", "repeat", "falseshare")
 FIRMWARES = qemu.FIRMWARES
@@ -118,6 +124,8 @@ def check_entry(e, source):
         bad("timeout must be positive")
     if e["expect_status"] and not re.match(r"^\d+$", e["expect_status"]):
         bad("expect_status must be a non-negative integer")
+    if e["session"] and not os.path.isfile(e["session"]):
+        bad("session script %s not found" % e["session"])
     e["groups_list"] = e["groups"].split()
     e["expect_res"] = []
     for pat in e["expect_lines"].split(EXPECT_LINES_SEP):

@@ -36,6 +36,7 @@ import time
 import fuzz
 import ktap
 import qemu
+import session
 from manifest import MANIFEST, ManifestError, parse_manifest, select_entries
 from verdicts import verdict
 
@@ -209,6 +210,8 @@ def run_boot(e, iso, tap_desc):
     qlog = os.path.join(LOGS, e["name"] + ".qemu.txt")
     if os.path.exists(log):
         os.unlink(log)
+    if e.get("session"):
+        return run_session_boot(e, iso, log, tap_desc)
     try:
         launch = boot_launch(e, iso, log)
         cmd = qemu.command(launch)
@@ -303,6 +306,34 @@ def check_model(e, iso, log):
     rc, text = model_tool(["compare", model_out(log), model_out(log2)])
     return rc == 0, "second boot: " + text.split("\n")[0], \
         [] if rc == 0 else text.split("\n")
+def run_session_boot(e, iso, log, tap_desc):
+    """Boot e with its session script (tools/session.py) instead of a
+    serial file; the script's problems come before the usual verdict's."""
+    shot = os.path.join(LOGS, e["name"] + ".screen.ppm")
+    try:
+        launch = boot_launch(e, iso, log)
+        ex, elapsed, probs = session.run(launch, e["session"], log, shot)
+    except (KeyError, IndexError, ValueError) as err:
+        return False, tap_desc + ": bad extra= option: %s" % err, []
+    except (OSError, qemu.LaunchError, session.ScriptError) as err:
+        return False, "%s: session: %s" % (tap_desc, err), []
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    v = verdict(e, ex.rc, text, ex.kind == "timeout")
+    desc = "%s (%.1f s)" % (tap_desc, elapsed)
+    if not probs and v.ok and e.get("post_check"):
+        cmd = [a.format(log=log) for a in e["post_check"].split()]
+        p = subprocess.run([sys.executable] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            out = p.stdout.decode("utf-8", "replace").strip().split("\n")
+            return False, "%s: %s" % (desc, out[0]), out[1:]
+    if not probs and v.ok:
+        return True, desc, []
+    probs = probs + ([] if v.ok else [v.reason])
+    return False, "%s: %s" % (desc, probs[0]), \
+        ["also: " + p for p in probs[1:]] + v.diag + ["log: " + log] + \
+        log_tail(text)
 
 
 def check_results(log, minimum):
@@ -420,8 +451,8 @@ def main(argv):
                          [(fuzz.fuzz_test, (n, FUZZ_TEST_S))
                           for n in fuzzers], tap)
     if do_host:
-        for desc, args in PYTHON_TESTS:
-            run_python_tests(tap, desc, args)
+        for desc, test_args in PYTHON_TESTS:
+            run_python_tests(tap, desc, test_args)
     if boots:
         run_boots(boots, args.jobs, tap)
     print("# %d passed, %d failed (%.0f s)" %

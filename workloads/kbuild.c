@@ -23,7 +23,6 @@ const struct kbuild_size kbuild_full = {
 };
 
 #define KB_NAME_LEN 24
-#define KB_MAX_FILES 1024u	/* ramfs inodes: sources + objects */
 
 static void src_name(char *buf, unsigned i)
 {
@@ -237,7 +236,7 @@ bool kbuild_setup(struct kbuild_run *run, const struct kbuild_size *size)
 	memset(run, 0, sizeof(*run));
 	run->size = size;
 	spin_lock_init(&run->queue_lock, NULL);
-	run->fs = ramfs_new(&ramfs_page_backend, KB_MAX_FILES);
+	run->fs = ramfs_new(&ramfs_page_backend, KBUILD_MAX_FILES);
 	return run->fs && kb_populate(run->fs, &size->corpus);
 }
 

@@ -53,8 +53,12 @@ static void stress_cpu(void *arg)
 			    !pagefile_page_spot_ok(st->f.id, index,
 						   page_data(p)))
 				atomic_fetch_add_relaxed(&st->bad, 1);
-			/* CPU 0 also removes what it finds, now and then. */
-			if (cpu == 0 && it % 8 == 0 && remove_from_page_cache(p))
+			/* CPU 0 also removes what it finds, now and then
+			 * (and until its first removal: reclaim may keep
+			 * the cache nearly empty). */
+			if (cpu == 0 &&
+			    (it % 8 == 0 || !atomic_load_relaxed(&st->removed)) &&
+			    remove_from_page_cache(p))
 				atomic_fetch_add_relaxed(&st->removed, 1);
 			page_cache_release(p);
 			atomic_fetch_add_relaxed(&st->hits, 1);

@@ -28,6 +28,9 @@ import model  # noqa: E402
 import plot  # noqa: E402
 import report  # noqa: E402
 import results  # noqa: E402
+import screen  # noqa: E402
+import session  # noqa: E402
+import labs  # noqa: E402
 
 SAMPLE = os.path.join(HERE, "sample.log")
 SAMPLE_RESULTS = 36
@@ -494,6 +497,102 @@ class ModelTest(unittest.TestCase):
         c = model.parse_lines([model_line("start"),
                                model_region("x", 1, loads=1)])
         self.assertNotEqual(model.comparable(a), model.comparable(c))
+class ScreenTest(unittest.TestCase):
+    """tools/screen.py reads text back from a picture of glyphs."""
+
+    def render(self, text_rows, font_rows, w_cells, gw, gh, cw, invert=()):
+        by_char = {c: rows for rows, c in font_rows.items()}
+        w, h = w_cells * cw, len(text_rows) * gh
+        px = bytearray(w * h * 3)
+        for r, line in enumerate(text_rows):
+            for c, ch in enumerate(line.ljust(w_cells)):
+                rows = by_char[ch]
+                for y in range(gh):
+                    for x in range(gw):
+                        on = rows[y] >> (gw - 1 - x) & 1
+                        if (r, c) in invert:
+                            on ^= 1
+                        if on:
+                            o = ((r * gh + y) * w + c * cw + x) * 3
+                            px[o:o + 3] = b"\xaa\xaa\xaa"
+        fd, path = tempfile.mkstemp(suffix=".ppm")
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"P6\n%d %d\n255\n" % (w, h) + bytes(px))
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_framebuffer_font(self):
+        gw, gh, glyphs = screen.load_psf(screen.FONT_FB)
+        path = self.render([" kernel> help", "x=1 [ok]"], glyphs, 16, gw,
+                           gh, gw, invert={(1, 9)})
+        self.assertEqual(screen.screen_text(path),
+                         [" kernel> help", "x=1 [ok]"])
+
+    def test_vga_rom_font_and_unknown_cells(self):
+        gw, gh, glyphs = screen.load_vga_rom_font()
+        path = self.render(["Tmw0 xD"], glyphs, 80, gw, gh, 9)
+        self.assertEqual(screen.screen_text(path), ["Tmw0 xD"])
+        # A damaged cell is '?', not a guess.
+        with open(path, "r+b") as f:
+            data = bytearray(f.read())
+            hdr = data.index(b"255\n") + 4
+            data[hdr:hdr + 3] = b"\x00\x00\x01"  # background changes
+            f.seek(0)
+            f.write(data)
+        self.assertNotEqual(screen.screen_text(path), ["Tmw0 xD"])
+
+
+class SessionScriptTest(unittest.TestCase):
+    def test_parse_and_errors(self):
+        steps = session.parse_script("# c\n\nexpect ^a$\nsend x y\n"
+                                     "timeout 5\n")
+        self.assertEqual([s[1] for s in steps], ["expect", "send",
+                                                 "timeout"])
+        for bad in ("frob x", "expect (", "timeout -1", "timeout x"):
+            with self.assertRaises(session.ScriptError):
+                session.parse_script(bad)
+
+    def test_keyboard_codes(self):
+        self.assertEqual(session.text_qcodes("aB-_"),
+                         [["a"], ["shift", "b"], ["minus"],
+                          ["shift", "minus"]])
+        with self.assertRaises(session.ScriptError):
+            session.text_qcodes("\u00e9")
+
+
+class LabsTest(unittest.TestCase):
+    """tools/labs.py: what is masked, what is not, and transcripts."""
+
+    def test_mask_keeps_words_not_figures(self):
+        self.assertEqual(labs.mask("tsc  73091.281   1212610.343  2.4%"),
+                         labs.mask("tsc  1.000  2.000  1395.02%"))
+        self.assertEqual(labs.mask("git 834fdaec53f5-dirty at 0x1ffc0000"),
+                         labs.mask("git 70302e9abcde at 0x200000"))
+        self.assertNotEqual(labs.mask("PAT0=WB"), labs.mask("PAT0=WC"))
+        self.assertNotEqual(labs.mask("-> 4 KiB page"),
+                            labs.mask("-> 2 MiB page"))
+
+    def test_transcripts_split_at_prompts(self):
+        log = ("boot\r\nkernel> info pat\r\npat: x\r\n\r\n"
+               "kernel> \x1b[Kpt 1\r\nerror: pt: no\r\nkernel> ")
+        self.assertEqual(labs.transcripts(log),
+                         [("info pat", ["kernel> info pat", "pat: x"]),
+                          ("pt 1", ["kernel> pt 1", "error: pt: no"])])
+
+    def test_blocks_and_errors(self):
+        fd, path = tempfile.mkstemp(suffix=".md")
+        with os.fdopen(fd, "w") as f:
+            f.write("x\n<!-- shell: pt 1 (error-ok) -->\n```text\n"
+                    "kernel> pt 1\n```\n<!-- shell: help -->\nno fence\n")
+        self.addCleanup(os.unlink, path)
+        with self.assertRaises(labs.LabError):
+            labs.blocks_of(path)
+        with open(path, "w") as f:
+            f.write("<!-- shell: pt 1 (error-ok) -->\n```text\n"
+                    "kernel> pt 1\n```\n")
+        (b,) = labs.blocks_of(path)
+        self.assertEqual((b.command, b.error_ok, b.lines),
+                         ("pt 1", True, ["kernel> pt 1"]))
 
 
 if __name__ == "__main__":
