@@ -14,6 +14,7 @@
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
+ *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
  *   nopcid     flag    do not use PCIDs                 off
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
  *   shell      flag    the interactive shell after the runs  off
@@ -68,6 +69,8 @@ static const struct option_desc options[] = {
 	 "fill freed pages with a pattern"},
 	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
+	{"cachemodel", OPT_STRING, OFF(cachemodel), NULL, 0, 0,
+	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
 	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
 	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
