@@ -20,6 +20,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/memtype_check.h"
+#include "kernel/options.h"
 #include "arch/x86_64/cpufeature.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
@@ -100,6 +101,11 @@ static void rates_from(struct stats *out, const struct bench_result *r,
 
 static void explain(enum bench_tristate v)
 {
+	if (kopt.cachemodel[0])
+		kprintf("memtype: the cache model (profile %s) timed these "
+			"same repetitions with the types honoured: its figures "
+			"are in its own file (docs/cachemodel.md).\n",
+			kopt.cachemodel);
 	if (bench_env_is_tcg()) {
 		kprintf("memtype: verdict: NOT HONOURED here. This is QEMU's "
 			"TCG, which models neither caches nor memory types: "

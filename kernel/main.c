@@ -13,6 +13,7 @@
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/pat.h"
@@ -173,6 +174,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		tlb_flush_ceiling = kopt.tlb_ceiling;
 	tlb_init_cpu(!kopt.nopcid);
 	kmalloc_init(&kernel_kmalloc_backend);
+	/* A cache-model QEMU plugin, if one listens, learns memory types
+	 * and measured regions from here on (docs/cachemodel.md). */
+	model_doorbell_init();
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
 	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);

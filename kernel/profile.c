@@ -94,6 +94,9 @@ void profile_stop(void)
 /* Functions a report tells apart (an open-addressing table); samples of
  * further functions are counted under "(other functions)". */
 #define PROFILE_MAX_FUNCS 1024
+/* Fibonacci hashing of a name pointer: multiply, keep the top bits. */
+#define PROFILE_HASH_MUL 0x9e3779b97f4a7c15ull
+#define PROFILE_HASH_SHIFT 54
 
 bool profile_active(void)
 {
@@ -119,8 +122,9 @@ unsigned profile_top(struct profile_entry *out, unsigned max,
 			/* Names are unique strings of the table: hash the
 			 * pointer. */
 			uint64_t h = (uint64_t)(uintptr_t)(name ? name : outside);
-			unsigned slot = (unsigned)((h * 0x9e3779b97f4a7c15ull) >>
-						   54) % PROFILE_MAX_FUNCS;
+			unsigned slot = (unsigned)((h * PROFILE_HASH_MUL) >>
+						   PROFILE_HASH_SHIFT) %
+					PROFILE_MAX_FUNCS;
 			unsigned probes = 0;
 
 			if (!name)

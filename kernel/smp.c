@@ -16,6 +16,7 @@
 #include "lib/compiler.h"
 #include "lib/config.h"
 #include "lib/kprintf.h"
+#include "trace/tracepoint.h"
 
 /* xAPIC ids are 8 bits and 0xff is the broadcast id. */
 #define XAPIC_MAX_APIC_ID 0xfe
@@ -43,8 +44,10 @@ static unsigned smp_tlb_call(const uint64_t *cpus, void (*fn)(void *),
 	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
 		if ((cpus[cpu / 64] >> (cpu % 64)) & 1)
 			cpumask_set(&m, cpu);
-	if (cpumask_weight(&m) > cpumask_test(&m, smp_this_cpu()))
+	if (cpumask_weight(&m) > cpumask_test(&m, smp_this_cpu())) {
 		atomic_fetch_add_relaxed(&shootdowns, 1);
+		trace_point(tlb_shootdown, cpus[0], (uintptr_t)fn);
+	}
 	return smp_call(&m, fn, arg, true);
 }
 

@@ -18,6 +18,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
+#include "mm/cachemodel.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
@@ -195,6 +196,8 @@ int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
 		return err;
 	/* Lines cached under the old type must not outlive the change. */
 	cache_flush_range(direct_va, npages << PAGE_SHIFT);
+	/* A cache model (QEMU plugin) follows the change too. */
+	cachemodel_set_type(virt_to_phys(direct_va), npages, type);
 	return VM_OK;
 }
 

@@ -223,6 +223,7 @@ struct gp_run {
 	uint64_t client_loops[MAX_CPUS];
 	uint64_t loops_at_sync[GP_ROUNDS + 1];
 	uint64_t cb_ran;
+	uint32_t started, nclients;
 	struct rcu_head head;
 };
 
@@ -251,6 +252,7 @@ static void gp_cpu(void *arg)
 
 	if (cpu != 0) {
 		/* A client: one work item that never ends by itself. */
+		atomic_fetch_add_relaxed(&r->started, 1);
 		while (!atomic_load_acquire(&r->stop)) {
 			struct page *p = find_get_page(&r->m, cpu % 8);
 
@@ -261,6 +263,14 @@ static void gp_cpu(void *arg)
 		}
 		return;
 	}
+	/* Wait until every client runs (not halted: idle CPUs are not
+	 * waited for, which would make the test pass without clients). */
+	while (atomic_load_acquire(&r->started) < r->nclients) {
+		rcu_quiescent_state();
+		cpu_relax();
+	}
+	while (clients_total(r) == 0)
+		cpu_relax();
 	r->loops_at_sync[0] = clients_total(r);
 	call_rcu(&r->head, gp_cb);
 	for (unsigned i = 1; i <= GP_ROUNDS; i++) {
@@ -287,6 +297,7 @@ KTEST(rcu, grace_periods_complete_while_clients_run)
 	page_cache_readahead(&r.m, &ra, 0);
 	rcu_stats_get(&a);
 	cpumask_online(&all, false);
+	r.nclients = cpumask_weight(&all) - 1;
 	smp_run_on(&all, gp_cpu, &r);
 	rcu_stats_get(&b);
 	EXPECT_GE(b.gp_completed - a.gp_completed, GP_ROUNDS);
