@@ -14,6 +14,10 @@
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
+ *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
+ *   nopcid     flag    do not use PCIDs                 off
+ *   tlb.ceiling= number 1..4096 pages flushed one by one  33
+ *   shell      flag    the interactive shell after the runs  off
  *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
@@ -65,8 +69,20 @@ static const struct option_desc options[] = {
 	 "fill freed pages with a pattern"},
 	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
+	{"cachemodel", OPT_STRING, OFF(cachemodel), NULL, 0, 0,
+	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
+	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
+	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
+	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
+	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
+	 "trace_export: flight-recorder KiB exported over serial"},
+	{"nopcid", OPT_FLAG, OFF(nopcid), NULL, 0, 0,
+	 "do not tag TLB entries with PCIDs"},
+	{"tlb.ceiling", OPT_UINT, OFF(tlb_ceiling), NULL, 1, OPT_TLB_CEILING_MAX,
+	 "range flushes up to this many pages go page by page (default 33)"},
 	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
 	 "1: sample every experiment with the LAPIC timer, report the top "
 	 "functions"},
@@ -82,6 +98,8 @@ static void set_defaults(void)
 	kopt.maxcpus = MAX_CPUS;
 	kopt.loglevel = 6;
 	kopt.crash = CRASH_NONE;
+	strlcpy(kopt.trace_memtype, "WB", sizeof(kopt.trace_memtype));
+	kopt.trace_export_kib = 256;
 }
 
 static void report(const struct cmdline_token *t, const char *fmt,
@@ -205,11 +223,14 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u runmode=%s%s%s\n",
+		"loglevel=%u runmode=%s%s%s%s",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
-		kopt.poison ? " poison" : "");
+		kopt.poison ? " poison" : "", kopt.nopcid ? " nopcid" : "");
+	if (kopt.tlb_ceiling)
+		kprintf(" tlb.ceiling=%u", kopt.tlb_ceiling);
+	kprintf("\n");
 }

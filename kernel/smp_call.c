@@ -19,6 +19,7 @@
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include "trace/tracepoint.h"
 #include "lib/rcu.h"
 
 static uint64_t calls_handled;
@@ -152,6 +153,7 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 		if (cpu != self && cpumask_test(mask, cpu) &&
 		    smp_cpu_online(cpu))
 			sent++;
+	trace_point(smp_call, sent, (uintptr_t)fn);
 	/* Set the whole count first: a fast target must not see zero. */
 	atomic_store_relaxed(&pending, sent);
 	for (unsigned cpu = 0, n = 0; cpu < percpu_count() && n < sent;
