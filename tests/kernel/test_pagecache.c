@@ -18,7 +18,11 @@
 #include "workloads/pagefile.h"
 
 #define STRESS_FILE_PAGES 192
-#define STRESS_ITERS 1500
+/* Iterations per CPU: STRESS_ITERS_TOTAL shared out, within bounds, so
+ * 16-CPU boots on a 2-core host stay short. */
+#define STRESS_ITERS_MAX 1500
+#define STRESS_ITERS_MIN 300
+#define STRESS_ITERS_TOTAL 6000
 #define STRESS_GANG 16
 #define SAME_DATA_PAGES 96
 #define GP_ROUNDS 20
@@ -30,6 +34,7 @@ struct stress {
 	struct address_space m;
 	struct pagefile f;
 	struct smp_barrier barrier;
+	unsigned iters; /* per CPU */
 	uint64_t bad, hits, misses, removed, reclaimed, gang_pages;
 };
 
@@ -42,7 +47,7 @@ static void stress_cpu(void *arg)
 
 	file_ra_state_init(&ra);
 	smp_barrier_wait(&st->barrier);
-	for (unsigned it = 0; it < STRESS_ITERS; it++) {
+	for (unsigned it = 0; it < st->iters; it++) {
 		uint64_t index = prng_next(&rng) % STRESS_FILE_PAGES;
 		struct page *pages[STRESS_GANG];
 		struct page *p = find_get_page(&st->m, index);
@@ -95,6 +100,8 @@ static void run_stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 			   STRESS_FILE_PAGES, NULL, NULL);
 	cpumask_online(&all, false);
 	smp_barrier_init(&st.barrier, cpumask_weight(&all));
+	st.iters = MAX(MIN(STRESS_ITERS_TOTAL / cpumask_weight(&all),
+			   STRESS_ITERS_MAX), STRESS_ITERS_MIN);
 	page_alloc_set_reclaim(shrink_page_cache, page_alloc_free_pages() +
 							  STRESS_WATERMARK_MARGIN);
 	smp_run_on(&all, stress_cpu, &st);
