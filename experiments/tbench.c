@@ -194,6 +194,7 @@ static const struct experiment_param tb_params[] = {
 	{"steps", 1, TB_MAX_STEPS,
 	 "script steps per client (quick 300, full 2000)"},
 	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 7)"},
+	{"trace", 0, 1, "1: also the traced variants (default), 0: not"},
 };
 
 static int tbench_run(enum experiment_mode mode)
@@ -239,7 +240,11 @@ static int tbench_run(enum experiment_mode mode)
 		(unsigned long)ref.hash,
 		(unsigned long)stats_muldiv(t1 - t0, 1000,
 					    bench_kernel_clock()->hz));
-	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
+	/* The recorded checksum holds for the quick script (clients and
+	 * steps); repetitions and trace= do not change it. */
+	if (mode == EXPERIMENT_QUICK &&
+	    custom.clients == tbench_quick.clients &&
+	    custom.steps == tbench_quick.steps &&
 	    (ref.hash != TBENCH_QUICK_EXPECT_HASH ||
 	     ref.bytes != TBENCH_QUICK_EXPECT_BYTES)) {
 		kprintf("tbench: quick checksum %#lx bytes %lu, expected "
@@ -264,7 +269,7 @@ static int tbench_run(enum experiment_mode mode)
 				break;
 		}
 	}
-	if (!rc)
+	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= tb_trace_variants(mode, size, &ref, figs, &nfig,
 					maxpairs);
 	if (page_alloc_free_pages() != free_before) {
