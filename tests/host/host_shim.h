@@ -24,7 +24,7 @@ extern char host_panic_msg[512];
  */
 #define HOST_EXPECT_PANIC(stmt)                                             \
 	({                                                                  \
-		bool host_panicked_ = false;                                \
+		volatile bool host_panicked_ = false;                              \
 		host_panic_msg[0] = '\0';                                   \
 		host_panic_armed = true;                                    \
 		if (setjmp(host_panic_jmp) == 0) {                          \
