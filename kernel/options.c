@@ -200,11 +200,11 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u runmode=%s%s%s\n",
+		"loglevel=%u runmode=%s%s%s%s\n",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
-		kopt.poison ? " poison" : "");
+		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "");
 }
