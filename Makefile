@@ -7,9 +7,12 @@
 #   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
 #   make bench      the full experiment set; log, CSV, JSON, charts and a
 #                   report in build/results/
+#   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
+#            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
+#            JOBS= (parallel boots and host tests of make test)
 
 BUILD        ?= build
 SMP          ?= 2
@@ -20,6 +23,12 @@ KCMDLINE     ?= run=default
 GRUB_TIMEOUT ?= 1
 ICOUNT       ?=
 JOBS         ?= 2
+PLUGINS      ?=
+# tools/testrun.py reads JOBS from its environment.
+export JOBS
+
+# OVMF_CODE, OVMF_VARS and FONT_PSF: files of Debian packages we read.
+include tools/paths.mk
 
 ifeq ($(V),1)
 Q :=
@@ -49,12 +58,12 @@ DEPS := \
 	/usr/lib/grub/i386-pc/multiboot2.mod:grub-pc-bin:BIOS-boot-support \
 	/usr/lib/grub/x86_64-efi/multiboot2.mod:grub-efi-amd64-bin:UEFI-boot-support \
 	qemu-system-x86_64:qemu-system-x86:running-the-kernel \
-	/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf:UEFI-firmware-for-QEMU \
-	/usr/share/consolefonts/Lat15-Terminus16.psf.gz:console-setup-linux:framebuffer-console-font \
+	$(OVMF_CODE):ovmf:UEFI-firmware-for-QEMU \
+	$(FONT_PSF):console-setup-linux:framebuffer-console-font \
 	python3:python3:test-runner-and-results-tools \
 	prove:perl:TAP-summary
 
-.PHONY: deps deps-bench
+.PHONY: deps deps-bench deps-fuzz
 # $(call install_missing,LIST): install the packages of LIST's missing entries.
 define install_missing
 	@missing=""; \
@@ -75,6 +84,16 @@ endef
 
 deps:
 	$(call install_missing,$(DEPS))
+
+# The libFuzzer harnesses of tests/fuzz/ (make fuzz, make test): clang
+# and its runtimes (libFuzzer, ASan, UBSan) in the version Debian 12 has.
+FUZZ_CC   := clang-14
+FUZZ_RT   := /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+FUZZ_DEPS := \
+	clang-14:clang-14:building-the-fuzzing-harnesses \
+	$(FUZZ_RT):libclang-rt-14-dev:the-libFuzzer-and-sanitizer-runtimes-of-clang-14
+deps-fuzz:
+	$(call install_missing,$(FUZZ_DEPS))
 
 # Only make bench draws charts.
 BENCH_DEPS := gnuplot:gnuplot-nox:the-charts-of-make-bench
@@ -133,8 +152,8 @@ $(BUILD)/k/version.c: FORCE
 $(BUILD)/k/version.o: $(BUILD)/k/version.c
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
-# The framebuffer console's bitmap font comes from Debian's console fonts.
-FONT_PSF := /usr/share/consolefonts/Lat15-Terminus16.psf.gz
+# The framebuffer console's bitmap font comes from Debian's console fonts
+# (FONT_PSF, tools/paths.mk).
 $(BUILD)/font.psf: | deps
 	@mkdir -p $(dir $@)
 	$(Q)gzip -dc $(FONT_PSF) > $@
@@ -175,28 +194,24 @@ iso: deps $(ISO)
 # --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------
-OVMF_CODE := /usr/share/OVMF/OVMF_CODE_4M.fd
-OVMF_VARS := /usr/share/OVMF/OVMF_VARS_4M.fd
-QEMU_COMMON = -m $(MEM) -smp $(SMP) -cpu $(CPU) -display none -no-reboot \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	$(if $(ICOUNT),-icount shift=0)
-QEMU_BIOS = qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) -cdrom $(ISO)
-QEMU_UEFI = qemu-system-x86_64 -machine q35 $(QEMU_COMMON) \
-	-drive if=pflash,format=raw,readonly=on,file=$(OVMF_CODE) \
-	-drive if=pflash,format=raw,file=$(BUILD)/OVMF_VARS.fd -cdrom $(ISO)
+# tools/qemu.py builds every QEMU command line and turns QEMU's exit code
+# back into the kernel's status (make fails on a status other than 0).
+# PLUGINS: space-separated FILE[,name=value...] TCG plugins.
+QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
+	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p))
+GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
 run: iso
-	$(Q)sh tools/qemu-exit.sh $(QEMU_BIOS) -serial mon:stdio
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(ISO)
 
 run-uefi: iso
-	$(Q)cp $(OVMF_VARS) $(BUILD)/OVMF_VARS.fd
-	$(Q)sh tools/qemu-exit.sh $(QEMU_UEFI) -serial mon:stdio
+	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(ISO)
 
 debug: iso
-	$(Q)printf 'file %s\ntarget remote localhost:1234\n' $(BUILD)/kernel.elf > $(BUILD)/gdbinit
-	@echo "QEMU is paused with its gdb stub on :1234; in another terminal: gdb -x $(BUILD)/gdbinit"
-	$(Q)$(QEMU_BIOS) -serial mon:stdio -s -S
+	$(Q)printf 'file %s\ntarget remote localhost:%s\n' $(BUILD)/kernel.elf $(GDB_PORT) > $(BUILD)/gdbinit
+	@echo "QEMU is paused with its gdb stub on :$(GDB_PORT); in another terminal: gdb -x $(BUILD)/gdbinit"
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --gdb $(GDB_PORT) --paused --raw-exit $(ISO)
 
 .PHONY: bench
 # The full experiment set, then CSV, JSON, charts and a Markdown report in
@@ -207,8 +222,8 @@ bench: deps deps-bench $(BUILD)/kernel.elf
 	@mkdir -p $(BUILD)/results
 	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
-	$(Q)timeout -k 10 $(BENCH_TIMEOUT) sh tools/qemu-exit.sh qemu-system-x86_64 -machine $(MACHINE) $(QEMU_COMMON) \
-		-cdrom $(BUILD)/bench.iso -serial file:$(BUILD)/results/run.log
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
+		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso
 	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
@@ -231,9 +246,10 @@ HOST_SAN_THREAD  := -fsanitize=thread
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
 define host_test_rule
-$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c) $(wildcard lib/*.h tests/host/*.h)
+$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
 		-o $$@ $$(filter %.c,$$^)
 endef
@@ -243,13 +259,40 @@ $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 host-tests: $(HOST_TESTS)
 
 # --------------------------------------------------------------------------
+# libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).
+# Each tests/fuzz/fuzz_*.c names its sources with // HOST_SRCS: like a
+# host test and is built with clang under ASan and UBSan. tools/fuzz.py
+# runs them: make fuzz for FUZZ_SECONDS each, make test for a few seconds
+# each plus a replay of the checked-in corpus.
+# --------------------------------------------------------------------------
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. -DHOST_BUILD \
+	-DHOST_SHIM_FUZZER -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZERS      := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+
+define fuzz_rule
+$(BUILD)/fuzz/$(1): tests/fuzz/$(1).c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/fuzz/$(1).c) | deps-fuzz
+	@mkdir -p $$(dir $$@)
+	@echo "  FUZZCC  $$@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$(filter %.c,$$^)
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(notdir $(f)))))
+
+.PHONY: fuzzers fuzz
+fuzzers: $(FUZZERS)
+fuzz: fuzzers
+	$(Q)python3 tools/fuzz.py --seconds $(FUZZ_SECONDS)
+
+# --------------------------------------------------------------------------
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
 # --------------------------------------------------------------------------
 .PHONY: test test-boot test-host
-test: deps host-tests $(BUILD)/kernel.elf
+test: deps host-tests fuzzers $(BUILD)/kernel.elf
 	$(Q)prove -v tests/all.t
 
-test-host: deps host-tests
+test-host: deps host-tests fuzzers
 	$(Q)python3 tools/testrun.py --host-only
 
 test-boot: deps $(BUILD)/kernel.elf
@@ -260,3 +303,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/k -name '*.d' 2>/dev/null)
+# Host programs: one dependency file each (every header their sources
+# include), written by a preprocessor pass (-MM: gcc's -MMD keeps only the
+# last source's list when one command compiles several sources).
+-include $(wildcard $(BUILD)/host/*.d $(BUILD)/fuzz/*.d)

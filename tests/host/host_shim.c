@@ -2,6 +2,11 @@
  * Host test shim: console, panic and main() for host test programs.
  * Each program runs the KTEST suites linked into it and prints KTAP,
  * whose top level is plain TAP, so prove can read it directly.
+ *
+ * Built with -DHOST_SHIM_FUZZER for the libFuzzer harnesses of
+ * tests/fuzz/: libFuzzer brings main(), and the console is silent unless
+ * FUZZ_VERBOSE is set in the environment (to read what an input printed).
+ * A panic or failed assertion aborts, which libFuzzer reports as a crash.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +22,7 @@
 jmp_buf host_panic_jmp;
 bool host_panic_armed;
 char host_panic_msg[512];
+static bool host_console_quiet;
 
 static char *capture_buf;
 static size_t capture_size, capture_len;
@@ -45,6 +51,8 @@ void console_write(const char *s, size_t n)
 		capture_len += k;
 		capture_buf[capture_len] = '\0';
 	}
+	if (host_console_quiet)
+		return;
 	fwrite(s, 1, n, stdout);
 	fflush(stdout);
 }
@@ -81,7 +89,18 @@ __attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+#ifdef HOST_SHIM_FUZZER
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	host_console_quiet = !getenv("FUZZ_VERBOSE");
+	return 0;
+}
+#else
 int main(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "all") ? 1 : 0;
 }
+#endif

@@ -1,28 +1,33 @@
 #!/usr/bin/env python3
-"""Self-tests of tools/testrun.py: the verdict function on fake serial logs
+"""Self-tests of the test runner (tools/testrun.py and the modules it
+drives): the verdict function (tools/verdicts.py) on fake serial logs
 (tests/runner/*.log) and fake QEMU exit codes, so that a hang, a triple
 fault, a panic and a nested `not ok` are shown to be caught without QEMU.
-Also the exit-code decoding, the KTAP parser and the manifest parser.
+Also the exit-code decoding (tools/qemu.py), the KTAP parser
+(tools/ktap.py), the manifest parser (tools/manifest.py), the TAP writer
+and the launcher settings of a manifest entry.
 
 Run: python3 tests/runner/test_testrun.py  (testrun.py runs it as the
 "runner: self-test" TAP line).
 """
 
 import contextlib
-import importlib.util
 import io
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-_spec = importlib.util.spec_from_file_location(
-    "testrun", os.path.join(ROOT, "tools", "testrun.py"))
-tr = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tr)
+import ktap  # noqa: E402
+import manifest  # noqa: E402
+import qemu  # noqa: E402
+import testrun  # noqa: E402
+from verdicts import verdict  # noqa: E402
 
 
 def status_rc(status):
@@ -41,49 +46,49 @@ def fixture(name):
 
 def entry(expect="pass", cmdline="ktest=all run=none", timeout=60,
           lines="", status=""):
-    e = dict(tr.ENTRY_DEFAULTS, name="fake", expect=expect,
+    e = dict(manifest.ENTRY_DEFAULTS, name="fake", expect=expect,
              cmdline=cmdline, timeout=str(timeout), expect_lines=lines,
              expect_status=status)
-    tr.check_entry(e, "test")
+    manifest.check_entry(e, "test")
     return e
 
 
 class DecodeExit(unittest.TestCase):
     def test_status_codes(self):
-        ex = tr.decode_exit(status_rc(0), False)
+        ex = qemu.decode_exit(status_rc(0), False)
         self.assertEqual((ex.kind, ex.status), ("status", 0))
-        ex = tr.decode_exit(status_rc(3), False)
+        ex = qemu.decode_exit(status_rc(3), False)
         self.assertEqual((ex.kind, ex.status), ("status", 3))
 
     def test_zero_is_no_status(self):
-        ex = tr.decode_exit(RC_TRIPLE, False)
+        ex = qemu.decode_exit(RC_TRIPLE, False)
         self.assertEqual(ex.kind, "nostatus")
         self.assertIsNone(ex.status)
 
     def test_timeout_codes(self):
-        self.assertEqual(tr.decode_exit(tr.TIMEOUT_TERM_RC, True).kind,
+        self.assertEqual(qemu.decode_exit(qemu.TIMEOUT_TERM_RC, True).kind,
                          "timeout")
-        self.assertEqual(tr.decode_exit(tr.TIMEOUT_KILL_RC, True).kind,
+        self.assertEqual(qemu.decode_exit(qemu.TIMEOUT_KILL_RC, True).kind,
                          "timeout")
         # 137 without the clock running out is a genuine status 68.
-        ex = tr.decode_exit(tr.TIMEOUT_KILL_RC, False)
+        ex = qemu.decode_exit(qemu.TIMEOUT_KILL_RC, False)
         self.assertEqual((ex.kind, ex.status), ("status", 68))
 
     def test_errors(self):
-        self.assertEqual(tr.decode_exit(2, False).kind, "error")
-        self.assertEqual(tr.decode_exit(-9, False).kind, "error")
-        self.assertEqual(tr.decode_exit(tr.TIMEOUT_TERM_RC, False).kind,
+        self.assertEqual(qemu.decode_exit(2, False).kind, "error")
+        self.assertEqual(qemu.decode_exit(-9, False).kind, "error")
+        self.assertEqual(qemu.decode_exit(qemu.TIMEOUT_TERM_RC, False).kind,
                          "error")
 
 
 class PassVerdicts(unittest.TestCase):
     def test_good_log_passes(self):
-        v = tr.verdict(entry(), status_rc(0), fixture("good.log"), False)
+        v = verdict(entry(), status_rc(0), fixture("good.log"), False)
         self.assertTrue(v.ok, v.reason)
 
     def test_boot_log_before_ktap_is_cut(self):
         # good.log has a "not ok 9" line before its KTAP header.
-        root = tr.parse_ktap(tr.ktap_section(fixture("good.log")))
+        root = ktap.parse_ktap(ktap.ktap_section(fixture("good.log")))
         self.assertEqual(root.plan, 2)
         self.assertEqual([r.name for r in root.results], ["string", "mm"])
         self.assertEqual(root.results[0].sub.name, "string")
@@ -91,7 +96,7 @@ class PassVerdicts(unittest.TestCase):
                          "SKIP no x2APIC")
 
     def test_nested_not_ok_is_named(self):
-        v = tr.verdict(entry(), status_rc(1), fixture("notok_nested.log"),
+        v = verdict(entry(), status_rc(1), fixture("notok_nested.log"),
                        False)
         self.assertFalse(v.ok)
         self.assertEqual(v.reason,
@@ -102,57 +107,57 @@ class PassVerdicts(unittest.TestCase):
         # The suite line lies (ok) but a test inside failed.
         log = fixture("notok_nested.log").replace("not ok 2 mm", "ok 2 mm")
         log = log.replace("STATUS=1", "STATUS=0")
-        v = tr.verdict(entry(), status_rc(0), log, False)
+        v = verdict(entry(), status_rc(0), log, False)
         self.assertFalse(v.ok)
         self.assertIn("mm.buddy_exhaust", v.reason)
 
     def test_missing_plan(self):
-        v = tr.verdict(entry(), status_rc(0), fixture("noplan.log"), False)
+        v = verdict(entry(), status_rc(0), fixture("noplan.log"), False)
         self.assertFalse(v.ok)
         self.assertIn("no plan", v.reason)
 
     def test_plan_count_mismatch(self):
         log = fixture("good.log").replace("\n1..2\n", "\n1..3\n")
-        v = tr.verdict(entry(), status_rc(0), log, False)
+        v = verdict(entry(), status_rc(0), log, False)
         self.assertFalse(v.ok)
         self.assertIn("plans 3 but has 2", v.reason)
 
     def test_missing_exit_line(self):
         log = fixture("good.log").replace("EXIT: STATUS=0\n", "")
-        v = tr.verdict(entry(), status_rc(0), log, False)
+        v = verdict(entry(), status_rc(0), log, False)
         self.assertFalse(v.ok)
         self.assertIn("no EXIT: STATUS line", v.reason)
 
     def test_qemu_error_is_not_status_zero(self):
         # QEMU failing to start exits 1, which decodes as status 0.
-        v = tr.verdict(entry(), RC_QEMU_ERROR, "", False)
+        v = verdict(entry(), RC_QEMU_ERROR, "", False)
         self.assertFalse(v.ok)
 
     def test_channels_disagree(self):
-        v = tr.verdict(entry(), status_rc(2), fixture("good.log"), False)
+        v = verdict(entry(), status_rc(2), fixture("good.log"), False)
         self.assertFalse(v.ok)
         self.assertIn("status mismatch", v.reason)
 
     def test_nonzero_status(self):
         log = fixture("good.log").replace("STATUS=0", "STATUS=4")
-        v = tr.verdict(entry(), status_rc(4), log, False)
+        v = verdict(entry(), status_rc(4), log, False)
         self.assertFalse(v.ok)
         self.assertIn("status 4", v.reason)
 
     def test_hang_is_caught(self):
-        v = tr.verdict(entry(timeout=60), tr.TIMEOUT_TERM_RC,
+        v = verdict(entry(timeout=60), qemu.TIMEOUT_TERM_RC,
                        fixture("noexit.log"), True)
         self.assertFalse(v.ok)
         self.assertEqual(v.reason, "hang: no EXIT line after 60 s")
 
     def test_hang_killed_is_caught(self):
-        v = tr.verdict(entry(), tr.TIMEOUT_KILL_RC, fixture("noexit.log"),
+        v = verdict(entry(), qemu.TIMEOUT_KILL_RC, fixture("noexit.log"),
                        True)
         self.assertFalse(v.ok)
         self.assertTrue(v.reason.startswith("hang:"), v.reason)
 
     def test_triple_fault_is_caught(self):
-        v = tr.verdict(entry(), RC_TRIPLE, fixture("noexit.log"), False)
+        v = verdict(entry(), RC_TRIPLE, fixture("noexit.log"), False)
         self.assertFalse(v.ok)
         self.assertEqual(v.reason,
                          "triple fault: QEMU exited 0 without a status")
@@ -160,35 +165,35 @@ class PassVerdicts(unittest.TestCase):
     def test_triple_fault_after_good_ktap(self):
         # Every test passed, then the kernel died before reporting.
         log = fixture("good.log").replace("EXIT: STATUS=0\n", "")
-        v = tr.verdict(entry(), RC_TRIPLE, log, False)
+        v = verdict(entry(), RC_TRIPLE, log, False)
         self.assertFalse(v.ok)
         self.assertIn("triple fault", v.reason)
 
     def test_panic_fails_a_pass_boot(self):
-        v = tr.verdict(entry(), status_rc(3), fixture("panic_pf.log"), False)
+        v = verdict(entry(), status_rc(3), fixture("panic_pf.log"), False)
         self.assertFalse(v.ok)
         self.assertTrue(v.reason.startswith("panic: page fault"), v.reason)
 
     def test_ktap_required_by_cmdline(self):
         log = "kernel 0.1\nEXIT: STATUS=0\n"
-        v = tr.verdict(entry(), status_rc(0), log, False)
+        v = verdict(entry(), status_rc(0), log, False)
         self.assertFalse(v.ok)
         self.assertIn("no KTAP", v.reason)
-        v = tr.verdict(entry(cmdline="run=none"), status_rc(0), log, False)
+        v = verdict(entry(cmdline="run=none"), status_rc(0), log, False)
         self.assertTrue(v.ok, v.reason)
 
     def test_named_suites_must_run(self):
         good = fixture("good.log")
-        v = tr.verdict(entry(cmdline="ktest=mm,string"), status_rc(0), good,
+        v = verdict(entry(cmdline="ktest=mm,string"), status_rc(0), good,
                        False)
         self.assertTrue(v.ok, v.reason)
-        v = tr.verdict(entry(cmdline="ktest=mm,strnig"), status_rc(0), good,
+        v = verdict(entry(cmdline="ktest=mm,strnig"), status_rc(0), good,
                        False)
         self.assertFalse(v.ok)
         self.assertIn("suite strnig", v.reason)
         empty = "KTAP version 1\n1..0\n# ktest: 0 suite(s)\n" \
             "EXIT: STATUS=0\n"
-        v = tr.verdict(entry(cmdline="ktest=all"), status_rc(0), empty, False)
+        v = verdict(entry(cmdline="ktest=all"), status_rc(0), empty, False)
         self.assertFalse(v.ok)
         self.assertIn("no suite ran", v.reason)
 
@@ -196,7 +201,7 @@ class PassVerdicts(unittest.TestCase):
         log = fixture("good.log").replace("\n", "\r\n")
         log = log.replace("KTAP version 1\r\n1..2", "\x1b[0mKTAP version 1"
                           "\r\n1..2", 1)
-        v = tr.verdict(entry(), status_rc(0), log, False)
+        v = verdict(entry(), status_rc(0), log, False)
         self.assertTrue(v.ok, v.reason)
 
 
@@ -206,65 +211,65 @@ PF_LINES = r"PANIC:.*page fault ;; CR2: 0x ;; RIP: \w+\+0x[0-9a-f]+ ;; " \
 
 class OtherExpectations(unittest.TestCase):
     def test_expected_panic(self):
-        v = tr.verdict(entry("panic", lines=PF_LINES), status_rc(3),
+        v = verdict(entry("panic", lines=PF_LINES), status_rc(3),
                        fixture("panic_pf.log"), False)
         self.assertTrue(v.ok, v.reason)
 
     def test_panic_missing_line(self):
         log = fixture("panic_pf.log").replace("Backtrace:", "(no trace)")
-        v = tr.verdict(entry("panic", lines=PF_LINES), status_rc(3), log,
+        v = verdict(entry("panic", lines=PF_LINES), status_rc(3), log,
                        False)
         self.assertFalse(v.ok)
         self.assertIn("Backtrace:", v.reason)
 
     def test_panic_with_status_zero(self):
         log = fixture("panic_pf.log").replace("STATUS=3", "STATUS=0")
-        v = tr.verdict(entry("panic"), status_rc(0), log, False)
+        v = verdict(entry("panic"), status_rc(0), log, False)
         self.assertFalse(v.ok)
 
     def test_panic_expect_status(self):
-        v = tr.verdict(entry("panic", status="5"), status_rc(3),
+        v = verdict(entry("panic", status="5"), status_rc(3),
                        fixture("panic_pf.log"), False)
         self.assertFalse(v.ok)
 
     def test_no_panic_when_expected(self):
-        v = tr.verdict(entry("panic"), status_rc(0), fixture("good.log"),
+        v = verdict(entry("panic"), status_rc(0), fixture("good.log"),
                        False)
         self.assertFalse(v.ok)
         self.assertIn("no PANIC", v.reason)
 
     def test_panic_then_hang(self):
         log = fixture("panic_pf.log").replace("EXIT: STATUS=3\n", "")
-        v = tr.verdict(entry("panic"), tr.TIMEOUT_TERM_RC, log, True)
+        v = verdict(entry("panic"), qemu.TIMEOUT_TERM_RC, log, True)
         self.assertFalse(v.ok)
 
     def test_expected_hang(self):
-        v = tr.verdict(entry("hang"), tr.TIMEOUT_TERM_RC,
+        v = verdict(entry("hang"), qemu.TIMEOUT_TERM_RC,
                        fixture("noexit.log"), True)
         self.assertTrue(v.ok, v.reason)
-        v = tr.verdict(entry("hang"), tr.TIMEOUT_KILL_RC,
+        v = verdict(entry("hang"), qemu.TIMEOUT_KILL_RC,
                        fixture("noexit.log"), True)
         self.assertTrue(v.ok, v.reason)
 
     def test_hang_expected_but_exited(self):
-        v = tr.verdict(entry("hang"), status_rc(0), fixture("good.log"),
+        v = verdict(entry("hang"), status_rc(0), fixture("good.log"),
                        False)
         self.assertFalse(v.ok)
-        v = tr.verdict(entry("hang"), RC_TRIPLE, fixture("noexit.log"),
+        v = verdict(entry("hang"), RC_TRIPLE, fixture("noexit.log"),
                        False)
         self.assertFalse(v.ok)
 
     def test_expected_triple(self):
-        v = tr.verdict(entry("triple"), RC_TRIPLE, fixture("noexit.log"),
+        v = verdict(entry("triple"), RC_TRIPLE, fixture("noexit.log"),
                        False)
         self.assertTrue(v.ok, v.reason)
 
     def test_triple_expected_but_not(self):
         for rc, log, timed_out in (
                 (status_rc(0), fixture("good.log"), False),
-                (tr.TIMEOUT_TERM_RC, fixture("noexit.log"), True),
+                (qemu.TIMEOUT_TERM_RC, fixture("noexit.log"), True),
                 (2, fixture("noexit.log"), False)):
-            v = tr.verdict(entry("triple"), rc, log, timed_out)
+            v = verdict(entry("triple"), rc, log, timed_out)
             self.assertFalse(v.ok, (rc, v))
 
 
@@ -272,7 +277,7 @@ class TapOutput(unittest.TestCase):
     def test_lines_and_counts(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            tap = tr.Tap(2)
+            tap = testrun.Tap(2)
             tap.result(True, "host: test_x")
             tap.result(False, "boot: y: panic: #PF", ["first", ""])
         self.assertEqual(out.getvalue().split("\n"), [
@@ -284,7 +289,7 @@ class TapOutput(unittest.TestCase):
 class Manifest(unittest.TestCase):
     def test_project_manifest(self):
         with open(os.path.join(ROOT, "tests", "boot.cfg")) as f:
-            entries = tr.parse_manifest(f.read())
+            entries = manifest.parse_manifest(f.read())
         byname = {e["name"]: e for e in entries}
         for name in ("bios-pc", "uefi-q35", "usb-bios", "usb-uefi",
                      "smp4-bios", "panic-pf", "panic-ud", "runner-hang",
@@ -295,7 +300,7 @@ class Manifest(unittest.TestCase):
         self.assertEqual(byname["usb-uefi"]["media"], "usb")
         self.assertEqual(byname["usb-uefi"]["firmware"], "uefi")
         self.assertGreaterEqual(len(byname["panic-pf"]["expect_res"]), 4)
-        sel = tr.select_entries(entries, ["panic"], [])
+        sel = manifest.select_entries(entries, ["panic"], [])
         self.assertEqual({e["name"] for e in sel},
                          {"panic-pf", "panic-ud", "panic-stack"})
         self.assertTrue(all(e["expect"] == "panic" for e in sel))
@@ -309,33 +314,39 @@ class Manifest(unittest.TestCase):
                      "[a]\nexpect = maybe\n",
                      "[a]\nexpect_lines = (unclosed\n",
                      "[a]\ntimeout = soon\n"):
-            with self.assertRaises(tr.ManifestError, msg=text):
-                tr.parse_manifest(text, "bad.cfg")
+            with self.assertRaises(manifest.ManifestError, msg=text):
+                manifest.parse_manifest(text, "bad.cfg")
 
     def test_unknown_name(self):
-        entries = tr.parse_manifest("[a]\n[b]\n", "x.cfg")
-        with self.assertRaises(tr.ManifestError):
-            tr.select_entries(entries, [], ["c"])
-        self.assertEqual(len(tr.select_entries(entries, [], ["b"])), 1)
+        entries = manifest.parse_manifest("[a]\n[b]\n", "x.cfg")
+        with self.assertRaises(manifest.ManifestError):
+            manifest.select_entries(entries, [], ["c"])
+        self.assertEqual(len(manifest.select_entries(entries, [], ["b"])), 1)
 
 
-class QemuCommand(unittest.TestCase):
+class BootLaunch(unittest.TestCase):
+    """A manifest entry becomes launcher settings, then a QEMU command."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
-        self.saved = (tr.IMAGES, tr.OVMF_VARS)
-        tr.IMAGES = self.tmp
-        tr.OVMF_VARS = os.path.join(self.tmp, "vars.fd")
-        with open(tr.OVMF_VARS, "wb") as f:
-            f.write(b"\0" * 16)
+        self.saved = (testrun.IMAGES, qemu.OVMF_VARS, qemu.OVMF_CODE)
+        testrun.IMAGES = self.tmp
+        qemu.OVMF_VARS = os.path.join(self.tmp, "vars.fd")
+        qemu.OVMF_CODE = os.path.join(self.tmp, "code.fd")
+        for path in (qemu.OVMF_VARS, qemu.OVMF_CODE):
+            with open(path, "wb") as f:
+                f.write(b"\0" * 16)
 
     def tearDown(self):
-        tr.IMAGES, tr.OVMF_VARS = self.saved
+        testrun.IMAGES, qemu.OVMF_VARS, qemu.OVMF_CODE = self.saved
         shutil.rmtree(self.tmp)
 
     def test_usb_uefi(self):
         e = dict(entry(), firmware="uefi", media="usb", machine="q35",
                  name="u")
-        cmd = tr.qemu_command(e, "img.iso", "u.log")
+        launch = testrun.boot_launch(e, "img.iso", "u.log")
+        qemu.prepare(launch)
+        cmd = qemu.command(launch)
         joined = " ".join(cmd)
         self.assertNotIn("-cdrom", cmd)
         self.assertIn("usb-storage,drive=stick,bootindex=1", joined)
@@ -343,15 +354,23 @@ class QemuCommand(unittest.TestCase):
         self.assertIn("if=pflash,format=raw,readonly=on", joined)
         self.assertIn("isa-debug-exit,iobase=0xf4,iosize=0x04", joined)
         self.assertIn("-no-reboot", cmd)
+        self.assertEqual(cmd[:4], ["timeout", "-k", str(qemu.KILL_GRACE_S),
+                                   "60"])
+        self.assertEqual(cmd[cmd.index("-serial") + 1], "file:u.log")
         self.assertTrue(os.path.exists(os.path.join(self.tmp,
                                                     "OVMF_VARS.u.fd")))
 
     def test_bios_cd_extra(self):
         e = dict(entry(), extra="-d int -D {name}.qlog", name="b")
-        cmd = tr.qemu_command(e, "img.iso", "b.log")
+        cmd = qemu.command(testrun.boot_launch(e, "img.iso", "b.log"))
         self.assertEqual(cmd[cmd.index("-cdrom") + 1], "img.iso")
         self.assertEqual(cmd[-4:], ["-d", "int", "-D", "b.qlog"])
         self.assertNotIn("pflash", " ".join(cmd))
+
+    def test_bad_extra(self):
+        e = dict(entry(), extra="-D {nosuch}", name="b")
+        with self.assertRaises(KeyError):
+            testrun.boot_launch(e, "img.iso", "b.log")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Unit tests of the QEMU launcher, tools/qemu.py: the command line built
+from each setting, the fresh copy of the UEFI variable store, the
+decoding of QEMU's exit code into what `make run` reports, and the
+command-line entry end to end with a fake qemu-system-x86_64 on PATH.
+
+Run: python3 tests/runner/test_qemu.py  (tools/testrun.py runs it as the
+"runner: qemu launcher tests" TAP line).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+import qemu  # noqa: E402
+
+LAUNCHER = os.path.join(ROOT, "tools", "qemu.py")
+
+
+def status_rc(status):
+    """The exit code QEMU gives when the kernel writes status."""
+    return (status << 1) | 1
+
+
+def option_pairs(cmd):
+    """cmd's options as a sorted list of (option, value or None)."""
+    out, i = [], 1
+    while i < len(cmd):
+        if i + 1 < len(cmd) and not cmd[i + 1].startswith("-"):
+            out.append((cmd[i], cmd[i + 1]))
+            i += 2
+        else:
+            out.append((cmd[i], None))
+            i += 1
+    return sorted(out)
+
+
+def opt(cmd, name):
+    """The value following option name in cmd (first occurrence)."""
+    return cmd[cmd.index(name) + 1]
+
+
+class CommandLine(unittest.TestCase):
+    def test_defaults_bios_cd(self):
+        cmd = qemu.command(qemu.Launch("k.iso"))
+        self.assertEqual(cmd[0], qemu.QEMU)
+        self.assertEqual(opt(cmd, "-machine"), "pc")
+        self.assertEqual(opt(cmd, "-smp"), "1")
+        self.assertEqual(opt(cmd, "-m"), "512M")
+        self.assertEqual(opt(cmd, "-cpu"), "max")
+        self.assertEqual(opt(cmd, "-cdrom"), "k.iso")
+        self.assertEqual(opt(cmd, "-serial"), "mon:stdio")
+        self.assertEqual(opt(cmd, "-display"), "none")
+        self.assertEqual(opt(cmd, "-device"),
+                         "isa-debug-exit,iobase=0xf4,iosize=0x04")
+        self.assertIn("-no-reboot", cmd)
+        for absent in ("-monitor", "-icount", "-S", "-gdb", "-plugin",
+                       "pflash", "timeout"):
+            self.assertNotIn(absent, " ".join(cmd))
+
+    def test_same_arguments_as_the_old_make_run(self):
+        # make run before the launcher existed (SMP=2, the defaults).
+        old = ("qemu-system-x86_64 -machine pc -m 512M -smp 2 -cpu max "
+               "-display none -no-reboot -device "
+               "isa-debug-exit,iobase=0xf4,iosize=0x04 -cdrom "
+               "build/kernel.iso -serial mon:stdio").split()
+        new = qemu.command(qemu.Launch("build/kernel.iso", smp=2))
+        self.assertEqual(new[0], old[0])
+        self.assertEqual(option_pairs(new), option_pairs(old))
+
+    def test_settings(self):
+        s = qemu.Launch("k.iso", machine="q35", smp=4, mem="1G",
+                        cpu="qemu64", icount=0, serial="file:b/x.log",
+                        gdb=1234, paused=True, extra=["-d", "int"])
+        cmd = qemu.command(s)
+        self.assertEqual(opt(cmd, "-machine"), "q35")
+        self.assertEqual(opt(cmd, "-smp"), "4")
+        self.assertEqual(opt(cmd, "-m"), "1G")
+        self.assertEqual(opt(cmd, "-cpu"), "qemu64")
+        self.assertEqual(opt(cmd, "-icount"), "shift=0")
+        self.assertEqual(opt(cmd, "-serial"), "file:b/x.log")
+        self.assertEqual(opt(cmd, "-monitor"), "none")
+        self.assertEqual(opt(cmd, "-gdb"), "tcp::1234")
+        self.assertIn("-S", cmd)
+        self.assertEqual(cmd[-2:], ["-d", "int"])
+
+    def test_monitor(self):
+        sock = "unix:b/m.sock,server=on,wait=off"
+        cmd = qemu.command(qemu.Launch("k.iso", serial="file:x.log",
+                                       monitor=sock))
+        self.assertEqual(cmd.count("-monitor"), 1)
+        self.assertEqual(opt(cmd, "-monitor"), sock)
+
+    def test_uefi_usb(self):
+        s = qemu.Launch("k.iso", firmware="uefi", media="usb",
+                        vars="b/vars.fd")
+        cmd = qemu.command(s)
+        drives = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-drive"]
+        self.assertEqual(drives[0], "if=pflash,format=raw,readonly=on,"
+                         "file=" + qemu.OVMF_CODE)
+        self.assertEqual(drives[1], "if=pflash,format=raw,file=b/vars.fd")
+        self.assertIn("if=none,id=stick,format=raw,readonly=on,file=k.iso",
+                      drives)
+        self.assertIn("usb-storage,drive=stick,bootindex=1", cmd)
+        self.assertIn("qemu-xhci", cmd)
+        self.assertNotIn("-cdrom", cmd)
+
+    def test_plugins(self):
+        s = qemu.Launch("k.iso", plugins=[
+            qemu.Plugin.parse("b/libcache.so,l1=32K,ways=8"),
+            qemu.Plugin("b/libinsn.so")], plugin_log="b/plugin.log")
+        cmd = qemu.command(s)
+        plugins = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-plugin"]
+        self.assertEqual(plugins, ["file=b/libcache.so,l1=32K,ways=8",
+                                   "file=b/libinsn.so"])
+        self.assertEqual(opt(cmd, "-d"), "plugin")
+        self.assertEqual(opt(cmd, "-D"), "b/plugin.log")
+        with self.assertRaises(qemu.LaunchError):
+            qemu.Plugin.parse("b/libcache.so,32K")
+
+    def test_timeout_wrapper(self):
+        cmd = qemu.command(qemu.Launch("k.iso", timeout=90))
+        self.assertEqual(cmd[:5], ["timeout", "-k", str(qemu.KILL_GRACE_S),
+                                   "90", qemu.QEMU])
+
+    def test_bad_settings(self):
+        for s in (qemu.Launch("k.iso", firmware="coreboot"),
+                  qemu.Launch("k.iso", media="floppy"),
+                  qemu.Launch("k.iso", firmware="uefi"),  # no vars copy
+                  qemu.Launch("k.iso", timeout=0)):
+            with self.assertRaises(qemu.LaunchError):
+                qemu.command(s)
+
+
+class Firmware(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.saved = (qemu.OVMF_CODE, qemu.OVMF_VARS)
+        qemu.OVMF_CODE = os.path.join(self.tmp, "code.fd")
+        qemu.OVMF_VARS = os.path.join(self.tmp, "vars.fd")
+        for path, fill in ((qemu.OVMF_CODE, b"C"), (qemu.OVMF_VARS, b"V")):
+            with open(path, "wb") as f:
+                f.write(fill * 64)
+
+    def tearDown(self):
+        qemu.OVMF_CODE, qemu.OVMF_VARS = self.saved
+        shutil.rmtree(self.tmp)
+
+    def test_fresh_vars_copy(self):
+        copy = os.path.join(self.tmp, "sub", "OVMF_VARS.fd")
+        s = qemu.Launch("k.iso", firmware="uefi", vars=copy)
+        qemu.prepare(s)
+        with open(copy, "r+b") as f:   # a run wrote variables
+            f.write(b"dirty")
+        qemu.prepare(s)
+        with open(copy, "rb") as f:
+            self.assertEqual(f.read(), b"V" * 64)
+
+    def test_bios_copies_nothing(self):
+        qemu.prepare(qemu.Launch("k.iso"))
+        self.assertEqual(sorted(os.listdir(self.tmp)),
+                         ["code.fd", "vars.fd"])
+
+    def test_missing_ovmf(self):
+        os.unlink(qemu.OVMF_CODE)
+        s = qemu.Launch("k.iso", firmware="uefi",
+                        vars=os.path.join(self.tmp, "v.fd"))
+        with self.assertRaises(qemu.LaunchError) as cm:
+            qemu.prepare(s)
+        self.assertIn("ovmf", str(cm.exception))
+
+
+class OneHome(unittest.TestCase):
+    def test_paths_come_from_paths_mk(self):
+        paths = qemu.read_paths()
+        self.assertEqual(set(paths), {"OVMF_CODE", "OVMF_VARS", "FONT_PSF"})
+        self.assertEqual(qemu.OVMF_CODE, paths["OVMF_CODE"])
+        with open(os.path.join(ROOT, "Makefile")) as f:
+            mk = f.read()
+        for value in paths.values():
+            self.assertNotIn(value, mk)
+        self.assertIn("include tools/paths.mk", mk)
+        self.assertNotIn("qemu-system-x86_64 ", mk)
+
+
+class Outcome(unittest.TestCase):
+    def test_status(self):
+        self.assertEqual(qemu.user_outcome(qemu.decode_exit(status_rc(0),
+                                                            False)),
+                         (0, None))
+        self.assertEqual(qemu.user_outcome(qemu.decode_exit(status_rc(3),
+                                                            False)),
+                         (3, "kernel exited with status 3"))
+
+    def test_no_status(self):
+        for rc in (0, 2, -9):
+            code, msg = qemu.user_outcome(qemu.decode_exit(rc, False))
+            self.assertEqual(code, qemu.NO_STATUS_RC)
+            self.assertIn("without a kernel status", msg)
+
+    def test_timeout(self):
+        code, msg = qemu.user_outcome(
+            qemu.decode_exit(qemu.TIMEOUT_TERM_RC, True), 30)
+        self.assertEqual(code, qemu.TIMEOUT_TERM_RC)
+        self.assertIn("30 s", msg)
+
+
+FAKE_QEMU = """#!/bin/sh
+printf '%s\\n' "$@" > "$FAKE_ARGS"
+[ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
+exit "$FAKE_RC"
+"""
+
+
+class CommandLineEntry(unittest.TestCase):
+    """tools/qemu.py as make runs it, with a fake QEMU."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        fake = os.path.join(self.tmp, qemu.QEMU)
+        with open(fake, "w") as f:
+            f.write(FAKE_QEMU)
+        os.chmod(fake, 0o755)
+        self.args = os.path.join(self.tmp, "args")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def launch(self, rc, *argv, sleep=""):
+        env = dict(os.environ, PATH=self.tmp + os.pathsep +
+                   os.environ.get("PATH", ""), FAKE_ARGS=self.args,
+                   FAKE_RC=str(rc), FAKE_SLEEP=sleep)
+        p = subprocess.run([sys.executable, LAUNCHER] + list(argv),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env, timeout=60)
+        return p.returncode, p.stderr.decode().strip()
+
+    def passed_args(self):
+        with open(self.args) as f:
+            return f.read().split("\n")[:-1]
+
+    def test_status_zero_is_silent(self):
+        rc, err = self.launch(status_rc(0), "--smp", "2", "k.iso")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(opt(self.passed_args(), "-smp"), "2")
+
+    def test_status_fails_make(self):
+        rc, err = self.launch(status_rc(3), "k.iso")
+        self.assertEqual((rc, err), (3, "kernel exited with status 3"))
+
+    def test_no_status(self):
+        rc, err = self.launch(0, "k.iso")
+        self.assertEqual(rc, qemu.NO_STATUS_RC)
+        self.assertIn("QEMU exited with code 0 without a kernel status",
+                      err)
+
+    def test_raw_exit(self):
+        rc, err = self.launch(0, "--raw-exit", "k.iso")
+        self.assertEqual((rc, err), (0, ""))
+        rc, err = self.launch(status_rc(2), "--raw-exit", "k.iso")
+        self.assertEqual((rc, err), (status_rc(2), ""))
+
+    def test_timeout(self):
+        rc, err = self.launch(status_rc(0), "--timeout", "0.5", "k.iso",
+                              sleep="20")
+        self.assertEqual(rc, qemu.TIMEOUT_TERM_RC)
+        self.assertIn("no kernel status within 0.5 s", err)
+
+    def test_extra_and_plugin(self):
+        rc, _ = self.launch(status_rc(0), "--plugin", "p.so,a=1", "k.iso",
+                            "--", "-d", "int")
+        self.assertEqual(rc, 0)
+        args = self.passed_args()
+        self.assertEqual(opt(args, "-plugin"), "file=p.so,a=1")
+        self.assertEqual(args[-2:], ["-d", "int"])
+
+    def test_usage_error(self):
+        rc, err = self.launch(status_rc(0), "--firmware", "uefi", "k.iso")
+        self.assertEqual(rc, 2)
+        self.assertIn("variable store", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

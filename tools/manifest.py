@@ -1,0 +1,142 @@
+"""The boot manifest, tests/boot.cfg: its parser, the check of each entry's
+values, and the selection of boots by group and name.
+
+An INI-like file: one [section] per boot, `key = value` lines, `#`
+comments. Every key a section may set has a default in ENTRY_DEFAULTS; the
+keys are documented in the manifest's own header and in docs/testing.md.
+Python 3 standard library only.
+"""
+
+import os
+import re
+
+import qemu
+
+MANIFEST = os.path.join("tests", "boot.cfg")
+
+# Defaults of a manifest entry; every key a section may set is listed here.
+ENTRY_DEFAULTS = {
+    "firmware": "bios",
+    "machine": "pc",
+    "smp": "1",
+    "mem": "512M",
+    "cpu": "max",
+    "media": "cd",
+    "extra": "",
+    "cmdline": "ktest=all run=none",
+    "timeout": "60",
+    "groups": "",
+    "expect": "pass",
+    "expect_lines": "",
+    "expect_status": "",
+    # yes: the @@ENV/@@RESULT lines must parse and validate with
+    # tools/results.py, and there must be at least results_min results.
+    "check_results": "no",
+    "results_min": "1",
+    # yes: boot alone, after the others. Timing-sensitive boots (several
+    # vCPUs spinning on each other) stall when another QEMU shares the
+    # host's cores.
+    "exclusive": "no",
+}
+FIRMWARES = qemu.FIRMWARES
+MEDIAS = qemu.MEDIAS
+EXPECTS = ("pass", "panic", "hang", "triple")
+EXPECT_LINES_SEP = ";;"
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class ManifestError(Exception):
+    pass
+
+
+def parse_manifest(text, source=MANIFEST):
+    """Parse the INI-like boot manifest.
+
+    Returns a list of entry dicts (in file order) with every key of
+    ENTRY_DEFAULTS filled in plus "name"; raises ManifestError on an
+    unknown key, a bad value or a duplicate name.
+    """
+    entries = []
+    cur = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        where = "%s:%d" % (source, lineno)
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"^\[([^\]]*)\]$", line)
+        if m:
+            name = m.group(1).strip()
+            if not NAME_RE.match(name):
+                raise ManifestError("%s: bad section name %r" % (where, name))
+            if any(e["name"] == name for e in entries):
+                raise ManifestError("%s: duplicate section [%s]" %
+                                    (where, name))
+            cur = dict(ENTRY_DEFAULTS, name=name)
+            entries.append(cur)
+            continue
+        if "=" not in line:
+            raise ManifestError("%s: expected 'key = value'" % where)
+        if cur is None:
+            raise ManifestError("%s: key outside a [section]" % where)
+        key, value = (s.strip() for s in line.split("=", 1))
+        if key not in ENTRY_DEFAULTS:
+            raise ManifestError("%s: unknown key %r" % (where, key))
+        cur[key] = value
+    for e in entries:
+        check_entry(e, source)
+    return entries
+
+
+def check_entry(e, source):
+    """Validate one entry's values; raise ManifestError naming it."""
+    def bad(msg):
+        raise ManifestError("%s: [%s]: %s" % (source, e["name"], msg))
+
+    if e["firmware"] not in FIRMWARES:
+        bad("firmware must be one of %s" % "|".join(FIRMWARES))
+    if e["media"] not in MEDIAS:
+        bad("media must be one of %s" % "|".join(MEDIAS))
+    if e["expect"] not in EXPECTS:
+        bad("expect must be one of %s" % "|".join(EXPECTS))
+    if not e["smp"].isdigit() or int(e["smp"]) < 1:
+        bad("smp must be a positive integer")
+    if not re.match(r"^\d+[KMGT]?$", e["mem"]):
+        bad("mem must look like 512M")
+    try:
+        e["timeout_s"] = float(e["timeout"])
+    except ValueError:
+        bad("timeout must be a number of seconds")
+    if e["timeout_s"] <= 0:
+        bad("timeout must be positive")
+    if e["expect_status"] and not re.match(r"^\d+$", e["expect_status"]):
+        bad("expect_status must be a non-negative integer")
+    e["groups_list"] = e["groups"].split()
+    e["expect_res"] = []
+    for pat in e["expect_lines"].split(EXPECT_LINES_SEP):
+        pat = pat.strip()
+        if not pat:
+            continue
+        try:
+            e["expect_res"].append(re.compile(pat, re.M))
+        except re.error as err:
+            bad("expect_lines regex %r: %s" % (pat, err))
+
+
+def select_entries(entries, groups, names):
+    """Entries in any of groups (all when empty) and named in names (all
+    when empty); raises ManifestError for a name that is not in the file."""
+    known = {e["name"] for e in entries}
+    for n in names:
+        if n not in known:
+            raise ManifestError("no boot named %r in %s" % (n, MANIFEST))
+    out = []
+    for e in entries:
+        if names and e["name"] not in names:
+            continue
+        if groups and not set(groups) & set(e["groups_list"]):
+            continue
+        out.append(e)
+    if groups and not out:
+        raise ManifestError("no boot in group(s) %s" % " ".join(groups))
+    return out
+

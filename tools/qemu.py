@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""The one QEMU launcher: builds the qemu-system-x86_64 command line from
+named settings and decodes how QEMU ended.
+
+Everything that boots the kernel goes through here: the Makefile's `run`,
+`run-uefi`, `debug` and `bench` (through the command-line entry below) and
+tools/testrun.py (as a module). It is the only place that knows
+
+  - the OVMF firmware files (read from tools/paths.mk, their one home) and
+    that each UEFI boot gets a fresh writable copy of the variable store;
+  - the isa-debug-exit device and its encoding: the kernel writes N to
+    port 0xf4 and QEMU exits with (N << 1) | 1, so a status is always odd;
+    0 means QEMU stopped without one (a triple fault under -no-reboot, a
+    halt, Ctrl-A X); any other even code is a QEMU error;
+  - timeout(1)'s exit codes, when a boot runs under a time limit;
+  - how a USB stick, a gdb stub, icount and TCG plugins are spelled.
+
+Command line (the Makefile's use; see --help):
+  qemu.py [--firmware bios|uefi] [--machine M] [--media cd|usb] [--smp N]
+          [--mem SIZE] [--cpu MODEL] [--icount SHIFT] [--serial stdio|file:PATH]
+          [--gdb PORT] [--paused] [--vars PATH] [--plugin FILE[,K=V...]]...
+          [--plugin-log PATH] [--timeout S] [--raw-exit] [--dry-run]
+          IMAGE [-- QEMU-ARGS...]
+It exits with the kernel's status; when it is not 0 it prints `kernel
+exited with status N` on stderr. Without a status it says why and exits
+with 125 (124 when the time limit ran out).
+
+Python 3 standard library only.
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATHS_MK = os.path.join(ROOT, "tools", "paths.mk")
+QEMU = "qemu-system-x86_64"
+
+FIRMWARES = ("bios", "uefi")
+MEDIAS = ("cd", "usb")
+
+# isa-debug-exit: where the kernel writes its status.
+DEBUG_EXIT_IOBASE = 0xF4
+DEBUG_EXIT_IOSIZE = 0x04
+
+# Exit codes of coreutils timeout(1): 124 after SIGTERM did the job, 128+9
+# when it had to follow up with SIGKILL (-k).
+TIMEOUT_TERM_RC = 124
+TIMEOUT_KILL_RC = 128 + 9
+KILL_GRACE_S = 5
+
+# What the command-line entry exits with when the kernel gave no status.
+NO_STATUS_RC = 125
+
+# The USB stick: an xHCI controller with a mass-storage device, first in
+# boot order. Read-only so that parallel boots may share one image (QEMU
+# takes a write lock on writable images).
+USB_ARGS = ["-device", "qemu-xhci",
+            "-drive", "if=none,id=stick,format=raw,readonly=on,file={image}",
+            "-device", "usb-storage,drive=stick,bootindex=1"]
+
+# The serial destination that puts COM1 (and QEMU's monitor, Ctrl-A C) on
+# this terminal.
+SERIAL_STDIO = "stdio"
+
+
+def read_paths(path=PATHS_MK):
+    """The NAME := value lines of tools/paths.mk as a dict. Raises OSError
+    when the file cannot be read."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and ":=" in line:
+                name, value = (s.strip() for s in line.split(":=", 1))
+                out[name] = value
+    return out
+
+
+_PATHS = read_paths()
+OVMF_CODE = _PATHS["OVMF_CODE"]
+OVMF_VARS = _PATHS["OVMF_VARS"]
+
+
+class LaunchError(Exception):
+    """A setting QEMU cannot be started with (message says which)."""
+
+
+class Plugin:
+    """A TCG plugin: the shared object and its "name=value" arguments."""
+
+    def __init__(self, file, args=()):
+        self.file, self.args = file, list(args)
+
+    @classmethod
+    def parse(cls, spec):
+        """From "FILE,name=value,...": raises LaunchError when an argument
+        has no '='."""
+        parts = spec.split(",")
+        for a in parts[1:]:
+            if "=" not in a:
+                raise LaunchError("plugin argument %r: expected name=value"
+                                  % a)
+        return cls(parts[0], parts[1:])
+
+    def option(self):
+        """The value of QEMU's -plugin option."""
+        return ",".join(["file=" + self.file] + self.args)
+
+
+class Launch:
+    """Named settings of one QEMU run. image is the boot image; vars is
+    where a UEFI run's fresh copy of the variable store goes; serial is
+    "stdio" (COM1 and the monitor on this terminal), "file:PATH" (COM1 to
+    PATH, no monitor) or any other QEMU -serial value; monitor, when set,
+    is where QEMU's monitor goes (e.g. "unix:PATH,server=on,wait=off");
+    icount is None or
+    the shift; gdb is None or a TCP port; paused starts the CPUs stopped
+    (for gdb); plugin_log sends plugin output to a file; timeout is None or
+    seconds (then QEMU runs under timeout(1)); extra: more arguments."""
+
+    def __init__(self, image, firmware="bios", machine="pc", media="cd",
+                 smp=1, mem="512M", cpu="max", icount=None,
+                 serial=SERIAL_STDIO, monitor=None, gdb=None, paused=False,
+                 vars=None,
+                 plugins=(), plugin_log=None, timeout=None, extra=()):
+        self.image, self.firmware, self.machine = image, firmware, machine
+        self.media, self.smp, self.mem, self.cpu = media, smp, mem, cpu
+        self.icount, self.serial, self.gdb = icount, serial, gdb
+        self.monitor = monitor
+        self.paused, self.vars = paused, vars
+        self.plugins, self.plugin_log = list(plugins), plugin_log
+        self.timeout, self.extra = timeout, list(extra)
+
+    def check(self):
+        """Raise LaunchError for a setting that cannot work."""
+        if self.firmware not in FIRMWARES:
+            raise LaunchError("firmware must be one of %s" %
+                              "|".join(FIRMWARES))
+        if self.media not in MEDIAS:
+            raise LaunchError("media must be one of %s" % "|".join(MEDIAS))
+        if self.firmware == "uefi" and not self.vars:
+            raise LaunchError("a UEFI run needs a path for its copy of "
+                              "the variable store")
+        if self.timeout is not None and self.timeout <= 0:
+            raise LaunchError("timeout must be positive")
+
+
+def qemu_args(s):
+    """The QEMU argument list for settings s (no timeout wrapper); raises
+    LaunchError for a bad setting. Pure: copies nothing (see prepare)."""
+    s.check()
+    cmd = [QEMU, "-machine", s.machine, "-m", str(s.mem),
+           "-smp", str(s.smp), "-cpu", s.cpu, "-display", "none",
+           "-no-reboot", "-device", "isa-debug-exit,iobase=%#x,iosize=%#04x"
+           % (DEBUG_EXIT_IOBASE, DEBUG_EXIT_IOSIZE)]
+    if s.icount is not None:
+        cmd += ["-icount", "shift=%d" % s.icount]
+    if s.serial == SERIAL_STDIO:
+        cmd += ["-serial", "mon:stdio"]
+    else:
+        cmd += ["-serial", s.serial]
+    if s.monitor:
+        cmd += ["-monitor", s.monitor]
+    elif s.serial.startswith("file:"):
+        cmd += ["-monitor", "none"]
+    if s.firmware == "uefi":
+        cmd += ["-drive", "if=pflash,format=raw,readonly=on,file=" +
+                OVMF_CODE,
+                "-drive", "if=pflash,format=raw,file=" + s.vars]
+    if s.media == "cd":
+        cmd += ["-cdrom", s.image]
+    else:
+        cmd += [a.format(image=s.image) for a in USB_ARGS]
+    if s.gdb is not None:
+        cmd += ["-gdb", "tcp::%d" % s.gdb]
+    if s.paused:
+        cmd += ["-S"]
+    for p in s.plugins:
+        cmd += ["-plugin", p.option()]
+    if s.plugin_log:
+        cmd += ["-d", "plugin", "-D", s.plugin_log]
+    return cmd + s.extra
+
+
+def command(s):
+    """The full argument list: qemu_args(s), under timeout(1) when s has a
+    time limit."""
+    cmd = qemu_args(s)
+    if s.timeout is not None:
+        cmd = ["timeout", "-k", str(KILL_GRACE_S), "%g" % s.timeout] + cmd
+    return cmd
+
+
+def prepare(s):
+    """Create what the run needs on disk: a fresh copy of the OVMF
+    variable store for a UEFI run. Raises LaunchError when OVMF is not
+    installed."""
+    if s.firmware != "uefi":
+        return
+    if not (os.path.exists(OVMF_CODE) and os.path.exists(OVMF_VARS)):
+        raise LaunchError("OVMF not installed (package ovmf)")
+    d = os.path.dirname(s.vars)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    shutil.copyfile(OVMF_VARS, s.vars)
+
+
+class Exit:
+    """How QEMU ended. kind is one of:
+      "status"   the kernel wrote a status to isa-debug-exit (status is set)
+      "timeout"  timeout(1) fired: the guest hung
+      "nostatus" QEMU exited 0: triple fault under -no-reboot, or a halt
+      "error"    any other code (QEMU failed, killed by a signal)
+    """
+
+    def __init__(self, kind, rc, status=None):
+        self.kind, self.rc, self.status = kind, rc, status
+
+    def __repr__(self):
+        return "Exit(%s, rc=%r, status=%r)" % (self.kind, self.rc,
+                                               self.status)
+
+
+def decode_exit(rc, timed_out):
+    """Decode QEMU's exit code rc (as returned through timeout(1)).
+
+    timed_out says the wall clock reached the timeout: it is needed
+    because 137 (timeout's SIGKILL code) is odd and would otherwise read
+    as kernel status 68.
+    """
+    if timed_out and rc in (TIMEOUT_TERM_RC, TIMEOUT_KILL_RC):
+        return Exit("timeout", rc)
+    if rc is None or rc < 0:
+        return Exit("error", rc)
+    if rc & 1:
+        return Exit("status", rc, rc >> 1)
+    if rc == 0:
+        return Exit("nostatus", rc)
+    return Exit("error", rc)
+
+
+def describe_exit(ex, timeout_s):
+    """One phrase saying how QEMU ended, for verdicts and messages."""
+    if ex.kind == "timeout":
+        return "timed out after %g s" % timeout_s
+    if ex.kind == "status":
+        return "QEMU exit code %d (status %d)" % (ex.rc, ex.status)
+    if ex.kind == "nostatus":
+        return "QEMU exited 0 without a status"
+    return "QEMU exit code %r without a status" % ex.rc
+
+
+def user_outcome(ex, timeout_s=None):
+    """What the command-line entry reports: (exit code, message or None).
+    The kernel's status is the exit code; a status other than 0 and every
+    run without a status get a message."""
+    if ex.kind == "status":
+        if ex.status == 0:
+            return 0, None
+        return ex.status, "kernel exited with status %d" % ex.status
+    if ex.kind == "timeout":
+        return TIMEOUT_TERM_RC, ("QEMU stopped: no kernel status within "
+                                 "%g s" % timeout_s)
+    return NO_STATUS_RC, ("QEMU exited with code %s without a kernel status "
+                          "(triple fault, QEMU error or exit=halt)" % ex.rc)
+
+
+def run(s, stdin=None, stdout=None, stderr=None, interactive=False):
+    """Prepare and run settings s; returns (Exit, seconds). stdin, stdout
+    and stderr are as for subprocess (None: this process's). interactive
+    (main thread only): while QEMU runs, this process ignores SIGINT and
+    leaves it to QEMU, as a shell would (with serial on stdio, Ctrl-C
+    belongs to the guest). Raises LaunchError before starting QEMU when a
+    setting is bad or QEMU cannot be started."""
+    cmd = command(s)
+    prepare(s)
+    start = time.monotonic()
+    try:
+        p = subprocess.Popen(cmd, stdin=stdin, stdout=stdout, stderr=stderr)
+    except OSError as err:
+        raise LaunchError("cannot start %s: %s" % (cmd[0], err))
+    if interactive:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        rc = p.wait()
+    finally:
+        if interactive:
+            signal.signal(signal.SIGINT, old)
+    elapsed = time.monotonic() - start
+    timed_out = s.timeout is not None and elapsed >= s.timeout
+    return decode_exit(rc, timed_out), elapsed
+
+
+# --------------------------------------------------------------------------
+# Command-line entry
+# --------------------------------------------------------------------------
+def parse_args(argv):
+    """Launch settings and options from argv; exits on a usage error."""
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(
+        description="Boot IMAGE under QEMU; exit with the kernel's status.")
+    ap.add_argument("image")
+    ap.add_argument("--firmware", choices=FIRMWARES, default="bios")
+    ap.add_argument("--machine", default="pc")
+    ap.add_argument("--media", choices=MEDIAS, default="cd")
+    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--mem", default="512M")
+    ap.add_argument("--cpu", default="max")
+    ap.add_argument("--icount", type=int, metavar="SHIFT",
+                    help="-icount shift=SHIFT (0: one instruction, 1 ns)")
+    ap.add_argument("--serial", default=SERIAL_STDIO,
+                    help="stdio (default), file:PATH or a QEMU -serial value")
+    ap.add_argument("--gdb", type=int, metavar="PORT",
+                    help="gdb stub on TCP PORT")
+    ap.add_argument("--paused", action="store_true",
+                    help="start with the CPUs stopped (-S)")
+    ap.add_argument("--vars", help="the UEFI variable store's fresh copy")
+    ap.add_argument("--plugin", action="append", default=[],
+                    metavar="FILE[,NAME=VALUE...]", help="a TCG plugin")
+    ap.add_argument("--plugin-log", metavar="PATH",
+                    help="plugin output to PATH (-d plugin -D PATH)")
+    ap.add_argument("--timeout", type=float, metavar="S",
+                    help="stop QEMU after S seconds (timeout -k)")
+    ap.add_argument("--raw-exit", action="store_true",
+                    help="exit with QEMU's own code, decode nothing")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the command, run nothing")
+    a = ap.parse_args(argv)
+    try:
+        plugins = [Plugin.parse(p) for p in a.plugin]
+        s = Launch(a.image, firmware=a.firmware, machine=a.machine,
+                   media=a.media, smp=a.smp, mem=a.mem, cpu=a.cpu,
+                   icount=a.icount, serial=a.serial, gdb=a.gdb,
+                   paused=a.paused, vars=a.vars, plugins=plugins,
+                   plugin_log=a.plugin_log, timeout=a.timeout, extra=extra)
+        s.check()
+    except LaunchError as err:
+        ap.error(str(err))
+    return s, a
+
+
+def main(argv):
+    s, a = parse_args(argv)
+    if a.dry_run:
+        print(" ".join(command(s)))
+        return 0
+    try:
+        ex, _ = run(s, interactive=True)
+    except LaunchError as err:
+        print("qemu.py: %s" % err, file=sys.stderr)
+        return NO_STATUS_RC
+    if a.raw_exit:
+        return ex.rc if ex.rc is not None and ex.rc >= 0 else NO_STATUS_RC
+    code, msg = user_outcome(ex, s.timeout)
+    if msg:
+        print(msg, file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
