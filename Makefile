@@ -255,6 +255,20 @@ $(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kpr
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 
+# The layer rule (docs/layers.md) as one more host test: the program runs
+# tools/check_layers.py's self-test and its check of the tree, as KTAP.
+# `make check-layers` prints the offending includes directly.
+HOST_TESTS += $(BUILD)/host/test_layers
+$(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/check_layers.py" --ktap "%s"\n' \
+		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+
+.PHONY: check-layers
+check-layers:
+	$(Q)python3 tools/check_layers.py
+
 .PHONY: host-tests
 host-tests: $(HOST_TESTS)
 

@@ -1,5 +1,5 @@
 /*
- * The copy experiment (issue 5; re-creates seed 001, "cache pollution
+ * The copy experiment (re-creates seed 001, "cache pollution
  * aware __copy_from_user_ll()": copy with non-temporal movnti stores so
  * that a copy does not evict everything else from the cache, against the
  * objection that whoever reads the copied data then pays for the misses).

@@ -103,8 +103,8 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 
 static int kbuild_run(enum experiment_mode mode)
 {
-	const struct kbuild_size *size = mode == EXPERIMENT_FULL ? &kbuild_full :
-							       &kbuild_quick;
+	const struct kbuild_size *size =
+		mode == EXPERIMENT_FULL ? &kbuild_full : &kbuild_quick;
 	static struct bench_figure figs[KB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online();
 	uint64_t expect = 0, bytes = 0, t0, t1;

@@ -111,7 +111,8 @@ static void explain(enum bench_tristate v)
 	}
 	if (v == BENCH_YES) {
 		kprintf("memtype: verdict: HONOURED: uncached loads cost at "
-			"least %ux a write-back load.\n", MEMTYPE_HONOURED_RATIO);
+			"least %ux a write-back load.\n",
+			MEMTYPE_HONOURED_RATIO);
 		return;
 	}
 	if (strcmp(cpu_info.hypervisor, "KVMKVMKVM") == 0)

@@ -126,8 +126,8 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 
 static int tbench_run(enum experiment_mode mode)
 {
-	const struct tbench_size *size = mode == EXPERIMENT_FULL ? &tbench_full :
-							       &tbench_quick;
+	const struct tbench_size *size =
+		mode == EXPERIMENT_FULL ? &tbench_full : &tbench_quick;
 	static struct bench_figure figs[TB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
 	uint64_t free_before = page_alloc_free_pages(), t0, t1;

@@ -114,5 +114,5 @@ void bench_env_report(void)
 	env.git_hash = kernel_git_hash;
 	env.cmdline = boot_info.cmdline;
 	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
-	bench_env_print(&env);
+	bench_output_env(&env);
 }

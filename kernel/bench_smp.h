@@ -1,5 +1,5 @@
 /*
- * Running one measured function on several CPUs at once (issue 5): every
+ * Running one measured function on several CPUs at once: every
  * repetition starts behind a barrier, so the CPUs really overlap, and the
  * result is both per CPU and aggregate (lib/bench.h, bench_aggregate()).
  */

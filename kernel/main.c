@@ -136,7 +136,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	/* Copy the boot information first: it may lie in memory we are
 	 * about to reuse. */
-	multiboot2_parse(phys_to_virt(mbi_phys), mbi_phys);
+	mb2_parse(phys_to_virt(mbi_phys), mbi_phys);
 	options_parse(boot_info.cmdline);
 	setup_screen_console();
 	/* Serial was registered before the command line could be read. */
@@ -157,12 +157,12 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	console_print_list();
 	if (log_enabled(LOG_INFO)) {
-		multiboot2_print();
+		mb2_print();
 		options_print();
 		cpu_print_report();
 	}
 
-	/* --- memory: page allocator, page tables (mm/) --- */
+	/* ---- memory: page allocator, page tables (mm/) ------------------ */
 	page_alloc_set_phys_limit(cpu_info.phys_addr_bits);
 	page_alloc_from_boot_info();
 	mtrr_read();
@@ -170,12 +170,12 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	kmalloc_init(&kernel_kmalloc_backend);
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
-	kmalloc_set_cpu_hook(smp_this_cpu, MAX_CPUS);
+	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
 	if (log_enabled(LOG_INFO))
 		memory_report();
-	/* --- end memory --- */
+	/* ---- end memory ------------------------------------------------- */
 
-	/* --- CPUs and time: ACPI, APIC, TSC, PMU, SMP (issue 4) --- */
+	/* ---- CPUs and time: ACPI, APIC, TSC, PMU, SMP ------------------- */
 	acpi_init();
 	apic_init_bsp();
 	percpu_init_bsp(apic_id());
@@ -195,16 +195,14 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 		if (tsc_sync_check(&sync))
 			tsc_sync_print(&sync);
 	}
-	/* --- end CPUs and time --- */
+	/* ---- end CPUs and time ------------------------------------------ */
 
 	crash_if_asked(kopt.crash);
 
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
 
-	failures += experiments_run(kopt.run, kopt.runmode == 1 ?
-						      EXPERIMENT_FULL :
-						      EXPERIMENT_QUICK);
+	failures += experiments_run(kopt.run, kopt.runmode);
 
 	kernel_exit(failures ? 1 : 0);
 }

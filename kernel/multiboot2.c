@@ -104,7 +104,7 @@ static void parse_rsdp(const struct mb2_tag *tag, unsigned version)
 	boot_info.rsdp_version = version;
 }
 
-bool multiboot2_parse(const void *mbi, uint64_t mbi_phys)
+bool mb2_parse(const void *mbi, uint64_t mbi_phys)
 {
 	const uint8_t *base = mbi;
 	uint32_t total = *(const uint32_t *)mbi;
@@ -182,7 +182,7 @@ const char *mb2_mmap_type_name(uint32_t type)
 	}
 }
 
-void multiboot2_print(void)
+void mb2_print(void)
 {
 	const struct boot_framebuffer *fb = &boot_info.fb;
 

@@ -85,8 +85,8 @@ extern struct boot_info boot_info;
  * original). Malformed tags are reported and parsing stops there; what was
  * read before remains. Returns false if nothing usable was found.
  */
-bool multiboot2_parse(const void *mbi, uint64_t mbi_phys);
-void multiboot2_print(void);
+bool mb2_parse(const void *mbi, uint64_t mbi_phys);
+void mb2_print(void);
 const char *mb2_mmap_type_name(uint32_t type);
 
 #endif

@@ -35,6 +35,7 @@ struct option_desc {
 };
 
 static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
+/* Indexed by enum experiment_mode. */
 static const char *const runmode_names[] = {"quick", "full", NULL};
 static const char *const crash_names[] = {"none",   "pf",	  "ud",
 					  "gp",	    "assert", "triple",

@@ -7,6 +7,7 @@
 #define KERNEL_OPTIONS_H
 
 #include <stdbool.h>
+#include "kernel/experiment.h"
 #include "lib/config.h"
 
 enum exit_mode { EXIT_QEMU, EXIT_HALT, EXIT_REBOOT };
@@ -39,7 +40,7 @@ struct kernel_options {
 	unsigned loglevel; /* 0 quiet .. 7 debug */
 	enum crash_kind crash;
 	bool poison; /* fill freed pages with a pattern */
-	unsigned runmode; /* 0 quick, 1 full (enum experiment_mode) */
+	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	unsigned errors; /* options reported as unknown or malformed */
 };

@@ -125,7 +125,8 @@ void smp_init(void)
 			stats.skipped++;
 			continue;
 		}
-		if (apic_mode() == APIC_MODE_XAPIC && c->apic_id > XAPIC_MAX_APIC_ID) {
+		if (apic_mode() == APIC_MODE_XAPIC &&
+		    c->apic_id > XAPIC_MAX_APIC_ID) {
 			kprintf("smp: apic id %u needs x2APIC, which this CPU "
 				"lacks: left out\n", c->apic_id);
 			stats.skipped++;

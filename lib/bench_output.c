@@ -44,7 +44,7 @@ static void emit(const char *s, size_t n)
 		console_write(s, n);
 }
 
-/* ----- a bounded string builder with ksnprintf() length semantics ----- */
+/* ---- a bounded string builder with ksnprintf() length semantics --------- */
 
 struct sbuf {
 	char *buf;
@@ -104,7 +104,7 @@ static void sb_fixed(struct sbuf *sb, uint64_t v, unsigned scale,
 	sb_puts(sb, num);
 }
 
-/* ----- JSON ----- */
+/* ---- JSON --------------------------------------------------------------- */
 
 /* Escape one byte into esc (no NUL); returns its length. */
 static size_t json_escape_byte(char *esc, unsigned char c)
@@ -343,9 +343,9 @@ __printf(1, 2) static void emit_printf(const char *fmt, ...)
 	emit_line(line, sizeof(line), n);
 }
 
-/* ----- environment header ----- */
+/* ---- environment header ------------------------------------------------- */
 
-void bench_env_print(const struct bench_env *env)
+void bench_output_env(const struct bench_env *env)
 {
 	char line[BENCH_LINE_MAX];
 	char mhz[NUM_BUF];
@@ -392,7 +392,7 @@ void bench_env_print(const struct bench_env *env)
 	emit_line(line, sizeof(line), n);
 }
 
-/* ----- figures and tables ----- */
+/* ---- figures and tables ------------------------------------------------- */
 
 void bench_figure_init(struct bench_figure *f, const char *experiment,
 		       const char *variant, const char *metric,

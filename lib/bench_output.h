@@ -91,11 +91,11 @@ void bench_output_set_sink(bench_sink_fn sink);
  * Record the environment for the result lines that follow
  * (caches_modelled) and print the header: a human block, then @@ENV.
  */
-void bench_env_print(const struct bench_env *env);
+void bench_output_env(const struct bench_env *env);
 
 /*
  * Whether the recorded environment models caches (true until
- * bench_env_print() says otherwise).
+ * bench_output_env() says otherwise).
  */
 bool bench_output_caches_modelled(void);
 

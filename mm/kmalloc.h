@@ -1,5 +1,5 @@
 /*
- * kmalloc: the kernel's small-object allocator (issue 3, docs/kmalloc.md).
+ * kmalloc: the kernel's small-object allocator (docs/kmalloc.md).
  *
  * Sizes up to about half a page come from size classes (8, 16, ... 1024
  * bytes and a top class two of which fit in a page), each class carving
@@ -14,7 +14,7 @@
  * tests (aligned_alloc).
  *
  * Every class and the large-block table has its own spinlock, so several
- * CPUs may allocate at once. Once kmalloc_set_cpu_hook() is called, each
+ * CPUs may allocate at once. Once kmalloc_enable_cpu_caches() is called, each
  * CPU also keeps a small cache of free objects per class ("magazines"),
  * used without any lock. No function here may be called from an
  * interrupt handler: the per-CPU caches rely on a CPU's kmalloc/kfree
@@ -62,12 +62,13 @@ void *kmalloc(size_t size);
 
 /*
  * Turn on the per-CPU caches: cpu_id() returns the caller's CPU number
- * (CPUs numbered ncpus_max or more, capped at 256, use the locked path).
+ * (CPUs numbered ncpus_max or more, capped at MAX_CPUS, use the locked
+ * path).
  * Call once after kmalloc_init(), before other CPUs use kmalloc; it
  * cannot be undone (kmalloc_init() resets it). Without this call kmalloc
  * behaves as a plain locked slab allocator.
  */
-void kmalloc_set_cpu_hook(unsigned (*cpu_id)(void), unsigned ncpus_max);
+void kmalloc_enable_cpu_caches(unsigned (*cpu_id)(void), unsigned ncpus_max);
 
 /*
  * Give every object in the calling CPU's caches back to its slab (empty

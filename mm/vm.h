@@ -1,7 +1,8 @@
 /*
  * Address spaces and mappings. Every function takes the address space as
- * a parameter: the kernel's own space is just the first one (ROADMAP item
- * 3 adds more, with demand paging and a reverse map).
+ * a parameter: the kernel's own space is just the first one (more will
+ * come, with demand paging and a reverse map: docs/README.md, "What comes
+ * next").
  *
  *   vm_map        map physical pages at a virtual address
  *   vm_unmap      remove mappings (splitting large pages when needed;

@@ -43,9 +43,7 @@ uint64_t corpus_rng_seed(uint64_t seed, uint64_t stream)
 	return prng_seed(s);
 }
 
-/* ---------------------------------------------------------------- */
-/* Generator                                                         */
-/* ---------------------------------------------------------------- */
+/* ---- Generator ---------------------------------------------------------- */
 
 /* Emits into buf, or only counts when buf is NULL. */
 struct writer {
@@ -233,9 +231,7 @@ size_t corpus_generate(const struct corpus_params *p, unsigned idx,
 	return generate(p, idx, &w);
 }
 
-/* ---------------------------------------------------------------- */
-/* Tokenizer                                                         */
-/* ---------------------------------------------------------------- */
+/* ---- Tokenizer ---------------------------------------------------------- */
 
 static bool is_space(char c)
 {
@@ -309,9 +305,7 @@ enum corpus_tok corpus_next_token(const char *s, size_t len, size_t *pos,
 	return t->kind;
 }
 
-/* ---------------------------------------------------------------- */
-/* Compiler                                                          */
-/* ---------------------------------------------------------------- */
+/* ---- Compiler ----------------------------------------------------------- */
 
 #define SYMTAB_BUCKETS 256u
 #define OBJ_MAGIC 0x4a424f4bu /* "KOBJ" */

@@ -1,6 +1,6 @@
 /*
  * corpus: the kbuild-like workload's "source tree" and "compiler"
- * (issue 5; seeds 000, 001 and 003 time `make -j N` of a kernel).
+ * (seeds 000, 001 and 003 time `make -j N` of a kernel).
  *
  *  - a deterministic generator of C-looking source files: file i of a
  *    corpus is a pure function of (seed, i), so every run, every CPU

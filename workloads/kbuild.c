@@ -13,7 +13,7 @@
 #include "workloads/kbuild.h"
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
-#include "workloads/tracepoint.h"
+#include "trace/tracepoint.h"
 
 const struct kbuild_size kbuild_quick = {KBUILD_QUICK_CORPUS, 3};
 const struct kbuild_size kbuild_full = {
@@ -35,6 +35,18 @@ static void obj_name(char *buf, unsigned i)
 	ksnprintf(buf, KB_NAME_LEN, "obj/%u.o", i);
 }
 
+/* Create (or truncate) name in fs holding the n bytes of buf. */
+static bool write_whole_file(struct ramfs *fs, const char *name,
+			     const void *buf, size_t n)
+{
+	int h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
+	bool ok = h >= 0 && ramfs_write(fs, h, 0, buf, n) == (long)n;
+
+	if (h >= 0)
+		ramfs_close(fs, h);
+	return ok;
+}
+
 /* Write the whole source tree into fs. */
 static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 {
@@ -43,17 +55,13 @@ static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 	for (unsigned i = 0; i < p->files; i++) {
 		size_t n = corpus_file_size(p, i);
 		char *buf = kmalloc(n);
-		int h;
 		bool ok;
 
 		if (!buf)
 			return false;
 		corpus_generate(p, i, buf, n);
 		src_name(name, i);
-		h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
-		ok = h >= 0 && ramfs_write(fs, h, 0, buf, n) == (long)n;
-		if (h >= 0)
-			ramfs_close(fs, h);
+		ok = write_whole_file(fs, name, buf, n);
 		kfree(buf);
 		if (!ok)
 			return false;
@@ -89,10 +97,7 @@ static bool kb_compile_one(struct ramfs *fs, unsigned i,
 		return false;
 	TRACEPOINT(kbuild_compiled, i, obj_len);
 	obj_name(name, i);
-	h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
-	ok = h >= 0 && ramfs_write(fs, h, 0, obj, obj_len) == (long)obj_len;
-	if (h >= 0)
-		ramfs_close(fs, h);
+	ok = write_whole_file(fs, name, obj, obj_len);
 	kfree(obj);
 	return ok;
 }

@@ -6,7 +6,7 @@
 #include "lib/atomic.h"
 #include "lib/string.h"
 
-void lb_ring_init(struct lb_ring *r, void *buf, size_t size)
+void loopback_ring_init(struct loopback_ring *r, void *buf, size_t size)
 {
 	kassert(buf && size >= 2 && (size & (size - 1)) == 0);
 	memset(r, 0, sizeof(*r));
@@ -17,22 +17,23 @@ void lb_ring_init(struct lb_ring *r, void *buf, size_t size)
 void loopback_init(struct loopback *lb, void *req_buf, void *rep_buf,
 		   size_t size)
 {
-	lb_ring_init(&lb->req, req_buf, size);
-	lb_ring_init(&lb->rep, rep_buf, size);
+	loopback_ring_init(&lb->req, req_buf, size);
+	loopback_ring_init(&lb->rep, rep_buf, size);
 }
 
-size_t lb_ring_used(const struct lb_ring *r)
+size_t loopback_ring_used(const struct loopback_ring *r)
 {
 	return (size_t)(atomic_load_acquire(&r->head) -
 			atomic_load_acquire(&r->tail));
 }
 
-size_t lb_ring_free(const struct lb_ring *r)
+size_t loopback_ring_free(const struct loopback_ring *r)
 {
-	return r->size - lb_ring_used(r);
+	return r->size - loopback_ring_used(r);
 }
 
-size_t lb_ring_write_some(struct lb_ring *r, const void *src, size_t len)
+size_t loopback_ring_write_some(struct loopback_ring *r, const void *src,
+				size_t len)
 {
 	uint64_t head = atomic_load_relaxed(&r->head); /* ours */
 	uint64_t tail = atomic_load_acquire(&r->tail);
@@ -49,7 +50,7 @@ size_t lb_ring_write_some(struct lb_ring *r, const void *src, size_t len)
 	return n;
 }
 
-size_t lb_ring_read_some(struct lb_ring *r, void *dst, size_t len)
+size_t loopback_ring_read_some(struct loopback_ring *r, void *dst, size_t len)
 {
 	uint64_t tail = atomic_load_relaxed(&r->tail); /* ours */
 	uint64_t head = atomic_load_acquire(&r->head);
@@ -65,12 +66,12 @@ size_t lb_ring_read_some(struct lb_ring *r, void *dst, size_t len)
 	return n;
 }
 
-void lb_send(struct lb_ring *r, const void *src, size_t len)
+void loopback_send(struct loopback_ring *r, const void *src, size_t len)
 {
 	const uint8_t *p = src;
 
 	while (len) {
-		size_t n = lb_ring_write_some(r, p, len);
+		size_t n = loopback_ring_write_some(r, p, len);
 
 		if (!n) {
 			r->full_spins++;
@@ -82,12 +83,12 @@ void lb_send(struct lb_ring *r, const void *src, size_t len)
 	}
 }
 
-void lb_recv(struct lb_ring *r, void *dst, size_t len)
+void loopback_recv(struct loopback_ring *r, void *dst, size_t len)
 {
 	uint8_t *p = dst;
 
 	while (len) {
-		size_t n = lb_ring_read_some(r, p, len);
+		size_t n = loopback_ring_read_some(r, p, len);
 
 		if (!n) {
 			r->empty_spins++;

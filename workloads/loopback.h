@@ -3,8 +3,8 @@
  * tbench-like workload (seeds 000 and 004). Two bounded single-producer
  * single-consumer byte rings, one per direction:
  *
- *   client CPU --lb_send(req)--> [ request ring ] --lb_recv(req)--> server
- *   client CPU <--lb_recv(rep)-- [  reply ring  ] <--lb_send(rep)-- server
+ *   client --loopback_send()--> [request ring] --loopback_recv()--> server
+ *   client <--loopback_recv()-- [ reply ring ] <--loopback_send()-- server
  *
  * Sending copies the caller's bytes into the ring and receiving copies
  * them out, as a socket's copy_from_user()/copy_to_user() pair would. A
@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include "lib/compiler.h"
 
-struct lb_ring {
+struct loopback_ring {
 	/* Producer's line. */
 	uint64_t head __aligned(CACHE_LINE_SIZE);
 	uint64_t full_spins;	/* producer waits for space */
@@ -43,24 +43,25 @@ struct lb_ring {
 };
 
 struct loopback {
-	struct lb_ring req;	/* client -> server */
-	struct lb_ring rep;	/* server -> client */
+	struct loopback_ring req;	/* client -> server */
+	struct loopback_ring rep;	/* server -> client */
 };
 
 /* buf: size bytes, size a power of two >= 2; the ring does not own it. */
-void lb_ring_init(struct lb_ring *r, void *buf, size_t size);
+void loopback_ring_init(struct loopback_ring *r, void *buf, size_t size);
 
 /* Copy up to len bytes in/out without waiting; returns the count moved. */
-size_t lb_ring_write_some(struct lb_ring *r, const void *src, size_t len);
-size_t lb_ring_read_some(struct lb_ring *r, void *dst, size_t len);
+size_t loopback_ring_write_some(struct loopback_ring *r, const void *src,
+				size_t len);
+size_t loopback_ring_read_some(struct loopback_ring *r, void *dst, size_t len);
 
 /* Bytes readable now / writable now (hints for the other side). */
-size_t lb_ring_used(const struct lb_ring *r);
-size_t lb_ring_free(const struct lb_ring *r);
+size_t loopback_ring_used(const struct loopback_ring *r);
+size_t loopback_ring_free(const struct loopback_ring *r);
 
 /* Copy all len bytes, spinning while the ring is full / empty. */
-void lb_send(struct lb_ring *r, const void *src, size_t len);
-void lb_recv(struct lb_ring *r, void *dst, size_t len);
+void loopback_send(struct loopback_ring *r, const void *src, size_t len);
+void loopback_recv(struct loopback_ring *r, void *dst, size_t len);
 
 /* Both directions over two buffers of size bytes each. */
 void loopback_init(struct loopback *lb, void *req_buf, void *rep_buf,

@@ -1,13 +1,14 @@
 /*
  * ramfs: a small in-memory file store for the workloads (tbench-like and
- * kbuild-like, issue 5). One flat namespace of names up to RAMFS_NAME_MAX
+ * kbuild-like). One flat namespace of names up to RAMFS_NAME_MAX
  * bytes ("c3/f7" is just a name), files made of whole pages.
  *
  *   struct ramfs ─ inode table [max_files] ─ hash chains of names
  *   inode ─ index page: RAMFS_FILE_MAX_PAGES pointers ─ data pages
  *
- * Files are page-granular on purpose: the page cache (ROADMAP item 2)
- * will later sit under this interface and hand out the same pages.
+ * Files are page-granular on purpose: the page cache (docs/README.md,
+ * "What comes next") will later sit under this interface and hand out
+ * the same pages.
  * Unwritten parts of a file (holes) read as zeros and own no page.
  *
  * Portable: pages come from a struct ramfs_backend (page_alloc in the

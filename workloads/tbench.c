@@ -15,7 +15,7 @@
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
 #include "workloads/tbench.h"
-#include "workloads/tracepoint.h"
+#include "trace/tracepoint.h"
 
 /* Payload sizes of reads and writes, picked uniformly (dbench-like mix
  * of small metadata-sized and large data transfers). */
@@ -62,9 +62,7 @@ struct tb_rep {
 	uint64_t len;		/* READ: payload bytes that follow */
 };
 
-/* ------------------------------------------------------------------ */
-/* Server                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Server ------------------------------------------------------------- */
 
 static int64_t tb_perform(struct tbench_pair *pr, const struct tb_req *rq,
 			  uint64_t *out_len)
@@ -111,19 +109,19 @@ static bool tb_server_step(struct tbench_pair *pr)
 	struct tb_rep rp;
 	uint64_t len;
 
-	lb_recv(&pr->lb.req, &rq, sizeof(rq));
+	loopback_recv(&pr->lb.req, &rq, sizeof(rq));
 	if (rq.op == TB_OP_QUIT)
 		return false;
 	if (rq.op == TB_OP_WRITE) {
 		kassert(rq.len <= TBENCH_MAX_PAYLOAD);
-		lb_recv(&pr->lb.req, pr->sbuf, rq.len);
+		loopback_recv(&pr->lb.req, pr->sbuf, rq.len);
 	}
 	rp.status = tb_perform(pr, &rq, &len);
 	rp.len = len;
 	TRACEPOINT(tbench_request_handled, rq.op, rp.status);
-	lb_send(&pr->lb.rep, &rp, sizeof(rp));
+	loopback_send(&pr->lb.rep, &rp, sizeof(rp));
 	if (len)
-		lb_send(&pr->lb.rep, pr->sbuf, len);
+		loopback_send(&pr->lb.rep, pr->sbuf, len);
 	return true;
 }
 
@@ -135,9 +133,7 @@ static void tb_server_loop(struct tbench_pair *pr)
 		;
 }
 
-/* ------------------------------------------------------------------ */
-/* Client                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Client ------------------------------------------------------------- */
 
 static void tb_fill(uint8_t *buf, size_t len, uint64_t seed)
 {
@@ -158,18 +154,18 @@ static void tb_call(struct tbench_pair *pr, struct tbench_client_result *r,
 {
 	struct tb_rep rp;
 
-	lb_send(&pr->lb.req, rq, sizeof(*rq));
+	loopback_send(&pr->lb.req, rq, sizeof(*rq));
 	if (rq->op == TB_OP_WRITE)
-		lb_send(&pr->lb.req, pr->cbuf, rq->len);
+		loopback_send(&pr->lb.req, pr->cbuf, rq->len);
 	TRACEPOINT(tbench_request_sent, rq->op, rq->len);
 	if (rq->op == TB_OP_QUIT)
 		return;
 	if (pr->alternate)
 		tb_server_step(pr);
-	lb_recv(&pr->lb.rep, &rp, sizeof(rp));
+	loopback_recv(&pr->lb.rep, &rp, sizeof(rp));
 	kassert(rp.len <= TBENCH_MAX_PAYLOAD);
 	if (rp.len)
-		lb_recv(&pr->lb.rep, pr->cbuf, rp.len);
+		loopback_recv(&pr->lb.rep, pr->cbuf, rp.len);
 	TRACEPOINT(tbench_reply_received, rp.status, rp.len);
 	r->hash = corpus_hash_u64(r->hash, rq->op);
 	r->hash = corpus_hash_u64(r->hash, (uint64_t)rp.status);
@@ -252,9 +248,7 @@ static void tb_client(struct tbench_pair *pr, unsigned client,
 	}
 }
 
-/* ------------------------------------------------------------------ */
-/* Runs                                                                */
-/* ------------------------------------------------------------------ */
+/* ---- Runs --------------------------------------------------------------- */
 
 static struct tbench_run checksum_run;
 
@@ -284,7 +278,8 @@ static void tb_pair_teardown(struct tbench_pair *pr)
 }
 
 /* The client side of pair pr: its share of the logical clients. */
-static void tb_pair_clients(struct tbench_pair *pr, struct tbench_client_result *res)
+static void tb_pair_clients(struct tbench_pair *pr,
+			    struct tbench_client_result *res)
 {
 	const struct bench_clock *clk = bench_kernel_clock();
 	uint64_t t0 = clk->now();
@@ -298,7 +293,7 @@ static void tb_pair_clients(struct tbench_pair *pr, struct tbench_client_result 
 	if (!pr->alternate) {
 		struct tb_req quit = {.op = TB_OP_QUIT};
 
-		lb_send(&pr->lb.req, &quit, sizeof(quit));
+		loopback_send(&pr->lb.req, &quit, sizeof(quit));
 	}
 	pr->ticks = clk->now() - t0;
 }
@@ -316,7 +311,8 @@ static void tb_cpu_main(void *arg)
 		tb_pair_clients(pr, run->res);
 }
 
-static void tb_fold(struct tbench_check *out, const struct tbench_client_result *res,
+static void tb_fold(struct tbench_check *out,
+		    const struct tbench_client_result *res,
 		    unsigned clients)
 {
 	out->hash = CORPUS_HASH_INIT;
@@ -355,9 +351,9 @@ bool tbench_run_setup(struct tbench_run *run, unsigned npairs,
 	cpumask_clear(&run->mask);
 	for (unsigned p = 0; p < np; p++) {
 		struct tbench_pair *pr = &run->pair[p];
+		size_t ring = alt ? TBENCH_RING_ALT : TBENCH_RING_PAIRED;
 
-		if (!tb_pair_setup(pr, alt ? TBENCH_RING_ALT : TBENCH_RING_PAIRED,
-				   size, run->fs))
+		if (!tb_pair_setup(pr, ring, size, run->fs))
 			return false;
 		pr->alternate = alt;
 		pr->index = p;
@@ -408,7 +404,8 @@ bool tbench_checksum(const struct tbench_size *size, unsigned npairs,
 {
 	bool ok;
 
-	ok = tbench_run_setup(&checksum_run, npairs, size) && tbench_run_once(&checksum_run, chk);
+	ok = tbench_run_setup(&checksum_run, npairs, size) &&
+	     tbench_run_once(&checksum_run, chk);
 	tbench_run_teardown(&checksum_run);
 	return ok;
 }

@@ -12,9 +12,7 @@ bool mtrr_type_valid(unsigned int encoding)
 	return encoding != MEMTYPE_UC_MINUS && memtype_valid(encoding);
 }
 
-/* ---------------------------------------------------------------------
- * MTRRs
- * --------------------------------------------------------------------- */
+/* ---- MTRRs -------------------------------------------------------------- */
 /* The fixed-range MSRs (arch/x86_64/msr.h); the 4K ones are consecutive. */
 const uint32_t mtrr_fixed_msr[MTRR_NUM_FIXED_MSRS] = {
 	MSR_MTRR_FIX64K_00000,
@@ -173,9 +171,8 @@ enum memtype mtrr_type_of(const struct mtrr_state *s, uint64_t phys)
 	return MEMTYPE_UNDEFINED;
 }
 
-/* ---------------------------------------------------------------------
- * MTRR x PAT
- * ---------------------------------------------------------------------
+/* ---- MTRR x PAT --------------------------------------------------------- */
+/*
  * The SDM gives a 5 x 6 table; it follows from a few rules, applied in
  * order (tests/host/test_memtype.c checks them against the table itself):
  *  1. A PAT WC wins over every MTRR type.
@@ -231,9 +228,7 @@ enum memtype mtrr_pat_combine(enum memtype mtrr, enum memtype pat,
 	return r;
 }
 
-/* ---------------------------------------------------------------------
- * Dump
- * --------------------------------------------------------------------- */
+/* ---- Dump --------------------------------------------------------------- */
 #define DUMP_LINE_MAX	112
 #define TYPE_STR_MAX	24
 

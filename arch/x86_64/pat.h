@@ -15,9 +15,9 @@ extern struct mtrr_state mtrr_state;
 extern bool mtrr_present;
 
 /*
- * Write the kernel's PAT layout (arch/x86_64/pat_layout.c) to IA32_PAT on this CPU
- * following the SDM's procedure (caches off, flushes), then read it back.
- * Returns true if the read-back value equals the layout.
+ * Write the kernel's PAT layout (arch/x86_64/pat_layout.c) to IA32_PAT on
+ * this CPU following the SDM's procedure (caches off, flushes), then read
+ * it back. Returns true if the read-back value equals the layout.
  */
 bool pat_program(void);
 uint64_t pat_read(void);

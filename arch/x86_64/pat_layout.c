@@ -7,9 +7,8 @@
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 
-/* ---------------------------------------------------------------------
- * PAT
- * ---------------------------------------------------------------------
+/* ---- PAT ---------------------------------------------------------------- */
+/*
  * The kernel's layout (Linux's). Entries 0-3 are what PWT/PCD alone
  * select, so they hold the common types: a paging entry without the PAT
  * bit can ask for WB, WC, UC- or UC. Entries 0-3 keep the power-on
@@ -90,9 +89,7 @@ int pat_check_layout(uint64_t value, char *msg, size_t msg_size)
 	return -1;
 }
 
-/* ---------------------------------------------------------------------
- * Paging-entry bits
- * --------------------------------------------------------------------- */
+/* ---- Paging-entry bits -------------------------------------------------- */
 uint64_t pte_pat_bit(enum page_size size)
 {
 	switch (size) {

@@ -14,9 +14,8 @@
 #include <stdint.h>
 #include "mm/memtype.h"
 
-/* ---------------------------------------------------------------------
- * Page Attribute Table
- * ---------------------------------------------------------------------
+/* ---- Page Attribute Table ----------------------------------------------- */
+/*
  * IA32_PAT (MSR_PAT in arch/x86_64/msr.h) holds eight
  * entries, one per byte; only bits 0-2 of each byte are defined, bits 3-7
  * are reserved (writing them faults):
@@ -49,9 +48,8 @@ bool pat_decode(uint64_t value, enum memtype out[PAT_NUM_ENTRIES]);
  */
 int pat_check_layout(uint64_t value, char *msg, size_t msg_size);
 
-/* ---------------------------------------------------------------------
- * Paging-entry memory-type bits
- * ---------------------------------------------------------------------
+/* ---- Paging-entry memory-type bits -------------------------------------- */
+/*
  * The PAT index of a translation is PAT*4 + PCD*2 + PWT. PWT and PCD sit
  * at bits 3 and 4 of every level; the PAT bit is bit 7 in a 4 KiB PTE but
  * bit 12 in a 2 MiB / 1 GiB entry, where bit 7 is PS (page size).

@@ -40,8 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(mbi, data, len);
 	memcpy(mbi, &total, sizeof(total));
 	memset(&boot_info, 0, sizeof(boot_info));
-	if (multiboot2_parse(mbi, 0x10000))
-		multiboot2_print();
+	if (mb2_parse(mbi, 0x10000))
+		mb2_print();
 	free(mbi);
 	return 0;
 }

@@ -9,7 +9,7 @@ where both are. From each boot it writes
   multiboot2/BOOT  the boot information block, exactly as GRUB made it
   acpi/BOOT        the harness's header, the RSDP from GRUB's ACPI tag and
                    the firmware's table area at its real address
-  memmap/BOOT      the firmware memory map from the block, plus the
+  fwmap/BOOT      the firmware memory map from the block, plus the
                    kernel's three carve-outs (low MiB, image, block)
 
 and, without QEMU, cmdline/ seeds (the manifest's command lines and the
@@ -64,8 +64,8 @@ ACPI_RSDP_AREA = 64
 ACPI_HEADER = 16
 TABLE_AREA_MAX = 256 << 10
 
-# fuzz_memmap.c's header: capacity byte (64 entries), flags (quiet).
-MEMMAP_CAP_BYTE, MEMMAP_FLAGS = 63, 0
+# fuzz_fwmap.c's header: capacity byte (64 entries), flags (quiet).
+FWMAP_CAP_BYTE, FWMAP_FLAGS = 63, 0
 KERNEL_IMAGE = (0x100000, 0x400000)   # where linker.ld puts the image
 
 
@@ -168,9 +168,9 @@ def acpi_seed(mbi, area):
     return head + rsdp.ljust(ACPI_RSDP_AREA, b"\0") + data
 
 
-def memmap_seed(mbi, mbi_addr):
-    """fuzz_memmap's input: header, the firmware's entries, carve-outs."""
-    out = bytearray([MEMMAP_CAP_BYTE, MEMMAP_FLAGS])
+def fwmap_seed(mbi, mbi_addr):
+    """fuzz_fwmap's input: header, the firmware's entries, carve-outs."""
+    out = bytearray([FWMAP_CAP_BYTE, FWMAP_FLAGS])
     for t, payload in tags(mbi):
         if t != MB2_TAG_MMAP:
             continue
@@ -250,7 +250,7 @@ def main():
             text, mbi, area = boot_and_dump(name, settings, iso, tmp)
             mbi_addr = int(MBI_RE.search(text).group(1), 16)
             write("multiboot2", name, mbi)
-            write("memmap", name, memmap_seed(mbi, mbi_addr))
+            write("fwmap", name, fwmap_seed(mbi, mbi_addr))
             if area:
                 seed = acpi_seed(mbi, area)
                 if seed:

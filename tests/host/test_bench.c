@@ -14,7 +14,7 @@
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
 
-/* ----- a fake clock: time moves only when the measured function runs ----- */
+/* ---- a fake clock: time moves only when the measured function runs ------ */
 
 #define FAKE_HZ 2000000000ull		/* 2 GHz: 1 tick = 0.5 ns */
 #define FAKE_TICKS_PER_ITER 1000ull	/* 500 ns per iteration */
@@ -166,7 +166,7 @@ KTEST(bench, fractional_cost_keeps_milli_precision)
 	EXPECT_EQ(res.ns_per_iter.median, 800);
 }
 
-/* ----- a fake counters backend ----- */
+/* ---- a fake counters backend -------------------------------------------- */
 
 #define FAKE_NCOUNTERS 2
 #define FAKE_INSN_PER_TICK 3
@@ -311,7 +311,7 @@ KTEST(bench, rate_scaled)
 	EXPECT_EQ(bench_rate_scaled(1, 0, 1), 0);
 }
 
-/* ----- output: captured through a test sink ----- */
+/* ---- output: captured through a test sink ------------------------------- */
 
 #define CAPTURE_MAX 16384
 #define CAPTURE_LINES 64
@@ -493,7 +493,7 @@ KTEST(bench_output, tcg_header_and_result_flag)
 
 	test_env(&env);
 	capture_start();
-	bench_env_print(&env);
+	bench_output_env(&env);
 	EXPECT_TRUE(strstr(captured, "does not model caches") != NULL);
 	EXPECT_TRUE(strstr(captured, "Hypervisor      : TCGTCGTCGTCG\n") !=
 		    NULL);
@@ -518,7 +518,7 @@ KTEST(bench_output, tcg_header_and_result_flag)
 	env.caches_modelled = true;
 	env.hypervisor = NULL;
 	capture_start();
-	bench_env_print(&env);
+	bench_output_env(&env);
 	EXPECT_TRUE(strstr(captured, "does not model caches") == NULL);
 	EXPECT_TRUE(strstr(captured, "none (bare metal)") != NULL);
 	EXPECT_TRUE(bench_output_caches_modelled());

@@ -647,7 +647,7 @@ KTEST(kmalloc, backend_exhaustion_returns_null)
 	expect_all_returned(ctx);
 }
 
-/* ------------------------------------------------------ per-CPU caches */
+/* ---- per-CPU caches ----------------------------------------------------- */
 
 #define FAKE_CPUS 4
 #define KMALLOC_64_ROW 3
@@ -663,7 +663,7 @@ static void setup_percpu(void)
 {
 	setup(HB_NO_BUDGET);
 	fake_cpu = 0;
-	kmalloc_set_cpu_hook(fake_cpu_id, FAKE_CPUS);
+	kmalloc_enable_cpu_caches(fake_cpu_id, FAKE_CPUS);
 }
 
 /* Stands in for the kernel running fn as a work item on each CPU. */

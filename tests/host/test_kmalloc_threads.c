@@ -7,7 +7,7 @@
  * not add up exactly at the end.
  *
  * The second test runs the same workers as distinct CPUs (a thread-local
- * CPU number behind kmalloc_set_cpu_hook()), so they allocate from their
+ * CPU number behind kmalloc_enable_cpu_caches()), so they allocate from their
  * per-CPU caches without locks, then drains every "CPU" and checks the
  * counters and pages are exact.
  *
@@ -226,7 +226,7 @@ KTEST(kmalloc_threads, percpu_caches_exact_after_drain)
 	unsigned rec_row = kmalloc_stats_rows() - 2;
 
 	kmalloc_init(&thread_backend);
-	kmalloc_set_cpu_hook(thread_cpu_id, NR_THREADS);
+	kmalloc_enable_cpu_caches(thread_cpu_id, NR_THREADS);
 	for (unsigned i = 0; i < NR_THREADS; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].id = i;

@@ -58,7 +58,7 @@ static bool wait_for_u32(const uint32_t *word, uint32_t want)
 	return atomic_load_acquire(word) == want;
 }
 
-/* ---------------------------------------------------------------------- */
+/* ---- Atomics ------------------------------------------------------------ */
 
 KTEST(atomic, rmw_return_old_values)
 {
@@ -94,7 +94,7 @@ KTEST(atomic, cycles_advance)
 	EXPECT_GT(b, a);
 }
 
-/* ---------------------------------------------------------------------- */
+/* ---- Spinlock ----------------------------------------------------------- */
 
 KTEST(spinlock, trylock_and_unlock)
 {
@@ -337,7 +337,7 @@ KTEST(spinlock, stats_record_and_format)
 		lock_stats_format(line, sizeof(line), &st, "spin")));
 }
 
-/* ---------------------------------------------------------------------- */
+/* ---- Reader-writer lock ------------------------------------------------- */
 
 KTEST(rwlock, single_thread_states)
 {

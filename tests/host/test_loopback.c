@@ -26,7 +26,7 @@ static size_t msg_len(unsigned m)
 }
 
 struct stream {
-	struct lb_ring ring;
+	struct loopback_ring ring;
 	uint64_t errors, received;
 };
 
@@ -39,7 +39,7 @@ static void *consumer(void *arg)
 	for (unsigned m = 0; m < MSGS; m++) {
 		size_t n = msg_len(m);
 
-		lb_recv(&s->ring, buf, n);
+		loopback_recv(&s->ring, buf, n);
 		for (size_t i = 0; i < n; i++, pos++)
 			s->errors += buf[i] != byte_at(pos);
 	}
@@ -57,7 +57,7 @@ static uint64_t produce(struct stream *s)
 
 		for (size_t i = 0; i < n; i++)
 			buf[i] = byte_at(pos++);
-		lb_send(&s->ring, buf, n);
+		loopback_send(&s->ring, buf, n);
 	}
 	return pos;
 }
@@ -70,7 +70,7 @@ static void run_stream(struct ktest_ctx *ctx, size_t ring_size)
 	uint64_t sent;
 
 	memset(&s, 0, sizeof(s));
-	lb_ring_init(&s.ring, mem, ring_size);
+	loopback_ring_init(&s.ring, mem, ring_size);
 	ASSERT_EQ(pthread_create(&t, NULL, consumer, &s), 0);
 	sent = produce(&s);
 	pthread_join(t, NULL);
@@ -78,7 +78,7 @@ static void run_stream(struct ktest_ctx *ctx, size_t ring_size)
 	EXPECT_EQ(s.received, sent);
 	EXPECT_EQ(s.ring.bytes_in, sent);
 	EXPECT_EQ(s.ring.bytes_out, sent);
-	EXPECT_EQ(lb_ring_used(&s.ring), 0);
+	EXPECT_EQ(loopback_ring_used(&s.ring), 0);
 }
 
 KTEST(loopback, stream_tiny_ring)
@@ -105,11 +105,11 @@ static void *server(void *arg)
 	uint32_t v;
 
 	for (;;) {
-		lb_recv(&p->lb.req, &v, sizeof(v));
+		loopback_recv(&p->lb.req, &v, sizeof(v));
 		if (v == UINT32_MAX)
 			return NULL;
 		v = v * 3 + 1;
-		lb_send(&p->lb.rep, &v, sizeof(v));
+		loopback_send(&p->lb.rep, &v, sizeof(v));
 	}
 }
 
@@ -122,11 +122,11 @@ KTEST(loopback, request_reply)
 	loopback_init(&p.lb, p.req, p.rep, sizeof(p.req));
 	ASSERT_EQ(pthread_create(&t, NULL, server, &p), 0);
 	for (uint32_t i = 0; i < ROUNDS; i++) {
-		lb_send(&p.lb.req, &i, sizeof(i));
-		lb_recv(&p.lb.rep, &v, sizeof(v));
+		loopback_send(&p.lb.req, &i, sizeof(i));
+		loopback_recv(&p.lb.rep, &v, sizeof(v));
 		bad += v != i * 3 + 1;
 	}
-	lb_send(&p.lb.req, &quit, sizeof(quit));
+	loopback_send(&p.lb.req, &quit, sizeof(quit));
 	pthread_join(t, NULL);
 	EXPECT_EQ(bad, 0);
 	EXPECT_EQ(p.lb.req.bytes_out, (ROUNDS + 1) * sizeof(uint32_t));

@@ -2,10 +2,10 @@
  * Host tests for mm/memtype.c (names) and the x86 arithmetic behind
  * them, arch/x86_64/pat_layout.c and arch/x86_64/mtrr.c: the PAT layout
  * and its MSR value, PTE memory-type bits at every page size, MTRR lookup
- * on synthetic states, and the MTRR x PAT table of the Intel SDM vol. 3A ("Effective
- * Page-Level Memory Types for Pentium III and More Recent Processor
- * Families") transcribed here entry by entry, independently of the rules
- * the implementation uses.
+ * on synthetic states, and the MTRR x PAT table of the Intel SDM vol. 3A
+ * ("Effective Page-Level Memory Types for Pentium III and More Recent
+ * Processor Families") transcribed here entry by entry, independently of
+ * the rules the implementation uses.
  */
 // HOST_SRCS: mm/memtype.c arch/x86_64/pat_layout.c arch/x86_64/mtrr.c
 #include <stdint.h>
@@ -17,9 +17,7 @@
 #include "mm/memtype.h"
 #include "tests/host/host_shim.h"
 
-/* ------------------------------------------------------------------ */
-/* Names                                                               */
-/* ------------------------------------------------------------------ */
+/* ---- Names -------------------------------------------------------------- */
 
 KTEST(memtype, names_and_encodings)
 {
@@ -62,9 +60,7 @@ KTEST(memtype, from_name)
 	EXPECT_EQ(memtype_from_name(NULL), MEMTYPE_UNDEFINED);
 }
 
-/* ------------------------------------------------------------------ */
-/* PAT                                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- PAT ---------------------------------------------------------------- */
 
 /*
  * Hand-computed IA32_PAT value for WB, WC, UC-, UC, WB, WP, UC-, WT:
@@ -132,9 +128,7 @@ KTEST(pat, check_layout)
 	EXPECT_EQ(pat_check_layout(0x0407050600070106ull, NULL, 0), -1);
 }
 
-/* ------------------------------------------------------------------ */
-/* PTE bits                                                            */
-/* ------------------------------------------------------------------ */
+/* ---- PTE bits ----------------------------------------------------------- */
 
 static const enum page_size all_sizes[] = {
 	PAGE_SIZE_4K, PAGE_SIZE_2M, PAGE_SIZE_1G,
@@ -236,9 +230,7 @@ KTEST(pte, decode_every_index)
 		  MEMTYPE_WC);
 }
 
-/* ------------------------------------------------------------------ */
-/* MTRR x PAT: the SDM table                                           */
-/* ------------------------------------------------------------------ */
+/* ---- MTRR x PAT: the SDM table ------------------------------------------ */
 
 #define N1 MEMTYPE_NOTE_FROM_MTRR_UC
 #define N2 MEMTYPE_NOTE_FROM_PAT_UC
@@ -285,7 +277,7 @@ static const struct {
 	{ MEMTYPE_WP, MEMTYPE_WP, MEMTYPE_WP, 0 },
 };
 
-KTEST(effective, sdm_table)
+KTEST(mtrr_pat, sdm_table)
 {
 	unsigned int i;
 
@@ -304,7 +296,7 @@ KTEST(effective, sdm_table)
 	}
 }
 
-KTEST(effective, table_is_complete)
+KTEST(mtrr_pat, table_is_complete)
 {
 	static const enum memtype mtrr_types[] = {
 		MEMTYPE_UC, MEMTYPE_WC, MEMTYPE_WT, MEMTYPE_WP, MEMTYPE_WB,
@@ -323,7 +315,7 @@ KTEST(effective, table_is_complete)
 	}
 }
 
-KTEST(effective, invalid_inputs)
+KTEST(mtrr_pat, invalid_inputs)
 {
 	unsigned int notes = 0xdead;
 
@@ -339,9 +331,7 @@ KTEST(effective, invalid_inputs)
 	EXPECT_EQ(mtrr_pat_combine(MEMTYPE_WB, MEMTYPE_WT, NULL), MEMTYPE_WT);
 }
 
-/* ------------------------------------------------------------------ */
-/* MTRR lookup                                                         */
-/* ------------------------------------------------------------------ */
+/* ---- MTRR lookup -------------------------------------------------------- */
 
 #define QEMU_VCNT	8
 #define CAP_ALL		(MTRRCAP_FIX | MTRRCAP_WC | QEMU_VCNT)
@@ -575,9 +565,7 @@ KTEST(mtrr, non_contiguous_mask)
 	EXPECT_EQ(mtrr_type_of(&s, 0x90000000), MEMTYPE_UC);
 }
 
-/* ------------------------------------------------------------------ */
-/* Dump                                                                */
-/* ------------------------------------------------------------------ */
+/* ---- Dump --------------------------------------------------------------- */
 
 #define DUMP_MAX_LINES	32
 

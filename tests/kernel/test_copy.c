@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of the copy experiment's routines (issue 5, seed 001):
+ * In-kernel tests of the copy experiment's routines (seed 001):
  * the SSE state that fpu_init_cpu() sets up, and every copy routine
  * (rep movsb, 64-bit loop, SSE2, movnti, movntdq) against memcpy
  * semantics for many (size, source offset, destination offset)

@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of the memory core (issue 3): the page allocator on the
+ * In-kernel tests of the memory core: the page allocator on the
  * real memory map, the live page tables (W^X, guard page, memory-type
  * encodings at every page size, splits, aliases) and the PAT.
  */

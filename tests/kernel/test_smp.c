@@ -1,5 +1,5 @@
 /*
- * In-kernel tests of CPUs and clocks (issue 4): every expected CPU online,
+ * In-kernel tests of CPUs and clocks: every expected CPU online,
  * the same PAT everywhere, cross-CPU calls from every CPU to every CPU,
  * NMI IPIs, the barrier, the LAPIC timer rate, the TSC calibration and
  * cross-CPU skew, and the PMU interface (or its TSC-only fallback).

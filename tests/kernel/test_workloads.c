@@ -105,7 +105,7 @@ KTEST(ramfs, destroy_frees_open_and_unlinked_files)
 #define LB_MAX_MSG 300
 
 struct lb_test {
-	struct lb_ring ring;
+	struct loopback_ring ring;
 	uint8_t mem[LB_RING];
 	uint32_t errors;
 	uint64_t received;
@@ -133,7 +133,7 @@ static void lb_consumer(void *arg)
 	for (unsigned m = 0; m < LB_MSGS; m++) {
 		size_t n = lb_len(m);
 
-		lb_recv(&t->ring, buf, n);
+		loopback_recv(&t->ring, buf, n);
 		for (size_t i = 0; i < n; i++, pos++)
 			if (buf[i] != lb_byte(pos))
 				t->errors++;
@@ -152,7 +152,7 @@ static void lb_produce(struct lb_test *t)
 
 		for (size_t i = 0; i < n; i++)
 			buf[i] = lb_byte(pos++);
-		lb_send(&t->ring, buf, n);
+		loopback_send(&t->ring, buf, n);
 	}
 }
 
@@ -161,25 +161,26 @@ KTEST(loopback, wraps_in_order_single_cpu)
 	uint8_t out[LB_RING];
 	uint64_t pos = 0, got = 0;
 
-	lb_ring_init(&lbt.ring, lbt.mem, LB_RING);
+	loopback_ring_init(&lbt.ring, lbt.mem, LB_RING);
 	/* 2.5 ring sizes per round: the copy splits at the end. */
 	for (unsigned round = 0; round < 10; round++) {
 		uint8_t in[LB_RING / 2 + 7];
 
 		for (size_t i = 0; i < sizeof(in); i++)
 			in[i] = lb_byte(pos++);
-		EXPECT_EQ(lb_ring_write_some(&lbt.ring, in, sizeof(in)),
+		EXPECT_EQ(loopback_ring_write_some(&lbt.ring, in, sizeof(in)),
 			  sizeof(in));
-		EXPECT_EQ(lb_ring_read_some(&lbt.ring, out, sizeof(out)),
+		EXPECT_EQ(loopback_ring_read_some(&lbt.ring, out, sizeof(out)),
 			  sizeof(in));
 		for (size_t i = 0; i < sizeof(in); i++)
 			EXPECT_EQ(out[i], lb_byte(got++));
 	}
 	/* Full ring refuses more; empty ring gives nothing. */
-	EXPECT_EQ(lb_ring_write_some(&lbt.ring, out, LB_RING + 10), LB_RING);
-	EXPECT_EQ(lb_ring_write_some(&lbt.ring, out, 1), 0);
-	EXPECT_EQ(lb_ring_read_some(&lbt.ring, out, LB_RING), LB_RING);
-	EXPECT_EQ(lb_ring_read_some(&lbt.ring, out, 1), 0);
+	EXPECT_EQ(loopback_ring_write_some(&lbt.ring, out, LB_RING + 10),
+		  LB_RING);
+	EXPECT_EQ(loopback_ring_write_some(&lbt.ring, out, 1), 0);
+	EXPECT_EQ(loopback_ring_read_some(&lbt.ring, out, LB_RING), LB_RING);
+	EXPECT_EQ(loopback_ring_read_some(&lbt.ring, out, 1), 0);
 }
 
 KTEST(loopback, two_cpus_in_order)
@@ -195,7 +196,7 @@ KTEST(loopback, two_cpus_in_order)
 	if (other == MAX_CPUS)
 		KTEST_SKIP("one CPU");
 	memset(&lbt, 0, sizeof(lbt));
-	lb_ring_init(&lbt.ring, lbt.mem, LB_RING);
+	loopback_ring_init(&lbt.ring, lbt.mem, LB_RING);
 	ASSERT_TRUE(smp_work_post(other, lb_consumer, &lbt));
 	lb_produce(&lbt);
 	smp_work_wait(other);
@@ -251,7 +252,8 @@ KTEST(workloads, tbench_quick_checksum_all_pairs)
 
 	if (pairs == 0)
 		KTEST_SKIP("one CPU: no client/server pair");
-	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes), TBENCH_QUICK_EXPECT_HASH);
+	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes),
+		  TBENCH_QUICK_EXPECT_HASH);
 	EXPECT_EQ(bytes, TBENCH_QUICK_EXPECT_BYTES);
 }
 

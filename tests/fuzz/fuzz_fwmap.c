@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the firmware memory map sanitiser (mm/memmap.c).
+ * libFuzzer harness for the firmware memory map sanitiser (mm/fwmap.c).
  *
  * Input: one byte of map capacity (1..MAX_CAP), one byte of flags
  * (bit 0: print problems and the map, as the kernel does; else quiet),
@@ -15,13 +15,13 @@
  * adjacent entries of one type, known types only; and every usable range
  * is page aligned, non-empty, ascending and inside an available entry.
  */
-// HOST_SRCS: mm/memmap.c
+// HOST_SRCS: mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/multiboot2.h"
 #include "lib/assert.h"
-#include "mm/memmap.h"
+#include "mm/fwmap.h"
 #include "mm/page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,10 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FLAG_VERBOSE 0x01
 
 static const uint32_t reserve_types[RESERVATIONS] = {
-	MEMMAP_LOWMEM, MEMMAP_KERNEL, MEMMAP_BOOTINFO,
+	FWMAP_LOWMEM, FWMAP_KERNEL, FWMAP_BOOTINFO,
 };
 
-static void read_entry(const uint8_t *p, struct memmap_entry *e)
+static void read_entry(const uint8_t *p, struct fwmap_entry *e)
 {
 	memcpy(&e->base, p, sizeof(e->base));
 	memcpy(&e->len, p + 8, sizeof(e->len));
@@ -45,13 +45,13 @@ static void read_entry(const uint8_t *p, struct memmap_entry *e)
 
 static bool known_type(uint32_t t)
 {
-	return (t >= MEMMAP_AVAILABLE && t <= MEMMAP_BAD) ||
-	       (t >= MEMMAP_LOWMEM && t <= MEMMAP_BOOTALLOC);
+	return (t >= FWMAP_AVAILABLE && t <= FWMAP_BAD) ||
+	       (t >= FWMAP_LOWMEM && t <= FWMAP_BOOTALLOC);
 }
 
-static void check_map(const struct memmap *map)
+static void check_map(const struct fwmap *map)
 {
-	const struct memmap_entry *e = map->entries;
+	const struct fwmap_entry *e = map->entries;
 	uint64_t b, en, last_end = 0, total = 0;
 	size_t it = 0, j = 0;
 	bool first = true;
@@ -67,7 +67,7 @@ static void check_map(const struct memmap *map)
 				e[i - 1].type != e[i].type);
 		}
 	}
-	while (memmap_next_usable(map, &it, &b, &en)) {
+	while (fwmap_next_usable(map, &it, &b, &en)) {
 		kassert(b < en);
 		kassert(b % PAGE_SIZE == 0 && en % PAGE_SIZE == 0);
 		kassert(first || b >= last_end);
@@ -76,16 +76,16 @@ static void check_map(const struct memmap *map)
 		total += en - b;
 		while (j < map->n && e[j].base + e[j].len < en)
 			j++;
-		kassert(j < map->n && e[j].type == MEMMAP_AVAILABLE);
+		kassert(j < map->n && e[j].type == FWMAP_AVAILABLE);
 		kassert(e[j].base <= b && en <= e[j].base + e[j].len);
 	}
-	kassert(total == memmap_usable_bytes(map));
+	kassert(total == fwmap_usable_bytes(map));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct memmap_entry *raw, *storage;
-	struct memmap map;
+	struct fwmap_entry *raw, *storage;
+	struct fwmap map;
 	size_t nraw, cap, body;
 	bool reserve;
 
@@ -106,24 +106,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < nraw; i++)
 		read_entry(data + HEADER_LEN + i * RAW_ENTRY_LEN, &raw[i]);
 
-	memmap_init(&map, storage, cap);
+	fwmap_init(&map, storage, cap);
 	map.quiet = !(data[1] & FLAG_VERBOSE);
-	memmap_sanitize(&map, raw, nraw);
+	fwmap_sanitize(&map, raw, nraw);
 	check_map(&map);
 	if (reserve) {
 		const uint8_t *r = data + size - RESERVATIONS * RAW_ENTRY_LEN;
 
 		for (size_t i = 0; i < RESERVATIONS; i++) {
-			struct memmap_entry res;
+			struct fwmap_entry res;
 
 			read_entry(r + i * RAW_ENTRY_LEN, &res);
-			memmap_reserve(&map, res.base, res.len,
+			fwmap_reserve(&map, res.base, res.len,
 				       reserve_types[i]);
 			check_map(&map);
 		}
 	}
 	if (!map.quiet)
-		memmap_dump(&map);
+		fwmap_dump(&map);
 out:
 	free(raw);
 	free(storage);

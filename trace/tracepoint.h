@@ -1,18 +1,23 @@
 /*
- * Trace-point hooks for the workloads' hot paths (seeds 000 and 004: the
- * tracing overhead LTTng measured with tbench and a kernel compile).
+ * Trace points: TRACEPOINT(name, a, b) in any layer's hot path (today the
+ * workloads': seeds 000 and 004 measure the tracing overhead LTTng has
+ * with tbench and a kernel compile).
  *
  * TRACEPOINT(name, a, b) costs one load of a global flag and a
- * predicted-not-taken branch while tracing is off. When the trace
- * subsystem (ROADMAP item 1) exists it installs a probe and sets the
+ * predicted-not-taken branch while tracing is off. The trace buffers
+ * (docs/README.md, "What comes next") will install a probe and set the
  * flag; the same benchmark run then measures the cost of tracing.
+ *
+ * This is the one header of trace/ that lower layers may include
+ * (docs/layers.md): lib/ and mm/ must be able to emit events, so it
+ * includes nothing but lib/ and knows nothing of the buffers.
  *
  * The flag and the probe pointer are weak definitions here, so every file
  * that includes this header shares one copy without a .c file of its own,
  * and the trace subsystem can later provide the strong definitions.
  */
-#ifndef WORKLOADS_TRACEPOINT_H
-#define WORKLOADS_TRACEPOINT_H
+#ifndef TRACE_TRACEPOINT_H
+#define TRACE_TRACEPOINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
