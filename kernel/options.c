@@ -14,6 +14,7 @@
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
+ *   cpuhole=   number  1..255: leave that CPU number unstarted (tests)  0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -66,6 +67,9 @@ static const struct option_desc options[] = {
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"cpuhole", OPT_UINT, OFF(cpuhole), NULL, 1, MAX_CPUS - 1,
+	 "test: do not start the AP that would get this CPU number, as if "
+	 "it did not answer (online CPU numbers then have a gap)"},
 };
 
 static void set_defaults(void)
@@ -201,11 +205,14 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u runmode=%s%s%s%s\n",
+		"loglevel=%u runmode=%s%s%s%s",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
 		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "");
+	if (kopt.cpuhole)
+		kprintf(" cpuhole=%u", kopt.cpuhole);
+	kprintf("\n");
 }

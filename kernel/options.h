@@ -42,6 +42,7 @@ struct kernel_options {
 	bool poison; /* fill freed pages with a pattern */
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
+	unsigned cpuhole; /* 0, or a CPU number left unstarted (tests) */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

@@ -564,3 +564,21 @@ KTEST(bench_output, table_alignment)
 			  strlen(BENCH_RESULT_PREFIX)),
 		  0);
 }
+
+KTEST(bench, window_overlap)
+{
+	uint64_t s2[] = { 100, 100 }, e2[] = { 200, 200 };
+	uint64_t s3[] = { 100, 150, 120 }, e3[] = { 200, 250, 180 };
+	uint64_t sa[] = { 100, 300 }, ea[] = { 200, 400 };
+	uint64_t st[] = { 100, 200 }, et[] = { 200, 300 };
+	uint64_t s1[] = { 5 }, e1[] = { 9 };
+
+	EXPECT_EQ(bench_window_overlap(s2, e2, 2), BENCH_OVERLAP_FULL);
+	/* All three run from 150 to 180, of a span 100..250: 200 per mille. */
+	EXPECT_EQ(bench_window_overlap(s3, e3, 3), 200);
+	/* One CPU ended before the other started: it ran alone. */
+	EXPECT_EQ(bench_window_overlap(sa, ea, 2), 0);
+	/* Touching windows share no time. */
+	EXPECT_EQ(bench_window_overlap(st, et, 2), 0);
+	EXPECT_EQ(bench_window_overlap(s1, e1, 1), BENCH_OVERLAP_FULL);
+}

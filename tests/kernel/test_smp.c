@@ -56,13 +56,72 @@ KTEST(smp, all_expected_cpus_online)
 	const struct smp_stats *s = smp_stats();
 	unsigned expect = s->madt_cpus < kopt.maxcpus ? s->madt_cpus :
 							kopt.maxcpus;
+	/* cpuhole=N leaves CPU N unstarted (when there is one). */
+	unsigned holes = kopt.cpuhole && kopt.cpuhole < expect ? 1 : 0;
 
-	ktest_diag("madt %u usable, maxcpus %u, online %u", s->madt_cpus,
-		   kopt.maxcpus, smp_cpus_online());
+	ktest_diag("madt %u usable, maxcpus %u, online %u, cpuhole %u",
+		   s->madt_cpus, kopt.maxcpus, smp_cpus_online(),
+		   kopt.cpuhole);
 	EXPECT_GE(s->madt_cpus, 1);
-	EXPECT_EQ(smp_cpus_online(), expect);
-	EXPECT_EQ(s->online, expect);
-	EXPECT_EQ(s->failed, 0);
+	EXPECT_EQ(smp_cpus_online(), expect - holes);
+	EXPECT_EQ(s->online, expect - holes);
+	EXPECT_EQ(s->failed, holes);
+}
+
+/* With cpuhole=N the online CPU numbers have a gap at N, as when an AP
+ * does not answer: CPU N exists as a number, is offline, and the CPUs
+ * after it are online. */
+KTEST(smp, cpu_number_gap)
+{
+	unsigned hole = kopt.cpuhole;
+
+	if (!hole || hole >= percpu_count())
+		KTEST_SKIP("no cpuhole= on this boot");
+	EXPECT_FALSE(smp_cpu_online(hole));
+	EXPECT_TRUE(percpu_of(hole) != NULL);
+	EXPECT_EQ(smp_cpus_online(), percpu_count() - 1);
+	if (hole + 1 < percpu_count())
+		EXPECT_TRUE(smp_cpu_online(hole + 1));
+}
+
+/* Holds one CPU's work slot for a while. */
+static void hold_slot(void *arg)
+{
+	uint64_t until = rdtsc() + *(uint64_t *)arg;
+
+	while (rdtsc() < until)
+		cpu_relax();
+}
+
+static uint32_t slot_runs[MAX_CPUS];
+
+static void mark_run(void *arg __unused)
+{
+	atomic_fetch_add_relaxed(&slot_runs[smp_this_cpu()], 1);
+}
+
+/* smp_run_on() must wait for a busy work slot, not skip that CPU (its
+ * callers size barriers by the online CPUs of the mask). */
+KTEST(smp, run_on_waits_for_a_busy_slot)
+{
+	static uint64_t hold_cycles;
+	struct cpumask one;
+	unsigned target = MAX_CPUS;
+
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
+		if (cpu != smp_this_cpu() && smp_cpu_online(cpu)) {
+			target = cpu;
+			break;
+		}
+	if (target == MAX_CPUS)
+		KTEST_SKIP("one CPU");
+	hold_cycles = tsc_hz() / 100; /* 10 ms */
+	memset(slot_runs, 0, sizeof(slot_runs));
+	ASSERT_TRUE(smp_work_post(target, hold_slot, &hold_cycles));
+	cpumask_clear(&one);
+	cpumask_set(&one, target);
+	EXPECT_EQ(smp_run_on(&one, mark_run, NULL), 1);
+	EXPECT_EQ(atomic_load_relaxed(&slot_runs[target]), 1);
 }
 
 KTEST(smp, apic_ids_match_and_unique)
