@@ -244,12 +244,16 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -I. -DHOST_BUILD \
 HOST_SAN_DEFAULT := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_SAN_THREAD  := -fsanitize=thread
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+# A program's dependency file keeps only the headers: its sources are the
+# rule's own prerequisites, and a source renamed since the last build must
+# not linger in the list (a -MM pass names them; -MP covers headers only).
+DEPS_HEADERS_ONLY := sed 's/[^ :]*\.c\b//g'
 
 define host_test_rule
 $(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) | $(DEPS_HEADERS_ONLY) > $$@.hdeps
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
 		-o $$@ $$(filter %.c,$$^)
 endef
@@ -289,7 +293,7 @@ define fuzz_rule
 $(BUILD)/fuzz/$(1): tests/fuzz/$(1).c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/fuzz/$(1).c) | deps-fuzz
 	@mkdir -p $$(dir $$@)
 	@echo "  FUZZCC  $$@"
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) > $$@.d
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) | $(DEPS_HEADERS_ONLY) > $$@.hdeps
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$(filter %.c,$$^)
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(notdir $(f)))))
@@ -317,7 +321,8 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/k -name '*.d' 2>/dev/null)
-# Host programs: one dependency file each (every header their sources
-# include), written by a preprocessor pass (-MM: gcc's -MMD keeps only the
-# last source's list when one command compiles several sources).
--include $(wildcard $(BUILD)/host/*.d $(BUILD)/fuzz/*.d)
+# Host programs and fuzzers: one dependency file each (PROGRAM.hdeps: every
+# header their sources include), written by a preprocessor pass (-MM:
+# gcc's -MMD keeps only the last source's list when one command compiles
+# several sources).
+-include $(wildcard $(BUILD)/host/*.hdeps $(BUILD)/fuzz/*.hdeps)

@@ -9,7 +9,7 @@ where both are. From each boot it writes
   multiboot2/BOOT  the boot information block, exactly as GRUB made it
   acpi/BOOT        the harness's header, the RSDP from GRUB's ACPI tag and
                    the firmware's table area at its real address
-  fwmap/BOOT      the firmware memory map from the block, plus the
+  fwmap/BOOT       the firmware memory map from the block, plus the
                    kernel's three carve-outs (low MiB, image, block)
 
 and, without QEMU, cmdline/ seeds (the manifest's command lines and the
