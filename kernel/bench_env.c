@@ -37,11 +37,28 @@ static const enum pmu_event counter_events[] = {
 static const char *const counter_names[] = {"cycles", "instructions",
 					    "llc_references", "llc_misses"};
 static struct pmu_session session;
+static bool counters_failed;
 
+/* A session that cannot start leaves every figure taken with these
+ * counters unmeasured, never zero: it is remembered, said once, and
+ * bench_kernel_counters_failed() tells the experiments. */
 static void counters_start(void *ctx)
 {
 	(void)ctx;
-	pmu_start(&session, counter_events, ARRAY_SIZE(counter_events));
+	if (pmu_start(&session, counter_events,
+		      ARRAY_SIZE(counter_events)) == 0)
+		return;
+	if (!counters_failed)
+		kprintf("bench: pmu_start() failed (%u events, %u general "
+			"counters): counter figures are not measured\n",
+			(unsigned)ARRAY_SIZE(counter_events),
+			pmu_caps()->gp_counters);
+	counters_failed = true;
+}
+
+bool bench_kernel_counters_failed(void)
+{
+	return counters_failed;
 }
 
 static void counters_stop(void *ctx)
@@ -66,10 +83,13 @@ static const struct bench_counters pmu_counters = {
 
 const struct bench_counters *bench_kernel_counters(void)
 {
+	if (!pmu_caps()->present || counters_failed ||
+	    pmu_caps()->gp_counters < ARRAY_SIZE(counter_events))
+		return NULL;
 	for (unsigned i = 0; i < ARRAY_SIZE(counter_events); i++)
 		if (!pmu_event_available(counter_events[i]))
 			return NULL;
-	return pmu_caps()->present ? &pmu_counters : NULL;
+	return &pmu_counters;
 }
 
 bool bench_env_is_tcg(void)
