@@ -129,6 +129,8 @@ const char *ktest_op_name(enum ktest_op op);
 #define EXPECT_FALSE(e) KTEST_CMP(ctx, !!(e), KTEST_OP_EQ, 0, (void)0)
 #define ASSERT_EQ(a, b) KTEST_CMP(ctx, a, KTEST_OP_EQ, b, return)
 #define ASSERT_NE(a, b) KTEST_CMP(ctx, a, KTEST_OP_NE, b, return)
+#define ASSERT_LT(a, b) KTEST_CMP(ctx, a, KTEST_OP_LT, b, return)
+#define ASSERT_GT(a, b) KTEST_CMP(ctx, a, KTEST_OP_GT, b, return)
 #define ASSERT_TRUE(e) KTEST_CMP(ctx, !!(e), KTEST_OP_EQ, 1, return)
 #define ASSERT_FALSE(e) KTEST_CMP(ctx, !!(e), KTEST_OP_EQ, 0, return)
 

@@ -60,4 +60,20 @@ void tsc_delay_us(uint64_t us);
 /* The boot-report lines: frequency, source, invariance. */
 void tsc_print(void);
 
+/*
+ * What each calibration source gave and why it was or was not used: one
+ * entry per CPUID claim and per PM-timer or PIT run, in order. hz is the
+ * figure obtained (0: the source gave none); verdict says what became
+ * of it ("used", "outside 100..20000 MHz", "disagrees with ...").
+ * tsc_print() prints the rejected ones.
+ */
+#define TSC_CAL_LOG_MAX 16
+struct tsc_cal_entry {
+	enum tsc_source src;
+	uint64_t hz;
+	bool rejected;
+	char verdict[80];
+};
+unsigned tsc_cal_log(const struct tsc_cal_entry **entries);
+
 #endif

@@ -366,6 +366,34 @@ KTEST(time, lapic_timer_counts_at_calibrated_rate)
 	EXPECT_LE(got * 100, want * (100 + TIMER_RATE_TOLERANCE_PCT));
 }
 
+/* The calibration log explains the outcome: every source tried is
+ * there with its figure, every rejection has a reason, and the source
+ * used has an entry that was not rejected (unless it is the guess). */
+KTEST(time, tsc_calibration_log_explains_the_source)
+{
+	const struct tsc_cal_entry *log;
+	unsigned n = tsc_cal_log(&log);
+	bool used_found = false;
+
+	ASSERT_GT(n, 0);
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_GT(strlen(log[i].verdict), 0);
+		if (log[i].rejected)
+			ktest_diag("rejected %s: %lu Hz: %s",
+				   tsc_source_name(log[i].src),
+				   (unsigned long)log[i].hz, log[i].verdict);
+		else if (log[i].src == tsc_source())
+			used_found = true;
+		if (!log[i].rejected)
+			EXPECT_TRUE(log[i].hz >= TSC_MIN_HZ &&
+				    log[i].hz <= TSC_MAX_HZ);
+	}
+	if (tsc_source() == TSC_SRC_GUESS)
+		EXPECT_FALSE(used_found);
+	else
+		EXPECT_TRUE(used_found);
+}
+
 KTEST(time, tsc_skew_below_bound)
 {
 	struct tsc_sync_result r;
