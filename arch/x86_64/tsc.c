@@ -19,9 +19,6 @@
 #define CPUID_LEAF_TSC_CRYSTAL 0x15
 #define CPUID_LEAF_FREQ 0x16
 
-#define PM_TIMER_HZ 3579545ull
-#define PM_TIMER_MASK_24 0xffffffu
-#define PM_TIMER_MASK_32 0xffffffffu
 
 /* PIT (8254): channel 2, gated through port 0x61 (the speaker port). */
 #define PIT_HZ 1193182ull

@@ -23,6 +23,11 @@ enum tsc_source {
 	TSC_SRC_GUESS,	   /* nothing worked: a fixed guess, not credible */
 };
 
+/* The ACPI PM timer: a fixed 3.579545 MHz counter, 24 or 32 bits wide. */
+#define PM_TIMER_HZ 3579545ull
+#define PM_TIMER_MASK_24 0xffffffu
+#define PM_TIMER_MASK_32 0xffffffffu
+
 /* Plausible TSC frequencies; anything outside is a failed calibration. */
 #define TSC_MIN_HZ 100000000ull	   /* 100 MHz */
 #define TSC_MAX_HZ 20000000000ull  /* 20 GHz */
