@@ -276,6 +276,17 @@ check-layers:
 .PHONY: host-tests
 host-tests: $(HOST_TESTS)
 
+# Host benchmark of the page cache variants (optimised, no sanitizers):
+#   make host-bench [THREADS=n]
+HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
+$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(HOST_BENCH_CFLAGS) -o $@ $(filter %.c,$^)
+.PHONY: host-bench
+host-bench: $(BUILD)/host/bench_pagecache
+	$(Q)$(BUILD)/host/bench_pagecache $(or $(THREADS),2)
+
 # --------------------------------------------------------------------------
 # libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).
 # Each tests/fuzz/fuzz_*.c names its sources with // HOST_SRCS: like a

@@ -2,6 +2,8 @@
  * Experiment registry: walks the "experiments" linker section.
  */
 #include "kernel/experiment.h"
+#include "kernel/options.h"
+#include "kernel/profile.h"
 #include "lib/cmdline.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -20,12 +22,20 @@ void experiments_list(void)
 
 static int run_one(const struct experiment *e, enum experiment_mode mode)
 {
+	bool profiling;
 	int rc;
 
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
+	profiling = kopt.profile && profile_start(PROFILE_HZ);
 	rc = e->run(mode);
+	if (profiling) {
+		profile_stop();
+		/* An experiment may report sections itself (restarting the
+		 * profiler): this report covers what ran after the last. */
+		profile_report(e->name, PROFILE_TOP_N);
+	}
 	kprintf("=== experiment %s: %s ===\n", e->name,
 		rc == 0 ? "done" : "FAILED");
 	return rc != 0;

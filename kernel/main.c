@@ -32,8 +32,10 @@
 #include "kernel/smp_call.h"
 #include "kernel/tsc_sync.h"
 #include "lib/kprintf.h"
+#include "lib/rcu.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
+#include "mm/filemap.h"
 #include "mm/kmalloc.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
@@ -209,6 +211,13 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
 	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
+	/* RCU: every CPU starts idle; this one runs readers from now on. */
+	rcu_init(smp_this_cpu, rcu_kick_cpu);
+	rcu_idle_exit();
+	/* The page cache takes frames from the page allocator, which asks it
+	 * for clean pages back when free memory runs low. */
+	pagecache_init(&page_alloc_frames);
+	page_alloc_set_reclaim(shrink_page_cache, PAGECACHE_LOW_WATERMARK_PAGES);
 	if (log_enabled(LOG_INFO))
 		memory_report();
 	/* ---- end memory ------------------------------------------------- */

@@ -15,6 +15,7 @@
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   cpuhole=   number  1..255: leave that CPU number unstarted (tests)  0
+ *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -70,6 +71,9 @@ static const struct option_desc options[] = {
 	{"cpuhole", OPT_UINT, OFF(cpuhole), NULL, 1, MAX_CPUS - 1,
 	 "test: do not start the AP that would get this CPU number, as if "
 	 "it did not answer (online CPU numbers then have a gap)"},
+	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "1: sample every experiment with the LAPIC timer, report the top "
+	 "functions"},
 };
 
 static void set_defaults(void)
@@ -212,6 +216,8 @@ void options_print(void)
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
 		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "");
+	if (kopt.profile)
+		kprintf(" profile=%u", kopt.profile);
 	if (kopt.cpuhole)
 		kprintf(" cpuhole=%u", kopt.cpuhole);
 	kprintf("\n");

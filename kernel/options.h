@@ -43,6 +43,7 @@ struct kernel_options {
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	unsigned cpuhole; /* 0, or a CPU number left unstarted (tests) */
+	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

@@ -19,6 +19,7 @@
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include "lib/rcu.h"
 
 static uint64_t calls_handled;
 
@@ -96,6 +97,8 @@ static void drain_own_queue(void)
 static void call_ipi_handler(struct trap_frame *f __unused)
 {
 	apic_eoi();
+	/* A quiescent point only if the interrupted code is not reading. */
+	rcu_qs_unless_reading();
 	drain_own_queue();
 }
 
@@ -163,6 +166,7 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 	while (wait && atomic_load_acquire(&pending) != 0) {
 		uint64_t flags = cpu_irq_save();
 
+		rcu_qs_unless_reading();
 		drain_own_queue();
 		cpu_irq_restore(flags);
 		cpu_relax();
@@ -194,8 +198,10 @@ void smp_work_wait(unsigned cpu)
 
 	kassert(p);
 	while (atomic_load_acquire(&p->work.done) !=
-	       atomic_load_relaxed(&p->work.posted))
+	       atomic_load_relaxed(&p->work.posted)) {
+		rcu_qs_unless_reading();
 		cpu_relax();
+	}
 }
 
 unsigned smp_run_on(const struct cpumask *mask, void (*fn)(void *),
@@ -243,20 +249,38 @@ void smp_barrier_wait(struct smp_barrier *b)
 		atomic_store_release(&b->generation, gen + 1);
 		return;
 	}
-	while (atomic_load_acquire(&b->generation) == gen)
+	while (atomic_load_acquire(&b->generation) == gen) {
+		rcu_qs_unless_reading();
 		cpu_relax();
+	}
 }
 
-/* Deliberately empty for now: RCU's quiescent-state report goes here. */
+/* Between work items nothing is held: a full quiescent state, and the
+ * place where this CPU runs RCU callbacks. */
 __attribute__((noinline)) void cpu_quiescent_hook(void)
 {
-	barrier();
+	rcu_quiescent_state();
+}
+
+static void rcu_kick_noop(void *arg __unused)
+{
+}
+
+void rcu_kick_cpu(unsigned cpu)
+{
+	struct cpumask one;
+
+	cpumask_clear(&one);
+	cpumask_set(&one, cpu);
+	/* The IPI handler itself reports the quiescent state. */
+	smp_call(&one, rcu_kick_noop, NULL, false);
 }
 
 void smp_work_loop(void)
 {
 	struct work_slot *w = &this_cpu()->work;
 
+	rcu_idle_exit();
 	for (;;) {
 		uint64_t seq;
 
@@ -264,8 +288,12 @@ void smp_work_loop(void)
 		cpu_cli();
 		seq = atomic_load_acquire(&w->posted);
 		if (seq == atomic_load_relaxed(&w->done)) {
-			/* A wake IPI after the check ends the hlt. */
+			/* Halted, this CPU reads nothing: grace periods do
+			 * not wait for it (an extended quiescent state).
+			 * A wake IPI after the check ends the hlt. */
+			rcu_idle_enter();
 			cpu_sti_hlt();
+			rcu_idle_exit();
 			continue;
 		}
 		cpu_sti();

@@ -12,8 +12,10 @@
  *    of CPUs including the caller.
  *  - struct smp_barrier lines CPUs up before a measured run.
  *
- * Each CPU's work loop calls cpu_quiescent_hook() between work items:
- * the place where RCU will report quiescent states.
+ * RCU (lib/rcu.h): each CPU's work loop reports a quiescent state between
+ * work items (cpu_quiescent_hook()) and is idle while halted; barrier,
+ * work and call waits and the call IPI handler report one when the CPU
+ * is outside every read-side section.
  */
 #ifndef KERNEL_SMP_CALL_H
 #define KERNEL_SMP_CALL_H
@@ -91,8 +93,13 @@ void smp_barrier_wait(struct smp_barrier *b);
 /* Register the IPI handlers (arch SMP set-up calls it once). */
 void smp_call_init(void);
 
-/* Called by every CPU's work loop between work items (RCU later). */
+/* Called by every CPU's work loop between work items: RCU's quiescent
+ * state (and callbacks). */
 void cpu_quiescent_hook(void);
+
+/* RCU's kick hook: interrupt cpu with a call so it reports a quiescent
+ * state if it is not reading. Never waits. */
+void rcu_kick_cpu(unsigned cpu);
 
 /* The work loop an AP enters once it is up; never returns. */
 __attribute__((noreturn)) void smp_work_loop(void);

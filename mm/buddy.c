@@ -54,7 +54,7 @@ static void mark_free(struct buddy *b, struct page *p, unsigned int order)
 	p->flags = PG_FREE;
 	p->order = (uint8_t)order;
 	p->owner = PAGE_OWNER_BUDDY;
-	p->refcount = 0;
+	set_page_count(p, 0);
 	p->list.prev = NULL;
 	p->list.next = head;
 	if (head)
@@ -195,7 +195,7 @@ uint64_t buddy_alloc(struct buddy *b, unsigned int order, unsigned int owner)
 	p->flags = PG_HEAD;
 	p->order = (uint8_t)order;
 	p->owner = (uint8_t)owner;
-	p->refcount = 1;
+	set_page_count(p, 1);
 	b->stats.allocs++;
 	return pfn;
 }
@@ -256,7 +256,7 @@ __attribute__((noinline)) void buddy_free(struct buddy *b, uint64_t pfn,
 
 	p->flags = 0;
 	p->owner = PAGE_OWNER_NONE;
-	p->refcount = 0;
+	set_page_count(p, 0);
 	b->stats.frees++;
 	if (b->poison)
 		b->poison(pfn, order);

@@ -12,11 +12,13 @@
  */
 #include "arch/x86_64/layout.h"
 #include "lib/assert.h"
+#include "lib/atomic.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
+#include "mm/filemap.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
@@ -36,6 +38,8 @@ static struct spinlock page_lock = SPINLOCK_INIT(&page_lock_stats);
 static uint64_t boot_free_pages;
 static bool high_enabled;
 static uint64_t phys_limit = 1ull << PHYS_ADDR_BITS_MAX;
+static page_reclaim_fn reclaim_hook;
+static uint64_t reclaim_watermark;
 
 static void poison_frames(uint64_t pfn, unsigned order)
 {
@@ -147,10 +151,23 @@ const struct fwmap *page_alloc_fwmap(void)
 	return &mm_map;
 }
 
+void page_alloc_set_reclaim(page_reclaim_fn fn, uint64_t low_watermark)
+{
+	atomic_store_relaxed(&reclaim_watermark, fn ? low_watermark : 0);
+	atomic_store_release(&reclaim_hook, fn);
+}
+
 uint64_t page_alloc_phys(unsigned order, unsigned owner)
 {
+	page_reclaim_fn reclaim = atomic_load_acquire(&reclaim_hook);
 	uint64_t pfn;
 
+	/* Below the watermark: ask the hook for the missing pages first
+	 * (outside page_lock: reclaim frees pages). */
+	if (reclaim && READ_ONCE(buddy.stats.free_pages) <
+			       atomic_load_relaxed(&reclaim_watermark))
+		reclaim(atomic_load_relaxed(&reclaim_watermark) -
+			READ_ONCE(buddy.stats.free_pages) + (1ull << order));
 	spin_lock(&page_lock);
 	pfn = buddy_alloc(&buddy, order, owner);
 	spin_unlock(&page_lock);
@@ -179,10 +196,18 @@ static void check_freed_memtype(uint64_t phys, unsigned order, void *caller)
 
 void page_free_phys(uint64_t phys, unsigned order)
 {
+	struct page *p;
+
 	if (phys & (PAGE_SIZE - 1))
 		panic("page_free_phys: unaligned address %#lx from %p",
 		      (unsigned long)phys, __builtin_return_address(0));
 	check_freed_memtype(phys, order, __builtin_return_address(0));
+	p = pfn_to_page(PHYS_PFN(phys));
+	/* Somebody else holds a reference (a speculative page cache lookup):
+	 * the last put_page() frees the block. A zero count is left to
+	 * buddy_free(), which reports the double free. */
+	if (p && page_count(p) != 0 && !put_page_testzero(p))
+		return;
 	spin_lock(&page_lock);
 	buddy_free(&buddy, PHYS_PFN(phys), order);
 	spin_unlock(&page_lock);
@@ -228,6 +253,58 @@ uint64_t page_alloc_boot_free_pages(void)
 struct page *pfn_to_page(uint64_t pfn)
 {
 	return buddy_pfn_to_page(&buddy, pfn);
+}
+
+uint64_t page_to_pfn(const struct page *p)
+{
+	return buddy.first_pfn + (uint64_t)(p - buddy.pages);
+}
+
+void *page_address(const struct page *p)
+{
+	return phys_to_virt(PFN_PHYS(page_to_pfn(p)));
+}
+
+struct page *virt_to_page(const void *va)
+{
+	uint64_t a = (uint64_t)va;
+
+	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+		return NULL;
+	return pfn_to_page(PHYS_PFN(a - DIRECT_MAP_BASE));
+}
+
+struct page *alloc_page_frame(unsigned owner)
+{
+	uint64_t phys = page_alloc_phys(0, owner);
+
+	return phys == PAGE_ALLOC_FAILED ? NULL : pfn_to_page(PHYS_PFN(phys));
+}
+
+static struct page *pagecache_frame_alloc(void)
+{
+	return alloc_page_frame(PAGE_OWNER_PAGECACHE);
+}
+
+static void *pagecache_frame_address(struct page *p)
+{
+	return page_address(p);
+}
+
+const struct page_frame_ops page_alloc_frames = {
+	.alloc = pagecache_frame_alloc,
+	.free = free_page_frame,
+	.address = pagecache_frame_address,
+};
+
+void free_page_frame(struct page *p)
+{
+	kassert(page_count(p) == 0);
+	check_freed_memtype(PFN_PHYS(page_to_pfn(p)), p->order,
+			    __builtin_return_address(0));
+	spin_lock(&page_lock);
+	buddy_free(&buddy, page_to_pfn(p), p->order);
+	spin_unlock(&page_lock);
 }
 
 unsigned page_alloc_check(void)

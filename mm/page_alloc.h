@@ -46,6 +46,7 @@ unsigned page_alloc_check(void);
 /* 2^order contiguous frames; returns the physical address, or
  * PAGE_ALLOC_FAILED when memory is exhausted. */
 uint64_t page_alloc_phys(unsigned order, unsigned owner);
+/* Drops a reference of the block; frees it when that was the last. */
 void page_free_phys(uint64_t phys, unsigned order);
 
 /* The same through the direct map: NULL when exhausted. Zeroed. */
@@ -56,7 +57,35 @@ void page_free(void *va, unsigned order);
 uint64_t page_alloc_free_pages(void);
 uint64_t page_alloc_total_pages(void);
 uint64_t page_alloc_boot_free_pages(void);
+/* Descriptor of a managed frame, or NULL outside the managed range. */
 struct page *pfn_to_page(uint64_t pfn);
+/* Frame number and direct-map address of a descriptor (from pfn_to_page). */
+uint64_t page_to_pfn(const struct page *p);
+void *page_address(const struct page *p);
+/* Descriptor of a direct-map address; NULL for any other address. */
+struct page *virt_to_page(const void *va);
+
+/*
+ * One frame with count 1 (not zeroed), or NULL when memory is exhausted.
+ * free_page_frame() takes back a block whose count already dropped to 0
+ * (put_page_testzero() returned true); page_free_phys() instead drops one
+ * reference and frees only if it was the last.
+ */
+struct page *alloc_page_frame(unsigned owner);
+void free_page_frame(struct page *p);
+
+/*
+ * Reclaim hook: when free memory is below low_watermark pages, each
+ * allocation first calls fn(nr) with the pages missing; fn frees what it
+ * can without waiting for locks (it may run under any lock but page_lock)
+ * and returns the pages freed. fn NULL removes the hook.
+ */
+struct page_frame_ops;
+/* These two and page_address() as the page cache's frame source. */
+extern const struct page_frame_ops page_alloc_frames;
+
+typedef uint64_t (*page_reclaim_fn)(uint64_t nr);
+void page_alloc_set_reclaim(page_reclaim_fn fn, uint64_t low_watermark);
 void page_alloc_print(void);
 
 #endif

@@ -18,6 +18,7 @@ exit status is 0, so a report can still be made without them.
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -159,8 +160,45 @@ def _label(r, rows):
     return " ".join(parts)
 
 
-def line_chart(res, experiment, metric, x_key, base, title=None):
-    """One line per variant against x_key. Returns the written paths."""
+SEEDS_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "seeds_data.json")
+
+
+def seed_curves(experiment, metric, unit, x_key, path=SEEDS_JSON):
+    """The seed's own curves for a chart of ours: {variant: [(x, value)]}.
+
+    A seed belongs to (experiment, metric) when one of its comparisons in
+    seeds_data.json names them; its figures with the same unit and an x_key
+    value form one curve per variant. Empty when there are none.
+    """
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    seeds = set()
+    for c in data.get("comparisons", []):
+        for side in ("numerator", "denominator"):
+            o = c.get("ours", {}).get(side, {})
+            if o.get("experiment") == experiment and \
+                    o.get("metric") == metric:
+                seeds.add(c.get("seed"))
+    curves = {}
+    for fig in data.get("figures", []):
+        if fig.get("seed") in seeds and fig.get("unit") == unit and \
+                fig.get(x_key) is not None:
+            curves.setdefault(fig["variant"], []).append(
+                (fig[x_key], float(fig["value"])))
+    for pts in curves.values():
+        pts.sort()
+    return curves
+
+
+def line_chart(res, experiment, metric, x_key, base, title=None,
+               seeds=True):
+    """One line per variant against x_key, with the seed's own curves
+    (dashed, right-hand axis: other hardware) when seeds_data.json has
+    them. Returns the written paths."""
     if x_key not in X_KEYS:
         raise ValueError("x must be one of " + ", ".join(X_KEYS))
     rows = [r for r in _select(res, experiment, metric) if x_key in r]
@@ -168,8 +206,17 @@ def line_chart(res, experiment, metric, x_key, base, title=None):
         raise ValueError("no results for %s/%s with %s" %
                          (experiment, metric, x_key))
     unit = rows[0]["unit"]
-    others = [k for k in X_KEYS
-              if k != x_key and len({r.get(k) for r in rows}) > 1]
+    # Another key splits the lines only if it varies at one x value (a
+    # key that moves with x, like cpus with clients, does not).
+    others = []
+    for k in X_KEYS:
+        if k == x_key:
+            continue
+        per_x = {}
+        for r in rows:
+            per_x.setdefault(r[x_key], set()).add(r.get(k))
+        if any(len(v) > 1 for v in per_x.values()):
+            others.append(k)
     series = {}
     for r in rows:
         name = " ".join([r["variant"]] +
@@ -183,6 +230,12 @@ def line_chart(res, experiment, metric, x_key, base, title=None):
             float(r["max"])) for r in pts]))
         plots.append("$s%d using 1:2:3:4 with yerrorlines title %s" %
                      (i, gp_str(name)))
+    curves = seed_curves(experiment, metric, unit, x_key) if seeds else {}
+    for j, (name, pts) in enumerate(sorted(curves.items())):
+        i = len(blocks)
+        blocks.append(("s%d" % i, ["%r %r" % (x, y) for x, y in pts]))
+        plots.append("$s%d using 1:2 axes x1y2 with lines dashtype 2 "
+                     "linewidth 2 title %s" % (i, gp_str("seed: " + name)))
     title = title or "%s: %s vs %s" % (experiment, metric, x_key)
     preamble = [
         "set title %s" % gp_str(title + _caches_note(rows)),
@@ -194,6 +247,14 @@ def line_chart(res, experiment, metric, x_key, base, title=None):
         # keep the end points off the frame
         "set offsets graph 0.03, graph 0.03, 0, 0",
     ]
+    if curves:
+        preamble += [
+            "set y2label %s" % gp_str("seed's " + unit +
+                                      " (its own hardware; dashed)"),
+            "set y2range [0:*]",
+            "set y2tics",
+            "set key top right font ',9'",
+        ]
     if x_key == "size":
         preamble.append("set logscale x 2")
     else:

@@ -118,16 +118,16 @@ class Launch:
     "stdio" (COM1 and the monitor on this terminal), "file:PATH" (COM1 to
     PATH, no monitor) or any other QEMU -serial value; monitor, when set,
     is where QEMU's monitor goes (e.g. "unix:PATH,server=on,wait=off");
-    icount is None or
-    the shift; gdb is None or a TCP port; paused starts the CPUs stopped
-    (for gdb); plugin_log sends plugin output to a file; timeout is None or
-    seconds (then QEMU runs under timeout(1)); extra: more arguments."""
+    icount is None or the shift; gdb is None or a TCP port; paused starts
+    the CPUs stopped (for gdb); plugins are Plugin objects; plugin_log
+    sends plugin output to a file; timeout is None or seconds (then QEMU
+    runs under timeout(1)); extra: more arguments, last on the line."""
 
     def __init__(self, image, firmware="bios", machine="pc", media="cd",
                  smp=1, mem="512M", cpu="max", icount=None,
                  serial=SERIAL_STDIO, monitor=None, gdb=None, paused=False,
-                 vars=None,
-                 plugins=(), plugin_log=None, timeout=None, extra=()):
+                 vars=None, plugins=(), plugin_log=None, timeout=None,
+                 extra=()):
         self.image, self.firmware, self.machine = image, firmware, machine
         self.media, self.smp, self.mem, self.cpu = media, smp, mem, cpu
         self.icount, self.serial, self.gdb = icount, serial, gdb

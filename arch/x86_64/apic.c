@@ -195,9 +195,20 @@ void apic_send_sipi(uint32_t dest, uint8_t page)
 	send_icr(dest, ICR_DELIVERY_STARTUP | ICR_LEVEL_ASSERT | page);
 }
 
-static void timer_handler(struct trap_frame *f __unused)
+static trap_handler_t timer_hook;
+
+void apic_timer_set_hook(trap_handler_t hook)
 {
+	atomic_store_release(&timer_hook, hook);
+}
+
+static void timer_handler(struct trap_frame *f)
+{
+	trap_handler_t hook = atomic_load_acquire(&timer_hook);
+
 	this_cpu()->timer_ticks++;
+	if (hook)
+		hook(f);
 	apic_eoi();
 }
 

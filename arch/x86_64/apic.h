@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86_64/trap.h"
 
 /* Register offsets in the xAPIC page (SDM vol. 3A, table 11-1). */
 #define APIC_REG_ID 0x020
@@ -83,8 +84,12 @@ bool apic_ipi_wait_idle(unsigned timeout_us);
  */
 void apic_timer_calibrate(void);
 uint64_t apic_timer_hz(void);
-/* Periodic interrupts at hz on VEC_APIC_TIMER; hz 0 stops the timer. */
+/* Periodic interrupts at hz on VEC_APIC_TIMER; hz 0 stops the timer.
+ * Programs this CPU's timer only. */
 void apic_timer_periodic(unsigned hz);
+/* Called with the interrupted trap frame on every timer tick of every
+ * CPU (a sampling profiler); NULL removes it. */
+void apic_timer_set_hook(trap_handler_t hook);
 /* Timer interrupts this CPU has taken since boot. */
 uint64_t apic_timer_ticks(void);
 

@@ -7,17 +7,35 @@
  * must (GRUB maps nothing else). The harness hands it a heap copy of
  * exactly the block's length (the word, clamped to the input's length),
  * so ASan flags any read past what the block says it holds. After a parse
- * the report printer runs too (it formats every field that was copied).
+ * the copy's bounds are checked (counts within their arrays, strings
+ * terminated inside their buffers) and the report printer runs (it
+ * formats every field that was copied).
  */
 // HOST_SRCS: kernel/multiboot2.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/multiboot2.h"
+#include "lib/assert.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MB2_FIXED_PART 8	/* total_size, reserved */
+
+static bool terminated(const char *s, size_t cap)
+{
+	return memchr(s, '\0', cap) != NULL;
+}
+
+static void check_copy(void)
+{
+	kassert(boot_info.mmap_count <= BOOT_MAX_MMAP);
+	kassert(boot_info.module_count <= BOOT_MAX_MODULES);
+	kassert(boot_info.rsdp_len <= BOOT_RSDP_MAX);
+	kassert(boot_info.rsdp_version <= 2);
+	kassert(terminated(boot_info.cmdline, sizeof(boot_info.cmdline)));
+	kassert(terminated(boot_info.loader, sizeof(boot_info.loader)));
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,8 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(mbi, data, len);
 	memcpy(mbi, &total, sizeof(total));
 	memset(&boot_info, 0, sizeof(boot_info));
-	if (mb2_parse(mbi, 0x10000))
+	if (mb2_parse(mbi, 0x10000)) {
+		check_copy();
 		mb2_print();
+	}
 	free(mbi);
 	return 0;
 }

@@ -98,7 +98,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	host_console_quiet = !getenv("FUZZ_VERBOSE");
 	return 0;
 }
-#else
+#elif !defined(HOST_SHIM_OWN_MAIN) /* benchmarks bring their own main() */
 int main(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "all") ? 1 : 0;

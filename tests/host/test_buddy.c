@@ -212,7 +212,7 @@ KTEST(buddy, split_and_merge_counters)
 	EXPECT_EQ(f.b.stats.nr_free[3], 0);
 	EXPECT_EQ(f.b.stats.free_pages, 7);
 	EXPECT_EQ(f.pages[0].owner, PAGE_OWNER_TEST);
-	EXPECT_EQ(f.pages[0].refcount, 1);
+	EXPECT_EQ(page_count(&f.pages[0]), 1);
 	EXPECT_EQ(buddy_check(&f.b), 0);
 	buddy_free(&f.b, pfn, 0);
 	EXPECT_EQ(f.b.stats.merges, 3);
