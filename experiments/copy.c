@@ -66,19 +66,6 @@
 
 /* CPUID deterministic cache parameters (SDM vol. 2A, CPUID leaf 04H;
  * AMD's leaf 8000001DH has the same layout). */
-#define CPUID_LEAF_CACHE_INTEL 4
-#define CPUID_LEAF_CACHE_AMD 0x8000001du
-#define CACHE_TYPE_MASK 0x1fu
-#define CACHE_TYPE_NONE 0
-#define CACHE_TYPE_INSTRUCTION 2
-#define CACHE_LEVEL_SHIFT 5
-#define CACHE_LEVEL_MASK 0x7u
-#define CACHE_MAX_SUBLEAVES 16
-/* EBX: ways, partitions and line size, each stored minus one. */
-#define CACHE_WAYS_SHIFT 22
-#define CACHE_PARTS_SHIFT 12
-#define CACHE_PARTS_MASK 0x3ffu
-#define CACHE_LINE_MASK 0xfffu
 
 #define CHECK_MAX_SIZE 4097
 #define CHECK_MAX_OFFSET 63
@@ -165,44 +152,6 @@ static void region_clear_nt(const struct region *r, uint64_t n)
 	for (uint64_t off = 0; off < n; off += COPY_CHUNK_BYTES)
 		copy_clear_nt(region_at(r, off),
 			      MIN(n - off, (uint64_t)COPY_CHUNK_BYTES));
-}
-
-/* Size of the last-level data or unified cache from CPUID, 0 unknown. */
-static uint64_t llc_bytes_from(uint32_t leaf)
-{
-	uint64_t best = 0;
-	unsigned best_level = 0;
-
-	for (uint32_t sub = 0; sub < CACHE_MAX_SUBLEAVES; sub++) {
-		struct cpuid_regs r = cpuid(leaf, sub);
-		unsigned type = r.eax & CACHE_TYPE_MASK;
-		unsigned level = (r.eax >> CACHE_LEVEL_SHIFT) &
-				 CACHE_LEVEL_MASK;
-		uint64_t ways = (r.ebx >> CACHE_WAYS_SHIFT) + 1;
-		uint64_t parts =
-			((r.ebx >> CACHE_PARTS_SHIFT) & CACHE_PARTS_MASK) + 1;
-		uint64_t line = (r.ebx & CACHE_LINE_MASK) + 1;
-		uint64_t sets = (uint64_t)r.ecx + 1;
-
-		if (type == CACHE_TYPE_NONE)
-			break;
-		if (type == CACHE_TYPE_INSTRUCTION || level < best_level)
-			continue;
-		best_level = level;
-		best = ways * parts * line * sets;
-	}
-	return best;
-}
-
-static uint64_t llc_bytes(void)
-{
-	uint64_t b = 0;
-
-	if (cpu_info.max_leaf >= CPUID_LEAF_CACHE_INTEL)
-		b = llc_bytes_from(CPUID_LEAF_CACHE_INTEL);
-	if (!b && cpu_info.max_ext_leaf >= CPUID_LEAF_CACHE_AMD)
-		b = llc_bytes_from(CPUID_LEAF_CACHE_AMD);
-	return b;
 }
 
 static void phase_begin(struct copy_ctx *c, uint64_t *t0)
@@ -487,7 +436,7 @@ static int copy_run(enum experiment_mode mode)
 	c.clk = bench_kernel_clock();
 	c.ctr = bench_kernel_counters();
 	c.miss_idx = find_miss_counter(c.ctr);
-	llc = llc_bytes();
+	llc = cpu_llc_bytes();
 	c.ws_bytes = copy_bystander_bytes(llc, WS_MIN,
 					  full ? WS_MAX_FULL : WS_MAX_QUICK,
 					  WS_FALLBACK);

@@ -101,12 +101,14 @@ static void rates_from(struct stats *out, const struct bench_result *r,
 static void explain(enum bench_tristate v)
 {
 	if (bench_env_is_tcg()) {
-		kprintf("memtype: verdict: NOT HONOURED here. This is QEMU's "
-			"TCG, which models neither caches nor memory types: "
-			"every access costs the same whatever the PAT says. "
-			"The figures above show emulation speed, not "
-			"hardware; run on a real machine to see the "
-			"difference.\n");
+		kprintf("memtype: verdict: %s (measured). This is QEMU's TCG, "
+			"which models neither caches nor memory types: every "
+			"access is emulated the same way whatever the PAT "
+			"says, so UC and WB should cost the same here. The "
+			"figures above show emulation speed, not hardware; "
+			"run on a real machine to see the difference.\n",
+			v == BENCH_YES ? "HONOURED" :
+			v == BENCH_NO  ? "NOT HONOURED" : "UNCLEAR");
 		return;
 	}
 	if (v == BENCH_YES) {

@@ -5,6 +5,7 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/bench_env.h"
+#include "kernel/cache_sweep.h"
 #include "kernel/memtype_check.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
@@ -123,7 +124,15 @@ void bench_env_report(void)
 	memset(&env, 0, sizeof(env));
 	env.cpu_model = brand;
 	env.hypervisor = cpu_info.hypervisor[0] ? cpu_info.hypervisor : NULL;
-	env.caches_modelled = !bench_env_is_tcg();
+	env.caches_modelled = cache_sweep_caches_modelled();
+	if (cache_sweep_verdict() == BENCH_NO && memtypes == BENCH_YES) {
+		/* UC slower than WB needs a cache to skip: with a flat
+		 * sweep the two measurements contradict each other. */
+		kprintf("bench: the memtype probe says honoured but the "
+			"latency sweep finds no cache: memtypes_honoured "
+			"unknown\n");
+		memtypes = BENCH_UNKNOWN;
+	}
 	env.cpus_online = smp_cpus_online();
 	env.ram_bytes = page_alloc_total_pages() << 12;
 	env.tsc_hz = tsc_hz();

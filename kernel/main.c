@@ -19,6 +19,7 @@
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
 #include "kernel/acpi_boot.h"
+#include "kernel/cache_sweep.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
@@ -233,6 +234,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	apic_print();
 	pmu_init();
 	pmu_print();
+	cache_sweep_run();
+	if (log_enabled(LOG_INFO))
+		cache_sweep_print();
 	smp_init();
 	smp_print();
 	cpu_sti();
