@@ -122,12 +122,14 @@ static int fs_variant(const char *name, bool aligned,
 		bench_figure_init(&figs[*nfig], "falseshare", v,
 				  "increment", "ns/op", NS_PER_OP_SCALE,
 				  &percpu[i].ns_per_iter);
+		figs[*nfig].capped = percpu[i].capped;
 		figs[(*nfig)++].cpus = 1;
 	}
 	if (!rc) {
 		bench_figure_init(&figs[*nfig], "falseshare", name,
 				  "increment", "ns/op", NS_PER_OP_SCALE,
 				  &agg.ns_per_iter);
+		figs[*nfig].capped = agg.capped;
 		figs[(*nfig)++].cpus = n;
 	}
 	for (unsigned cpu = 0; cpu < MAX_CPUS && aligned; cpu++)

@@ -189,12 +189,14 @@ static int memtype_run(enum experiment_mode mode)
 		rates_from(&st, &r, b.m.bytes);
 		bench_figure_init(&figs[nfig], "memtype", name, "read", "MB/s",
 				  BENCH_SCALE_DIGITS, &st);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 
 		bench_run(&r, clk, ctr, &p, bench_write, &b);
 		rates_from(&st, &r, b.m.bytes);
 		bench_figure_init(&figs[nfig], "memtype", name, "write",
 				  "MB/s", BENCH_SCALE_DIGITS, &st);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 
 		memchase_build(&b.m);
@@ -207,6 +209,7 @@ static int memtype_run(enum experiment_mode mode)
 		bench_figure_init(&figs[nfig], "memtype", name, "latency",
 				  "tsc-cycles/load", BENCH_SCALE_DIGITS,
 				  &r.ticks_per_iter);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 		if (t == MEMTYPE_WB)
 			lat_wb = r.ticks_per_iter.median;

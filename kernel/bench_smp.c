@@ -60,6 +60,7 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 	static uint64_t st[MAX_CPUS], en[MAX_CPUS];
 	struct cpumask online;
 	unsigned n = 0, ran;
+	bool capped;
 
 	kassert(p->reps >= 1 && p->reps <= BENCH_MAX_REPS);
 	cpumask_clear(&online);
@@ -77,7 +78,7 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 	run.arg_of = arg_of;
 	run.ctx = ctx;
 	run.iters = bench_calibrate(run.clk, p, fn,
-				    arg_of(smp_this_cpu(), ctx), NULL);
+				    arg_of(smp_this_cpu(), ctx), &capped);
 	smp_barrier_init(&run.barrier, n);
 	/* smp_run_on() waits for busy slots, so all n reach the barrier. */
 	ran = smp_run_on(&online, participant, &run);
@@ -88,6 +89,7 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 			continue;
 		bench_result_from_samples(&percpu[i], &run.samples[cpu],
 					  run.clk->hz, NULL);
+		percpu[i].capped = capped;
 		cpus_out[i++] = cpu;
 	}
 	bench_aggregate(agg, percpu, n);

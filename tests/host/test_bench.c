@@ -582,3 +582,26 @@ KTEST(bench, window_overlap)
 	EXPECT_EQ(bench_window_overlap(st, et, 2), 0);
 	EXPECT_EQ(bench_window_overlap(s1, e1, 1), BENCH_OVERLAP_FULL);
 }
+
+/* A capped figure says so in its @@RESULT line and under the table;
+ * an uncapped one carries no capped field. */
+KTEST(bench_output, capped_is_reported)
+{
+	struct bench_figure f;
+	struct stats st;
+	uint64_t v[3] = {1000, 1100, 1200};
+	char line[512], out[2048];
+
+	stats_compute(&st, v, 3, v);
+	bench_figure_init(&f, "falseshare", "packed", "increment", "ns/op",
+			  3, &st);
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "capped") == NULL);
+	f.capped = true;
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "\"capped\":true") != NULL);
+	host_capture_start(out, sizeof(out));
+	bench_table_print("t", &f, 1);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "note: packed increment: capped") != NULL);
+}
