@@ -360,8 +360,8 @@ def main(argv):
                          [(fuzz.fuzz_test, (n, FUZZ_TEST_S))
                           for n in fuzzers], tap)
     if do_host:
-        for desc, args in PYTHON_TESTS:
-            run_python_tests(tap, desc, args)
+        for desc, test_args in PYTHON_TESTS:
+            run_python_tests(tap, desc, test_args)
     if boots:
         run_boots(boots, args.jobs, tap)
     print("# %d passed, %d failed (%.0f s)" %

@@ -19,6 +19,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/pat.h"
+#include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "lib/assert.h"
@@ -36,12 +37,6 @@
 #define TRAMP_PML4_PHYS (TRAMPOLINE_PHYS + 1 * PAGE_SIZE)
 #define TRAMP_PDPT_PHYS (TRAMPOLINE_PHYS + 2 * PAGE_SIZE)
 #define TRAMP_PD_PHYS (TRAMPOLINE_PHYS + 3 * PAGE_SIZE)
-#define PTE_PRESENT (1ull << 0)
-#define PTE_WRITE (1ull << 1)
-#define PTE_LARGE (1ull << 7)
-#define PT_ENTRIES 512
-#define PML4_KERNEL_FIRST 256 /* the upper half: direct map and kernel */
-#define PTE_ADDR_MASK 0x000ffffffffff000ull
 
 /* AP memory: percpu page (order 0), cpu_tables and stack below. */
 #define AP_TABLES_ORDER 3
@@ -107,9 +102,9 @@ void ap_trampoline_setup(__noreturn void (*entry)(void))
 	memset(pml4, 0, PAGE_SIZE);
 	memset(pdpt, 0, PAGE_SIZE);
 	memset(pd, 0, PAGE_SIZE);
-	pd[0] = 0 | PTE_PRESENT | PTE_WRITE | PTE_LARGE;
-	pdpt[0] = TRAMP_PD_PHYS | PTE_PRESENT | PTE_WRITE;
-	pml4[0] = TRAMP_PDPT_PHYS | PTE_PRESENT | PTE_WRITE;
+	pd[0] = 0 | PTE_P | PTE_W | PTE_PS;
+	pdpt[0] = TRAMP_PD_PHYS | PTE_P | PTE_W;
+	pml4[0] = TRAMP_PDPT_PHYS | PTE_P | PTE_W;
 	for (unsigned i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++)
 		pml4[i] = kpml4[i];
 
