@@ -40,7 +40,10 @@
  * separately through the count register, which nothing can merge.
  */
 #define TIMER_TOLERANCE_PCT 10
-#define TIMER_TOLERANCE_TCG_LOW_PCT 90
+/* Under TCG: merging only removes ticks, so the count may fall to
+ * whatever the host let the vCPU run, but never far above the rate;
+ * at least two ticks show the timer is periodic, not one-shot. */
+#define TIMER_TCG_MIN_TICKS 2
 #define TIMER_TOLERANCE_TCG_HIGH_PCT 50
 #define TIMER_RATE_US 50000
 #define TIMER_ONESHOT_MAX 0xffffffffu
@@ -318,9 +321,11 @@ KTEST(time, tsc_calibrated_and_credible)
  * any clock: a tick that falls due while the vCPU thread is off the host
  * CPU is merged with the next one (QEMU raises a pending interrupt once),
  * so on a loaded host the count drops by whatever the host scheduler
- * took, and no independent clock can tell how much. There the test only
- * shows that the timer fires at roughly the rate asked; the rate itself
- * is checked through the count register against the PM timer
+ * took, and no independent clock can tell how much (10 of 200 ticks
+ * were seen with four vCPUs on a busy two-core host). There the test
+ * only shows that the timer fires periodically (TIMER_TCG_MIN_TICKS)
+ * and never faster than asked; the rate itself is checked through the
+ * count register against the PM timer
  * (lapic_timer_counts_at_calibrated_rate), which nothing can merge.
  */
 KTEST(time, lapic_timer_fires_at_calibrated_rate)
@@ -328,12 +333,11 @@ KTEST(time, lapic_timer_fires_at_calibrated_rate)
 	uint64_t t0, ticks, want = (uint64_t)TIMER_TEST_HZ * TIMER_TEST_US /
 				   1000000;
 	uint64_t flags = read_rflags();
-	unsigned low = TIMER_TOLERANCE_PCT, high = TIMER_TOLERANCE_PCT;
+	unsigned high = TIMER_TOLERANCE_PCT;
+	bool tcg = strcmp(cpu_info.hypervisor, "TCGTCGTCGTCG") == 0;
 
-	if (strcmp(cpu_info.hypervisor, "TCGTCGTCGTCG") == 0) {
-		low = TIMER_TOLERANCE_TCG_LOW_PCT;
+	if (tcg)
 		high = TIMER_TOLERANCE_TCG_HIGH_PCT;
-	}
 	if (apic_mode() == APIC_MODE_NONE)
 		KTEST_SKIP("no local APIC");
 	cpu_sti();
@@ -349,7 +353,10 @@ KTEST(time, lapic_timer_fires_at_calibrated_rate)
 	ktest_diag("%lu ticks in %u us at %u Hz (want %lu)",
 		   (unsigned long)ticks, TIMER_TEST_US, TIMER_TEST_HZ,
 		   (unsigned long)want);
-	EXPECT_GE(ticks * 100, want * (100 - low));
+	if (tcg)
+		EXPECT_GE(ticks, TIMER_TCG_MIN_TICKS);
+	else
+		EXPECT_GE(ticks * 100, want * (100 - TIMER_TOLERANCE_PCT));
 	EXPECT_LE(ticks * 100, want * (100 + high));
 }
 
