@@ -28,6 +28,7 @@
  * that are done one chunk per call, as a page-wise copy_from_user would.
  */
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpu_caches.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/fpu.h"
 #include "kernel/bench_env.h"
@@ -63,9 +64,6 @@
 #define UNIT_CYCLES "tsc-cycles/KiB"
 #define UNIT_MISSES "llc-misses/KiB"
 #define LLC_MISSES_NAME "llc_misses"
-
-/* CPUID deterministic cache parameters (SDM vol. 2A, CPUID leaf 04H;
- * AMD's leaf 8000001DH has the same layout). */
 
 #define CHECK_MAX_SIZE 4097
 #define CHECK_MAX_OFFSET 63
@@ -416,16 +414,29 @@ static void fill_source(struct copy_ctx *c, uint64_t bytes)
 		*(uint64_t *)region_at(&c->src, off) = prng_next(&rng);
 }
 
+/* Shell settings: run copy size=BYTES reps=N measures one size. */
+static const struct experiment_param copy_params[] = {
+	{"size", MIN_SIZE, FULL_MAX_BYTES,
+	 "one copy size in bytes instead of the schedule"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 5)"},
+};
+
 static int copy_run(enum experiment_mode mode)
 {
 	static struct copy_ctx c;
 	bool full = mode == EXPERIMENT_FULL;
 	unsigned reps = full ? FULL_REPS : QUICK_REPS;
 	uint64_t want = full ? FULL_MAX_BYTES : QUICK_MAX_BYTES;
-	uint64_t sizes[MAX_SIZES], llc, got;
+	uint64_t sizes[MAX_SIZES], llc, got, one_size = 0, v;
 	size_t nsizes;
 	int rc = 0;
 
+	if (experiment_param("reps", &v))
+		reps = (unsigned)v;
+	if (experiment_param("size", &v)) {
+		one_size = v;
+		want = MAX(want, v);
+	}
 	/* Safety net until kernel init enables SSE itself. */
 	fpu_init_cpu();
 	bench_env_report();
@@ -436,7 +447,7 @@ static int copy_run(enum experiment_mode mode)
 	c.clk = bench_kernel_clock();
 	c.ctr = bench_kernel_counters();
 	c.miss_idx = find_miss_counter(c.ctr);
-	llc = cpu_llc_bytes();
+	llc = cpu_caches_llc_bytes();
 	c.ws_bytes = copy_bystander_bytes(llc, WS_MIN,
 					  full ? WS_MAX_FULL : WS_MAX_QUICK,
 					  WS_FALLBACK);
@@ -452,7 +463,10 @@ static int copy_run(enum experiment_mode mode)
 			"capped there (asked for %lu MiB)\n",
 			(unsigned long)(got >> 20),
 			(unsigned long)(want >> 20));
-	if (full)
+	if (one_size) {
+		sizes[0] = MIN(one_size, got);
+		nsizes = 1;
+	} else if (full)
 		nsizes = copy_size_schedule(sizes, MAX_SIZES, MIN_SIZE, got,
 					    FULL_SIZE_FACTOR);
 	else
@@ -501,7 +515,7 @@ out:
 	return rc;
 }
 
-EXPERIMENT(copy, "copy",
+EXPERIMENT_PARAMS(copy, "copy",
 	   "copy cost by routine (rep movsb, 64-bit loop, SSE2, movnti, "
 	   "movntdq) and its cache cost to a consumer and a bystander",
-	   "001", 20, copy_run);
+	   "001", 20, copy_run, copy_params);

@@ -52,12 +52,14 @@ static int fs_variant(const char *name, bool aligned,
 	struct bench_params p;
 	struct cpumask all;
 	struct bench_overlap ov;
-	uint64_t *packed = NULL;
+	uint64_t *packed = NULL, v;
 	unsigned n, rank = 0, ncpu = smp_cpus_online();
 	int rc = 0;
 
 	bench_params_default(&p);
 	p.reps = mode == EXPERIMENT_FULL ? FS_FULL_REPS : FS_QUICK_REPS;
+	if (experiment_param("reps", &v))
+		p.reps = (unsigned)v;
 	p.min_time_ns = mode == EXPERIMENT_FULL ? FS_FULL_MIN_NS :
 						  FS_QUICK_MIN_NS;
 	memset(&ctx, 0, sizeof(ctx));
@@ -139,6 +141,11 @@ static int fs_variant(const char *name, bool aligned,
 	return rc;
 }
 
+/* Shell settings: run falseshare reps=N. */
+static const struct experiment_param fs_params[] = {
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 5, full 7)"},
+};
+
 static int falseshare_run(enum experiment_mode mode)
 {
 	static struct bench_figure figs[2 * (MAX_CPUS + 1)];
@@ -163,7 +170,7 @@ static int falseshare_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(falseshare, "falseshare",
+EXPERIMENT_PARAMS(falseshare, "falseshare",
 	   "per-CPU counters in one cache line vs one line each, all CPUs "
 	   "at once",
-	   "004", 50, falseshare_run);
+	   "004", 50, falseshare_run, fs_params);

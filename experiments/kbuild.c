@@ -20,6 +20,7 @@
 #include "lib/stats.h"
 #include "workloads/corpus.h"
 #include "workloads/kbuild.h"
+#include "experiments/trace_variants.h"
 
 #define KB_MS_SCALE 1000ull	/* ms with 3 decimals */
 
@@ -46,9 +47,13 @@ static void kb_fig(struct bench_figure *f, const char *variant,
 	f->cpus = cpus;
 }
 
-/* Measure "make -j jobs" reps times; appends figures. 0 or 1. */
+/*
+ * Measure "make -j jobs" reps times under the variant name (NULL: "j=N");
+ * appends figures. 0 or 1.
+ */
 static int kb_variant(unsigned jobs, uint64_t expect,
-		      struct bench_figure *figs, size_t *nfig)
+		      struct bench_figure *figs, size_t *nfig,
+		      const char *name)
 {
 	static uint64_t cpu_ms[MAX_CPUS][BENCH_MAX_REPS];
 	uint64_t real[BENCH_MAX_REPS], busy[BENCH_MAX_REPS];
@@ -56,7 +61,10 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	char *vname = kb_variant_names[*nfig];
 
 	kassert(reps <= BENCH_MAX_REPS);
-	ksnprintf(vname, BENCH_FIELD_MAX, "j=%u", jobs);
+	if (name)
+		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
+	else
+		ksnprintf(vname, BENCH_FIELD_MAX, "j=%u", jobs);
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t h = 0, first = UINT64_MAX, last = 0, sum = 0;
 		uint64_t allocs = 0;
@@ -92,25 +100,79 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	for (unsigned i = 0; jobs > 1 && i < n && *nfig < KB_MAX_FIGS; i++) {
 		char *cname = kb_variant_names[*nfig];
 
-		ksnprintf(cname, BENCH_FIELD_MAX, "j=%u/cpu%u", jobs, cpus[i]);
+		ksnprintf(cname, BENCH_FIELD_MAX, "%s/cpu%u", vname, cpus[i]);
 		kb_fig(&figs[(*nfig)++], cname, "busy_ms", cpu_ms[i], reps, 1);
 	}
 	return 0;
 }
 
+/* The seed-000 variants: trace_off, trace_wb, trace_wc, trace_uc. */
+#define KB_TRACE_QUICK_REPS 1
+#define KB_TRACE_VARIANTS 4
+
+/*
+ * The build at -j jobs under each seed-000 tracing variant, after the
+ * direct map was split for the buffers. Returns 0 or 1.
+ */
+static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
+			     uint64_t expect, struct bench_figure *figs,
+			     size_t *nfig)
+{
+	const struct kbuild_size *size = kb_run.size;
+	struct kbuild_size traced = *size;
+	int rc = 0;
+
+	/* Quick mode (make run, make test): one repetition per variant. */
+	if (mode == EXPERIMENT_QUICK)
+		traced.reps = KB_TRACE_QUICK_REPS;
+	kb_run.size = &traced;
+	trace_variants_prepare();
+	for (unsigned i = 0; i < KB_TRACE_VARIANTS && !rc; i++) {
+		const struct trace_variant *v = &trace_variants[i];
+		uint64_t events;
+
+		if (trace_variant_start(v) != 0) {
+			rc = 1;
+			break;
+		}
+		rc |= kb_variant(jobs, expect, figs, nfig, v->name);
+		events = trace_variant_stop(v);
+		trace_variant_describe("kbuild", v, events,
+				       (uint64_t)kb_run.size->corpus.files *
+					       kb_run.size->reps);
+	}
+	kb_run.size = size;
+	return rc;
+}
+
 /* Workers in quick mode (tests and make run); full mode uses every CPU. */
 #define KB_QUICK_MAX_JOBS 2
 
+/* Shell settings: run kbuild files=N reps=N. Sources and objects
+ * share the ramfs inodes (KBUILD_MAX_FILES). */
+#define KB_MIN_FILES 2
+static const struct experiment_param kb_params[] = {
+	{"files", KB_MIN_FILES, KBUILD_MAX_FILES / 2 - 1,
+	 "source files (quick 48, full 400)"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 5)"},
+};
+
 static int kbuild_run(enum experiment_mode mode)
 {
-	const struct kbuild_size *size =
-		mode == EXPERIMENT_FULL ? &kbuild_full : &kbuild_quick;
+	struct kbuild_size custom = mode == EXPERIMENT_FULL ? kbuild_full :
+							      kbuild_quick;
+	const struct kbuild_size *size = &custom;
 	static struct bench_figure figs[KB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online();
 	uint64_t expect = 0, bytes = 0, t0, t1;
 	size_t nfig = 0;
 	int rc = 0;
+	uint64_t v;
 
+	if (experiment_param("files", &v))
+		custom.corpus.files = (unsigned)v;
+	if (experiment_param("reps", &v))
+		custom.reps = (unsigned)v;
 	bench_env_report();
 	for (unsigned i = 0; i < size->corpus.files; i++)
 		bytes += corpus_file_size(&size->corpus, i);
@@ -128,7 +190,8 @@ static int kbuild_run(enum experiment_mode mode)
 	kprintf("kbuild: reference compile (one CPU, no ramfs): objects "
 		"hash %#lx, %lu ms\n", (unsigned long)expect,
 		(unsigned long)(ticks_to_ms_scaled(t1 - t0) / KB_MS_SCALE));
-	if (mode == EXPERIMENT_QUICK && expect != KBUILD_QUICK_EXPECT_HASH) {
+	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
+	    expect != KBUILD_QUICK_EXPECT_HASH) {
 		kprintf("kbuild: quick objects hash %#lx, expected %#llx\n",
 			(unsigned long)expect, KBUILD_QUICK_EXPECT_HASH);
 		rc = 1;
@@ -138,7 +201,7 @@ static int kbuild_run(enum experiment_mode mode)
 		kbuild_teardown(&kb_run);
 		return 1;
 	}
-	rc |= kb_variant(1, expect, figs, &nfig);
+	rc |= kb_variant(1, expect, figs, &nfig, NULL);
 	if (mode == EXPERIMENT_QUICK && cpus > KB_QUICK_MAX_JOBS) {
 		/* Every worker hammers kmalloc's class locks; with more
 		 * vCPUs than host cores each lock hand-off can wait for a
@@ -148,7 +211,9 @@ static int kbuild_run(enum experiment_mode mode)
 		cpus = KB_QUICK_MAX_JOBS;
 	}
 	if (cpus > 1 && !rc)
-		rc |= kb_variant(cpus, expect, figs, &nfig);
+		rc |= kb_variant(cpus, expect, figs, &nfig, NULL);
+	if (!rc)
+		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
 	if (rc) {
 		kprintf("kbuild: FAILED\n");
@@ -159,7 +224,7 @@ static int kbuild_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(kbuild, "kbuild",
+EXPERIMENT_PARAMS(kbuild, "kbuild",
 	   "make -j N of a synthetic source tree: tokenise, symbol tables "
 	   "from kmalloc, objects into ramfs; real and busy time",
-	   "000,001,003", 40, kbuild_run);
+	   "000,001,003", 40, kbuild_run, kb_params);

@@ -20,6 +20,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/memtype_check.h"
+#include "kernel/options.h"
 #include "arch/x86_64/cpufeature.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
@@ -100,6 +101,11 @@ static void rates_from(struct stats *out, const struct bench_result *r,
 
 static void explain(enum bench_tristate v)
 {
+	if (kopt.cachemodel[0])
+		kprintf("memtype: the cache model (profile %s) timed these "
+			"same repetitions with the types honoured: its figures "
+			"are in its own file (docs/cachemodel.md).\n",
+			kopt.cachemodel);
 	if (bench_env_is_tcg()) {
 		kprintf("memtype: verdict: %s (measured). This is QEMU's TCG, "
 			"which models neither caches nor memory types: every "
@@ -128,9 +134,20 @@ static void explain(enum bench_tristate v)
 			v == BENCH_NO ? "NOT HONOURED" : "UNCLEAR");
 }
 
+/* Shell settings: run memtype kib=N reps=N (a latency sweep by hand).
+ * The buffer is 4 KiB << order; kib is rounded up to such a size. */
+#define MIN_KIB 4
+#define MAX_KIB ((PAGE_SIZE << FULL_ORDER) >> 10)
+static const struct experiment_param memtype_params[] = {
+	{"kib", MIN_KIB, MAX_KIB,
+	 "buffer size in KiB, rounded up to 4 KiB << n (quick 64, full 1024)"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions"},
+};
+
 static int memtype_run(enum experiment_mode mode)
 {
 	unsigned order = mode == EXPERIMENT_FULL ? FULL_ORDER : QUICK_ORDER;
+	uint64_t v;
 	const struct bench_clock *clk = bench_kernel_clock();
 	const struct bench_counters *ctr = bench_kernel_counters();
 	struct bench_figure figs[3 * ARRAY_SIZE(probe_types)];
@@ -140,9 +157,14 @@ static int memtype_run(enum experiment_mode mode)
 	uint64_t lat_wb = 0, lat_uc = 0;
 	int rc = 0;
 
+	if (experiment_param("kib", &v))
+		for (order = 0; ((PAGE_SIZE << order) >> 10) < v; order++)
+			;
 	bench_env_report();
 	bench_params_default(&p);
 	p.reps = mode == EXPERIMENT_FULL ? FULL_REPS : QUICK_REPS;
+	if (experiment_param("reps", &v))
+		p.reps = (unsigned)v;
 	p.min_time_ns =
 		mode == EXPERIMENT_FULL ? FULL_MIN_TIME_NS : QUICK_MIN_TIME_NS;
 	b.m.words = page_alloc(order);
@@ -230,7 +252,7 @@ static int memtype_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(memtype, "memtype",
+EXPERIMENT_PARAMS(memtype, "memtype",
 	   "read/write bandwidth and load latency of one buffer mapped WB, "
 	   "WT, WC, UC-, UC and WP",
-	   "000", 10, memtype_run);
+	   "000", 10, memtype_run, memtype_params);

@@ -159,9 +159,15 @@ static void warm(struct address_space *m)
 		page_cache_readahead(m, &ra, i);
 }
 
+/*
+ * One point: warm the file(s), run the clients for reps repetitions,
+ * check and drop the cache. With profile, the profiler (running) is
+ * restarted after the warm-up and stopped after the clients, so that its
+ * samples cover only the clients' runs.
+ */
 static int run_point(enum pagecache_variant v, bool per_file,
 		     unsigned nclients, enum experiment_mode mode,
-		     struct point *pt)
+		     struct point *pt, bool profile)
 {
 	static struct run r;
 	static struct address_space files[MAX_CPUS];
@@ -204,6 +210,10 @@ static int run_point(enum pagecache_variant v, bool per_file,
 			r.clients[r.nclients++].ncpu = cpu;
 		}
 	rcu_stats_get(&rs0);
+	if (profile) {
+		profile_stop();
+		profile_start(PROFILE_HZ);
+	}
 	for (unsigned rep = 0; rep < reps && !rc; rep++) {
 		uint64_t bytes = 0, cyc = 0;
 
@@ -232,6 +242,8 @@ static int run_point(enum pagecache_variant v, bool per_file,
 						    stats_pow10(MIBS_SCALE),
 					    MAX(cyc, 1) * MIB);
 	}
+	if (profile)
+		profile_stop();
 	rcu_stats_get(&rs1);
 	if (!rc) {
 		stats_compute(&pt->agg, samples, reps, samples);
@@ -368,18 +380,16 @@ static int pagecache_splice_run(enum experiment_mode mode)
 						   n == max_clients;
 
 				memset(&pt, 0, sizeof(pt));
-				if (own_profile) {
-					profile_stop();
-					profile_start(PROFILE_HZ);
-				}
-				if (run_point(v, layout == 1, n, mode, &pt)) {
+				if (run_point(v, layout == 1, n, mode, &pt,
+					      own_profile)) {
 					rc = 1;
+					if (own_profile)
+						profile_start(PROFILE_HZ);
 					continue;
 				}
 				if (own_profile) {
 					static char title[64];
 
-					profile_stop();
 					ksnprintf(title, sizeof(title),
 						  "pagecache_splice %s, %u "
 						  "clients, one file",

@@ -22,10 +22,11 @@
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "workloads/tbench.h"
+#include "experiments/trace_variants.h"
 
 static struct tbench_run tb_run;
 
-#define TB_MAX_FIGS 64
+#define TB_MAX_FIGS 96
 #define MB 1000000ull
 
 static void tb_rates(struct stats *mbs, struct stats *ops,
@@ -45,10 +46,13 @@ static void tb_rates(struct stats *mbs, struct stats *ops,
 
 static char tb_variant_names[TB_MAX_FIGS][BENCH_FIELD_MAX];
 
-/* Measure one variant; appends its figures. Returns 0 or 1 (failure). */
+/*
+ * Measure one variant (named name, or after its pairs when name is NULL);
+ * appends its figures. Returns 0 or 1 (failure).
+ */
 static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		      const struct tbench_check *ref, struct bench_figure *figs,
-		      size_t *nfig)
+		      size_t *nfig, const char *name)
 {
 	static uint64_t pt[MAX_CPUS / 2][BENCH_MAX_REPS];
 	static uint64_t pbytes[MAX_CPUS / 2], pops[MAX_CPUS / 2];
@@ -59,7 +63,9 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	int rc = 0;
 
 	kassert(size->reps <= BENCH_MAX_REPS);
-	if (npairs)
+	if (name)
+		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
+	else if (npairs)
 		ksnprintf(vname, BENCH_FIELD_MAX, "pairs=%u", npairs);
 	else
 		ksnprintf(vname, BENCH_FIELD_MAX, "alternating");
@@ -111,8 +117,7 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	     p++) {
 		char *pname = tb_variant_names[*nfig];
 
-		ksnprintf(pname, BENCH_FIELD_MAX, "pairs=%u/pair%u", npairs,
-			  p);
+		ksnprintf(pname, BENCH_FIELD_MAX, "%s/pair%u", vname, p);
 		tb_rates(&mbs, &ops, pt[p], size->reps, pbytes[p], pops[p]);
 		bench_figure_init(&figs[*nfig], "tbench", pname, "throughput",
 				  "MB/s", BENCH_SCALE_DIGITS, &mbs);
@@ -122,13 +127,81 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	return 0;
 }
 
+/* Repetitions of each tracing variant in quick mode. */
+#define TB_TRACE_QUICK_REPS 1
+/* Timed emits per memory type for the per-event cost figures. */
+#define TB_EVENT_COST_SAMPLES 20000
+
+/* One traced run: the largest pair count under trace variant v. */
+static int tb_traced(const struct trace_variant *v, unsigned npairs,
+		     const struct tbench_size *size,
+		     const struct tbench_check *ref, struct bench_figure *figs,
+		     size_t *nfig)
+{
+	uint64_t events;
+	int rc;
+
+	if (trace_variant_start(v) != 0)
+		return 1;
+	rc = tb_variant(npairs, size, ref, figs, nfig, v->name);
+	events = trace_variant_stop(v);
+	/* ref->ops: requests of all clients in one repetition. */
+	trace_variant_describe("tbench", v, events, ref->ops * size->reps);
+	return rc;
+}
+
+/*
+ * The tracing variants (seeds 000 and 004), all on the largest pair
+ * count, after the direct map was split for the buffers; full mode adds
+ * every combination of the seed-004 switches. Then the per-event cost
+ * for each buffer memory type. Returns 0 or 1.
+ */
+static int tb_trace_variants(enum experiment_mode mode,
+			     const struct tbench_size *size,
+			     const struct tbench_check *ref,
+			     struct bench_figure *figs, size_t *nfig,
+			     unsigned maxpairs)
+{
+	struct tbench_size traced = *size;
+	int rc = 0;
+
+	/* Quick mode (make run, make test): one repetition per variant. */
+	if (mode == EXPERIMENT_QUICK)
+		traced.reps = TB_TRACE_QUICK_REPS;
+	size = &traced;
+	trace_variants_prepare();
+	for (size_t i = 0; i < trace_variants_count && !rc; i++)
+		rc |= tb_traced(&trace_variants[i], maxpairs, size, ref, figs,
+				nfig);
+	for (unsigned i = 0; mode == EXPERIMENT_FULL && i < TRACE_COMBOS &&
+			     !rc; i++)
+		rc |= tb_traced(trace_combo(i), maxpairs, size, ref, figs,
+				nfig);
+	if (!rc)
+		*nfig += trace_event_cost("tbench", figs + *nfig,
+					  TB_MAX_FIGS - *nfig,
+					  TB_EVENT_COST_SAMPLES);
+	return rc;
+}
+
 /* Client/server pairs in quick mode; full mode uses every CPU. */
 #define TB_QUICK_MAX_PAIRS 1
 
+/* Shell settings: run tbench clients=N steps=N reps=N. */
+#define TB_MAX_CLIENTS 64
+#define TB_MAX_STEPS 100000
+static const struct experiment_param tb_params[] = {
+	{"clients", 1, TB_MAX_CLIENTS, "logical clients (quick 4, full 16)"},
+	{"steps", 1, TB_MAX_STEPS,
+	 "script steps per client (quick 300, full 2000)"},
+	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 7)"},
+};
+
 static int tbench_run(enum experiment_mode mode)
 {
-	const struct tbench_size *size =
-		mode == EXPERIMENT_FULL ? &tbench_full : &tbench_quick;
+	struct tbench_size custom = mode == EXPERIMENT_FULL ? tbench_full :
+							      tbench_quick;
+	const struct tbench_size *size = &custom;
 	static struct bench_figure figs[TB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
 	uint64_t free_before = page_alloc_free_pages(), t0, t1;
@@ -138,7 +211,14 @@ static int tbench_run(enum experiment_mode mode)
 	struct tbench_check ref;
 	size_t nfig = 0;
 	int rc = 0;
+	uint64_t v;
 
+	if (experiment_param("clients", &v))
+		custom.clients = (unsigned)v;
+	if (experiment_param("steps", &v))
+		custom.steps = (unsigned)v;
+	if (experiment_param("reps", &v))
+		custom.reps = (unsigned)v;
 	bench_env_report();
 	if (mode == EXPERIMENT_QUICK && maxpairs > TB_QUICK_MAX_PAIRS) {
 		/* Spinning pairs need a host core each to make progress;
@@ -163,7 +243,7 @@ static int tbench_run(enum experiment_mode mode)
 		(unsigned long)ref.hash,
 		(unsigned long)stats_muldiv(t1 - t0, 1000,
 					    bench_kernel_clock()->hz));
-	if (mode == EXPERIMENT_QUICK &&
+	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
 	    (ref.hash != TBENCH_QUICK_EXPECT_HASH ||
 	     ref.bytes != TBENCH_QUICK_EXPECT_BYTES)) {
 		kprintf("tbench: quick checksum %#lx bytes %lu, expected "
@@ -176,18 +256,21 @@ static int tbench_run(enum experiment_mode mode)
 		kprintf("tbench: one CPU: client and server cannot run at "
 			"once, so they alternate on it (variant "
 			"\"alternating\")\n");
-		rc |= tb_variant(0, size, &ref, figs, &nfig);
+		rc |= tb_variant(0, size, &ref, figs, &nfig, NULL);
 	} else {
 		/* Full mode: 1, 2, 4, ... pairs and all the CPUs' worth;
 		 * quick mode: only the latter. */
 		unsigned np = mode == EXPERIMENT_FULL ? 1 : maxpairs;
 
 		for (; !rc; np = MIN(2 * np, maxpairs)) {
-			rc |= tb_variant(np, size, &ref, figs, &nfig);
+			rc |= tb_variant(np, size, &ref, figs, &nfig, NULL);
 			if (np == maxpairs)
 				break;
 		}
 	}
+	if (!rc)
+		rc |= tb_trace_variants(mode, size, &ref, figs, &nfig,
+					maxpairs);
 	/* Pages neither free again nor held by kmalloc's slab caches
 	 * (which keep empty slabs) are leaked: a failure. So are live
 	 * kmalloc objects left behind. */
@@ -212,7 +295,7 @@ static int tbench_run(enum experiment_mode mode)
 	return 0;
 }
 
-EXPERIMENT(tbench, "tbench",
+EXPERIMENT_PARAMS(tbench, "tbench",
 	   "client/server pairs exchange dbench-style file requests over an "
 	   "in-kernel loopback; MB/s and ops/s",
-	   "000,004", 30, tbench_run);
+	   "000,004", 30, tbench_run, tb_params);

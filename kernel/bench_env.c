@@ -143,5 +143,6 @@ void bench_env_report(void)
 	env.git_hash = kernel_git_hash;
 	env.cmdline = boot_info.cmdline;
 	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
+	env.cache_model = kopt.cachemodel[0] ? kopt.cachemodel : NULL;
 	bench_output_env(&env);
 }

@@ -22,6 +22,7 @@
 #include "arch/x86_64/tsc.h"
 #include "kernel/bench_env.h"
 #include "kernel/cache_sweep.h"
+#include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench.h"
 #include "lib/compiler.h"
@@ -240,7 +241,12 @@ void cache_sweep_print(void)
 				"hierarchy." :
 				"the flat line is the emulator's cost per "
 				"access.");
-	else
+	if (bench_env_is_tcg() && kopt.cachemodel[0])
+		kprintf("caches: modelled (profile %s) by the cache-model "
+			"QEMU plugin, outside the guest's timings: the sweep "
+			"above is TCG's, the model's figures are its @@MODEL "
+			"lines\n", kopt.cachemodel);
+	else if (!bench_env_is_tcg())
 		kprintf("caches: modelled: %s\n",
 			cache_sweep_caches_modelled() ? "yes" :
 			verdict == BENCH_NO	      ? "no" :

@@ -1,6 +1,7 @@
 /*
  * Experiment registry: walks the "experiments" linker section.
  */
+#include "arch/x86_64/model_doorbell.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/profile.h"
@@ -11,14 +12,56 @@
 extern const struct experiment __start_experiments[];
 extern const struct experiment __stop_experiments[];
 
+/* The settings of the run in progress (none outside experiment_run_with). */
+static struct {
+	const char *key;
+	uint64_t value;
+} current[EXPERIMENT_MAX_SETTINGS];
+static unsigned ncurrent;
+
 void experiments_list(void)
 {
 	kprintf("experiments (run=NAME[,NAME], run=all, run=default):\n");
 	for (const struct experiment *e = __start_experiments;
-	     e < __stop_experiments; e++)
+	     e < __stop_experiments; e++) {
 		kprintf("  %-14s %-12s %s%s\n", e->name, e->seed,
 			e->description, e->order ? " [default]" : "");
+		for (unsigned i = 0; i < e->nparams; i++)
+			kprintf("  %14s %s=%lu..%lu: %s\n", "",
+				e->params[i].name,
+				(unsigned long)e->params[i].min,
+				(unsigned long)e->params[i].max,
+				e->params[i].help);
+	}
 }
+
+const struct experiment *experiment_find(const char *name)
+{
+	for (const struct experiment *e = __start_experiments;
+	     e < __stop_experiments; e++)
+		if (strcmp(e->name, name) == 0)
+			return e;
+	return NULL;
+}
+
+bool experiment_param(const char *name, uint64_t *value)
+{
+	for (unsigned i = 0; i < ncurrent; i++) {
+		if (strcmp(current[i].key, name) == 0) {
+			*value = current[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool experiment_params_given(void)
+{
+	return ncurrent > 0;
+}
+
+/* The shell's profile command: profile this run whatever profile= says. */
+static bool profile_forced;
 
 static int run_one(const struct experiment *e, enum experiment_mode mode)
 {
@@ -28,7 +71,10 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
-	profiling = kopt.profile && profile_start(PROFILE_HZ);
+	/* A cache model names this experiment's regions after it. */
+	model_doorbell_label(e->name);
+	profiling = (kopt.profile || profile_forced) &&
+		    profile_start(PROFILE_HZ);
 	rc = e->run(mode);
 	if (profiling) {
 		profile_stop();
@@ -39,6 +85,69 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	kprintf("=== experiment %s: %s ===\n", e->name,
 		rc == 0 ? "done" : "FAILED");
 	return rc != 0;
+}
+
+/* Check settings against e's declared parameters into current[]. */
+static bool apply_settings(const struct experiment *e,
+			   const struct experiment_setting *s, unsigned n,
+			   char *err, size_t errlen)
+{
+	ncurrent = 0;
+	if (n > EXPERIMENT_MAX_SETTINGS) {
+		ksnprintf(err, errlen, "run: at most %d settings",
+			  EXPERIMENT_MAX_SETTINGS);
+		return false;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct experiment_param *p = NULL;
+		unsigned long long v;
+
+		for (unsigned k = 0; k < e->nparams; k++)
+			if (strcmp(e->params[k].name, s[i].key) == 0)
+				p = &e->params[k];
+		if (!p) {
+			ksnprintf(err, errlen, "run: %s has no parameter "
+				  "'%.24s' (run list shows them)", e->name,
+				  s[i].key);
+			return false;
+		}
+		if (!cmdline_parse_u64(s[i].value, strlen(s[i].value), &v)) {
+			ksnprintf(err, errlen, "run: %s=%.24s is not a "
+				  "number", p->name, s[i].value);
+			return false;
+		}
+		if (v < p->min || v > p->max) {
+			ksnprintf(err, errlen, "run: %s=%llu is out of range "
+				  "(%lu..%lu)", p->name, v,
+				  (unsigned long)p->min,
+				  (unsigned long)p->max);
+			return false;
+		}
+		current[i].key = p->name;
+		current[i].value = v;
+	}
+	ncurrent = n;
+	return true;
+}
+
+int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
+			const struct experiment_setting *settings, unsigned n,
+			bool profile, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!apply_settings(e, settings, n, err, errlen)) {
+		ncurrent = 0;
+		return -1;
+	}
+	for (unsigned i = 0; i < ncurrent; i++)
+		kprintf("run: %s=%lu\n", current[i].key,
+			(unsigned long)current[i].value);
+	profile_forced = profile;
+	rc = run_one(e, mode);
+	profile_forced = false;
+	ncurrent = 0;
+	return rc;
 }
 
 int experiments_run(const char *sel, enum experiment_mode mode)

@@ -9,14 +9,34 @@
  *   run=none        nothing
  *   run=a,b         the named ones, in that order
  *   runmode=full    full-size runs instead of the quick ones
+ *
+ * An experiment may declare named parameters (sizes, client counts,
+ * repetitions) with their ranges; the shell's `run NAME KEY=VALUE...`
+ * sets them for one run, checked against the declaration, and the
+ * experiment reads them with experiment_param().
  */
 #ifndef KERNEL_EXPERIMENT_H
 #define KERNEL_EXPERIMENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "lib/compiler.h"
 
 enum experiment_mode { EXPERIMENT_QUICK, EXPERIMENT_FULL };
+
+struct experiment_param {
+	const char *name; /* lower case, as typed: clients */
+	uint64_t min, max; /* accepted values */
+	const char *help; /* one line, with the default */
+};
+
+struct experiment_setting {
+	const char *key, *value; /* as typed */
+};
+
+#define EXPERIMENT_MAX_SETTINGS 8
+#define EXPERIMENT_ERROR_MAX 160
 
 struct experiment {
 	const char *name;
@@ -27,12 +47,22 @@ struct experiment {
 	unsigned order;
 	/* Returns 0 on success (including a self-check of its result). */
 	int (*run)(enum experiment_mode mode);
+	const struct experiment_param *params; /* may be NULL */
+	unsigned nparams;
 };
 
 #define EXPERIMENT(ident, name_, desc, seed_, order_, fn)                     \
 	static const struct experiment experiment_##ident __used            \
 		__section("experiments") __aligned(8) = {                   \
-			name_, desc, seed_, order_, fn}
+			name_, desc, seed_, order_, fn, NULL, 0}
+
+/* The same with a parameter table (a static array of struct
+ * experiment_param). */
+#define EXPERIMENT_PARAMS(ident, name_, desc, seed_, order_, fn, params_)   \
+	static const struct experiment experiment_##ident __used            \
+		__section("experiments") __aligned(8) = {                   \
+			name_, desc, seed_, order_, fn, params_,            \
+			ARRAY_SIZE(params_)}
 
 /*
  * Run what selection names ("default", "all", "list", "none" or a list).
@@ -40,6 +70,30 @@ struct experiment {
  * of experiments that failed.
  */
 int experiments_run(const char *selection, enum experiment_mode mode);
+/* The registry, with each experiment's parameters and their ranges. */
 void experiments_list(void);
+/* The experiment called name, or NULL. */
+const struct experiment *experiment_find(const char *name);
+
+/*
+ * Run e once in mode with settings[0..n) applied, under the sampling
+ * profiler when profile is true (kernel/profile.h; its report follows the
+ * run). A setting that names
+ * no declared parameter or has a bad or out-of-range value is refused
+ * before anything runs: returns -1 with a one-line message in err.
+ * Otherwise returns 0 if the experiment succeeded, 1 if it failed.
+ */
+int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
+			const struct experiment_setting *settings, unsigned n,
+			bool profile, char *err, size_t errlen);
+
+/*
+ * For the running experiment: true and *value when the user set the
+ * parameter name for this run, false when it keeps its default.
+ */
+bool experiment_param(const char *name, uint64_t *value);
+/* True when any parameter was set for this run (recorded reference
+ * checksums of the default sizes then do not apply). */
+bool experiment_params_given(void);
 
 #endif

@@ -227,12 +227,57 @@ static void put_byte(struct fbcon *c, uint8_t b)
 	}
 }
 
+/* The cursor is the cell at (col, row) drawn in inverted colours; the
+ * shadow keeps the glyph, so hiding it is drawing the cell again. */
+static void cursor_draw(struct fbcon *c, bool show)
+{
+	uint32_t fg = c->fg;
+
+	if (!c->cursor || c->col >= c->cols || c->row >= c->rows)
+		return;
+	if (show) {
+		c->fg = c->bg;
+		c->bg = fg;
+	}
+	draw_cell(c, c->col, c->row, c->cells[c->row * c->cols + c->col]);
+	if (show) {
+		c->bg = c->fg;
+		c->fg = fg;
+	}
+}
+
+static void erase_eol(struct fbcon *c)
+{
+	for (unsigned x = c->col; x < c->cols; x++)
+		set_cell(c, x, c->row, c->blank);
+}
+
 void fbcon_put(struct fbcon *c, const char *s, size_t n)
 {
 	if (!c->ready)
 		return;
-	for (size_t i = 0; i < n; i++)
-		put_byte(c, (uint8_t)s[i]);
+	cursor_draw(c, false);
+	for (size_t i = 0; i < n; i++) {
+		unsigned count = 0;
+
+		switch (term_esc_feed(&c->esc, (uint8_t)s[i], &count)) {
+		case TERM_LEFT:
+			c->col = count > c->col ? 0 : c->col - count;
+			break;
+		case TERM_RIGHT:
+			c->col = MIN(c->col + count, c->cols - 1);
+			break;
+		case TERM_ERASE_EOL:
+			erase_eol(c);
+			break;
+		case TERM_SWALLOW:
+			break;
+		case TERM_PRINT:
+			put_byte(c, (uint8_t)s[i]);
+			break;
+		}
+	}
+	cursor_draw(c, true);
 }
 
 /* Paint every visible pixel (not the pitch padding) in the background. */
@@ -305,6 +350,24 @@ bool fbcon_init(void *fb_virt, const struct boot_framebuffer *fb,
 	kprintf("fbcon: framebuffer console disabled: %s\n",
 		fbcon_default.error);
 	return false;
+}
+
+void fbcon_set_cursor(struct fbcon *c, bool on)
+{
+	if (!c->ready || c->cursor == on)
+		return;
+	if (on) {
+		c->cursor = true;
+		cursor_draw(c, true);
+	} else {
+		cursor_draw(c, false);
+		c->cursor = false;
+	}
+}
+
+void fbcon_show_cursor(bool on)
+{
+	fbcon_set_cursor(&fbcon_default, on);
 }
 
 void fbcon_write(const char *s, size_t n)

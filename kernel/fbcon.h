@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "kernel/multiboot2.h"
 #include "kernel/psf.h"
+#include "lib/term_esc.h"
 
 /* The console font the Makefile links into the kernel (its FONT rule). */
 extern const uint8_t font_psf_start[], font_psf_end[];
@@ -35,8 +36,10 @@ struct fbcon {
 	unsigned cols, rows, col, row;
 	unsigned scroll_lines; /* text lines moved up at once at the bottom */
 	uint16_t blank; /* glyph index of ' ' */
+	struct term_esc esc; /* control sequence being read */
 	uint32_t utf8_cp; /* UTF-8 character being decoded */
 	unsigned utf8_left; /* continuation bytes still expected */
+	bool cursor; /* show the cursor (the shell, while reading a line) */
 	bool ready;
 	const char *error; /* why setup failed */
 };
@@ -51,13 +54,18 @@ bool fbcon_setup(struct fbcon *c, void *fb_virt,
 		 const struct boot_framebuffer *fb, const uint8_t *font,
 		 size_t font_len, uint16_t *cells, size_t ncells);
 
-/* Write s[0..n) to c: UTF-8 text with \n, \r and \t as on vga.c. */
+/* Write s[0..n) to c: UTF-8 text with \n, \r and \t as on vga.c, and
+ * the cursor moves and erase of lib/term_esc.h. */
 void fbcon_put(struct fbcon *c, const char *s, size_t n);
+
+/* Show or hide c's cursor (an inverted cell; off after setup). */
+void fbcon_set_cursor(struct fbcon *c, bool on);
 
 /* The default instance (the kernel's "fb" console). fbcon_init() prints
  * the reason when it returns false. */
 bool fbcon_init(void *fb_virt, const struct boot_framebuffer *fb,
 		const uint8_t *font, size_t font_len);
 void fbcon_write(const char *s, size_t n);
+void fbcon_show_cursor(bool on);
 
 #endif

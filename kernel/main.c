@@ -2,19 +2,23 @@
  * kmain(): the boot CPU's path from the assembly entry to the experiments.
  *
  *   consoles -> boot information -> command line -> CPU tables (GDT, IDT)
- *   -> boot report -> tests (ktest=) -> experiments (run=) -> EXIT
+ *   -> boot report -> tests (ktest=) -> experiments (run=)
+ *   -> the shell (shell) -> EXIT
  */
 #include <stdint.h>
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/fault.h"
 #include "arch/x86_64/fpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/pat.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
@@ -23,12 +27,14 @@
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
+#include "kernel/hw_quirks.h"
 #include "kernel/experiment.h"
 #include "kernel/log.h"
 #include "kernel/version.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
+#include "kernel/shell.h"
 #include "kernel/smp.h"
 #include "kernel/smp_call.h"
 #include "kernel/tsc_sync.h"
@@ -90,16 +96,10 @@ static void vm_init_from_boot_info(void)
  * page-table walks (a kernel text address and a direct-map address). */
 static void memory_report(void)
 {
-	enum memtype pat[PAT_NUM_ENTRIES];
-
 	page_alloc_print();
 	if (log_enabled(LOG_DEBUG))
 		kmalloc_stats_print();
-	pat_decode(pat_read(), pat);
-	kprintf("pat: IA32_PAT = %#lx:", (unsigned long)pat_read());
-	for (unsigned i = 0; i < PAT_NUM_ENTRIES; i++)
-		kprintf(" PAT%u=%s", i, memtype_name(pat[i]));
-	kprintf("\n");
+	pat_print();
 	if (mtrr_present)
 		mtrr_print(&mtrr_state);
 	else
@@ -181,6 +181,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	gdt_init_cpu(&boot_cpu_tables);
 	idt_init();
+	fault_init();
 	cpu_identify();
 	/* After cpu_identify(): the framebuffer check needs MAXPHYADDR. */
 	setup_screen_console();
@@ -208,7 +209,13 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	page_alloc_from_boot_info();
 	mtrr_read();
 	vm_init_from_boot_info();
+	if (kopt.tlb_ceiling)
+		tlb_flush_ceiling = kopt.tlb_ceiling;
+	tlb_init_cpu(!kopt.nopcid);
 	kmalloc_init(&kernel_kmalloc_backend);
+	/* A cache-model QEMU plugin, if one listens, learns memory types
+	 * and measured regions from here on (docs/cachemodel.md). */
+	model_doorbell_init();
 	/* Per-CPU object caches: a kmalloc/kfree pair touches no lock and
 	 * no shared line (seed 004's lesson). */
 	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
@@ -243,10 +250,15 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	{
 		struct tsc_sync_result sync;
 
-		if (tsc_sync_check(&sync))
+		if (tsc_sync_check(&sync)) {
 			tsc_sync_print(&sync);
+			hw_quirks_note_tsc_sync(&sync);
+		}
 	}
 	/* ---- end CPUs and time ------------------------------------------ */
+
+	/* What makes this machine's figures less trustworthy. */
+	hw_quirks_report();
 
 	crash_if_asked(kopt.crash);
 
@@ -255,5 +267,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 
 	failures += experiments_run(kopt.run, kopt.runmode);
 
+	if (kopt.shell)
+		shell_run(failures);
 	kernel_exit(failures ? 1 : 0);
 }

@@ -15,6 +15,10 @@
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   cpuhole=   number  1..255: leave that CPU number unstarted (tests)  0
+ *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
+ *   nopcid     flag    do not use PCIDs                 off
+ *   tlb.ceiling= number 1..4096 pages flushed one by one  33
+ *   shell      flag    the interactive shell after the runs  off
  *   profile=   number  1: profile every experiment         0
  */
 #include <stddef.h>
@@ -66,11 +70,23 @@ static const struct option_desc options[] = {
 	 "fill freed pages with a pattern"},
 	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
+	{"cachemodel", OPT_STRING, OFF(cachemodel), NULL, 0, 0,
+	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
+	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
+	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
 	{"cpuhole", OPT_UINT, OFF(cpuhole), NULL, 1, MAX_CPUS - 1,
 	 "test: do not start the AP that would get this CPU number, as if "
 	 "it did not answer (online CPU numbers then have a gap)"},
+	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
+	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
+	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
+	 "trace_export: flight-recorder KiB exported over serial"},
+	{"nopcid", OPT_FLAG, OFF(nopcid), NULL, 0, 0,
+	 "do not tag TLB entries with PCIDs"},
+	{"tlb.ceiling", OPT_UINT, OFF(tlb_ceiling), NULL, 1, OPT_TLB_CEILING_MAX,
+	 "range flushes up to this many pages go page by page (default 33)"},
 	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
 	 "1: sample every experiment with the LAPIC timer, report the top "
 	 "functions"},
@@ -86,6 +102,8 @@ static void set_defaults(void)
 	kopt.maxcpus = MAX_CPUS;
 	kopt.loglevel = 6;
 	kopt.crash = CRASH_NONE;
+	strlcpy(kopt.trace_memtype, "WB", sizeof(kopt.trace_memtype));
+	kopt.trace_export_kib = 256;
 }
 
 static void report(const struct cmdline_token *t, const char *fmt,
@@ -209,13 +227,16 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u runmode=%s%s%s%s",
+		"loglevel=%u runmode=%s%s%s%s%s",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
-		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "");
+		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "",
+		kopt.nopcid ? " nopcid" : "");
+	if (kopt.tlb_ceiling)
+		kprintf(" tlb.ceiling=%u", kopt.tlb_ceiling);
 	if (kopt.profile)
 		kprintf(" profile=%u", kopt.profile);
 	if (kopt.cpuhole)

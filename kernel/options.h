@@ -29,6 +29,8 @@ enum crash_kind {
 #define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
 
 #define OPT_STRING_MAX 128
+/* tlb.ceiling= upper bound (pages). */
+#define OPT_TLB_CEILING_MAX 4096
 
 struct kernel_options {
 	unsigned consoles; /* CONSOLE_* bits */
@@ -43,6 +45,13 @@ struct kernel_options {
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	unsigned cpuhole; /* 0, or a CPU number left unstarted (tests) */
+	/* The trace_export experiment: buffer memory type, export size. */
+	char trace_memtype[OPT_STRING_MAX];
+	unsigned trace_export_kib;
+	char cachemodel[OPT_STRING_MAX]; /* cache-model plugin profile, or "" */
+	bool nopcid; /* do not use PCIDs even if the CPU has them */
+	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
+	bool shell; /* the interactive shell after the runs */
 	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
 	unsigned errors; /* options reported as unknown or malformed */
 };

@@ -25,6 +25,35 @@
 static volatile int panicking;
 void (*panic_stop_other_cpus)(void);
 
+static void (*notifiers[PANIC_NOTIFIERS])(void);
+
+bool panic_notifier_register(void (*fn)(void))
+{
+	for (unsigned i = 0; i < PANIC_NOTIFIERS; i++)
+		if (__atomic_load_n(&notifiers[i], __ATOMIC_ACQUIRE) == NULL) {
+			__atomic_store_n(&notifiers[i], fn, __ATOMIC_RELEASE);
+			return true;
+		}
+	return false;
+}
+
+void panic_notifier_unregister(void (*fn)(void))
+{
+	for (unsigned i = 0; i < PANIC_NOTIFIERS; i++)
+		if (__atomic_load_n(&notifiers[i], __ATOMIC_ACQUIRE) == fn)
+			__atomic_store_n(&notifiers[i], NULL, __ATOMIC_RELEASE);
+}
+
+static void run_notifiers(void)
+{
+	for (unsigned i = 0; i < PANIC_NOTIFIERS; i++) {
+		void (*fn)(void) = __atomic_load_n(&notifiers[i],
+						   __ATOMIC_ACQUIRE);
+		if (fn)
+			fn();
+	}
+}
+
 bool panic_in_progress(void)
 {
 	return __atomic_load_n(&panicking, __ATOMIC_ACQUIRE) != 0;
@@ -162,6 +191,7 @@ void panic_trap(const struct trap_frame *f)
 	print_control_registers();
 	print_symbol_line("  ", f->rip);
 	backtrace_print(f->rbp);
+	run_notifiers();
 	kernel_exit(EXIT_STATUS_PANIC);
 }
 
@@ -183,6 +213,7 @@ void panic(const char *fmt, ...)
 		(unsigned long)rbp);
 	print_control_registers();
 	backtrace_print(rbp);
+	run_notifiers();
 	kernel_exit(EXIT_STATUS_PANIC);
 }
 

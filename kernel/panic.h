@@ -23,6 +23,15 @@ __noreturn void kernel_exit(int status);
  * report is not interleaved with their output. NULL on one CPU. */
 extern void (*panic_stop_other_cpus)(void);
 
+/*
+ * Call fn from the panic paths, after the other CPUs were stopped and
+ * the report printed, before the exit status (e.g. to export a trace).
+ * At most PANIC_NOTIFIERS; returns false when full. fn must not panic.
+ */
+#define PANIC_NOTIFIERS 4
+bool panic_notifier_register(void (*fn)(void));
+void panic_notifier_unregister(void (*fn)(void));
+
 /* Print a backtrace starting at the frame pointer rbp. */
 void backtrace_print(uint64_t rbp);
 

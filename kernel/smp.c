@@ -16,6 +16,7 @@
 #include "lib/compiler.h"
 #include "lib/config.h"
 #include "lib/kprintf.h"
+#include "trace/tracepoint.h"
 
 /* xAPIC ids are 8 bits and 0xff is the broadcast id. */
 #define XAPIC_MAX_APIC_ID 0xfe
@@ -28,37 +29,34 @@ const struct smp_stats *smp_stats(void)
 	return &stats;
 }
 
-struct shootdown {
-	uint64_t va, npages;
-};
-
-static void shootdown_local(void *arg)
+/*
+ * The TLB code's way to other CPUs (tlb_remote_call): run fn on the CPUs
+ * of the word mask cpus, this one included if set, and wait for all, so
+ * no CPU can still use a translation the caller has removed or retyped.
+ * Which CPUs to reach is the TLB code's decision (arch/x86_64/tlb.c).
+ */
+static unsigned smp_tlb_call(const uint64_t *cpus, void (*fn)(void *),
+			     void *arg)
 {
-	const struct shootdown *s = arg;
+	struct cpumask m;
 
-	if (s->npages == 0 || s->npages > TLB_FLUSH_ALL_THRESHOLD)
-		tlb_flush_local_all();
-	else
-		for (uint64_t i = 0; i < s->npages; i++)
-			tlb_flush_local_page(s->va + i * PAGE_SIZE);
+	cpumask_clear(&m);
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
+		if ((cpus[cpu / 64] >> (cpu % 64)) & 1)
+			cpumask_set(&m, cpu);
+	if (cpumask_weight(&m) > cpumask_test(&m, smp_this_cpu())) {
+		atomic_fetch_add_relaxed(&shootdowns, 1);
+		trace_point(tlb_shootdown, cpus[0], (uintptr_t)fn);
+	}
+	return smp_call(&m, fn, arg, true);
 }
 
-/*
- * TLB shootdown for kernel mappings: every other online CPU flushes the
- * range and the caller waits until all have, so no CPU can still use a
- * translation the caller has removed or retyped. (docs/README.md, "What
- * comes next": narrowing this to the CPUs that may hold it.)
- */
-static void smp_tlb_shootdown(uint64_t va, uint64_t npages)
+/* Every AP, once online: PCIDs as the command line allows, then the
+ * work loop. */
+static __noreturn void ap_kernel_entry(void)
 {
-	struct shootdown s = {va, npages};
-	struct cpumask others;
-
-	cpumask_online(&others, true);
-	if (cpumask_weight(&others) == 0)
-		return;
-	atomic_fetch_add_relaxed(&shootdowns, 1);
-	smp_call(&others, shootdown_local, &s, true);
+	tlb_init_cpu(!kopt.nopcid);
+	smp_work_loop();
 }
 
 uint64_t smp_tlb_shootdowns(void)
@@ -125,7 +123,7 @@ void smp_init(void)
 	if (apic_mode() == APIC_MODE_NONE)
 		return;
 
-	ap_trampoline_setup(smp_work_loop);
+	ap_trampoline_setup(ap_kernel_entry);
 	for (unsigned i = 0; i < acpi->ncpus; i++) {
 		const struct acpi_cpu *c = &acpi->cpus[i];
 
@@ -145,7 +143,7 @@ void smp_init(void)
 		start_one(c->apic_id);
 	}
 	if (stats.online > 1) {
-		tlb_remote_flush = smp_tlb_shootdown;
+		tlb_remote_call = smp_tlb_call;
 		panic_stop_other_cpus = smp_stop_others;
 	}
 }

@@ -19,6 +19,7 @@
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include "trace/tracepoint.h"
 #include "lib/rcu.h"
 
 static uint64_t calls_handled;
@@ -96,10 +97,15 @@ static void drain_own_queue(void)
 
 static void call_ipi_handler(struct trap_frame *f __unused)
 {
+	bool was_idle;
+
 	apic_eoi();
 	/* A quiescent point only if the interrupted code is not reading. */
 	rcu_qs_unless_reading();
+	/* The calls may read: a halted CPU leaves RCU's idle state. */
+	was_idle = rcu_irq_enter();
 	drain_own_queue();
+	rcu_irq_exit(was_idle);
 }
 
 static void wake_ipi_handler(struct trap_frame *f __unused)
@@ -147,6 +153,7 @@ unsigned smp_call(const struct cpumask *mask, void (*fn)(void *), void *arg,
 		if (cpu != self && cpumask_test(mask, cpu) &&
 		    smp_cpu_online(cpu))
 			sent++;
+	trace_point(smp_call, sent, (uintptr_t)fn);
 	/* Set the whole count first: a fast target must not see zero. */
 	atomic_store_relaxed(&pending, sent);
 	for (unsigned cpu = 0, n = 0; cpu < percpu_count() && n < sent;

@@ -17,8 +17,10 @@
  *
  * The operations are type-generic macros: p points to a naturally aligned
  * 1-, 2-, 4- or 8-byte integer or pointer, which the compiler turns into a
- * single lock-free instruction on x86_64. No inline assembly: this file
- * must build for any target, and ThreadSanitizer understands the builtins.
+ * single lock-free instruction on x86_64. The only inline assembly is the
+ * kernel's CPU-local operations and the WC store fence (x86_64 kernel
+ * builds only); every other build, including the host tests under
+ * ThreadSanitizer, uses the builtins.
  */
 #ifndef LIB_ATOMIC_H
 #define LIB_ATOMIC_H
@@ -109,6 +111,58 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
 }
 
 /*
+ * CPU-local operations, for data that only one CPU ever writes while other
+ * CPUs at most read it (a per-CPU trace buffer's write offset and commit
+ * counters). Interrupts and NMIs nesting on the owning CPU are the only
+ * writers that can interleave, and an interrupt is taken between
+ * instructions, never inside one: a single read-modify-write instruction
+ * is therefore atomic against them without the LOCK prefix, which costs
+ * tens of cycles and drains the store buffer. Remote readers still see each
+ * store whole (an aligned 8-byte store is never torn), in program order
+ * (x86 TSO), but the operation is NOT atomic against another CPU writing
+ * the same word: never use these on memory another CPU modifies.
+ *
+ *   local_cmpxchg(p, old, new)  CMPXCHG without LOCK; returns the value *p
+ *       held before (== old exactly when the swap happened). Ordering:
+ *       the compiler keeps it after every earlier access and before every
+ *       later one (asm "memory" clobber); the CPU orders it like any store
+ *       under TSO: after earlier stores, not after earlier WC stores (see
+ *       wmb_wc()).
+ *   local_fetch_add(p, v)       XADD without LOCK; returns the value *p
+ *       held before. Same ordering as local_cmpxchg().
+ *
+ * Host builds (tests, sanitizers, other architectures) use the __atomic
+ * builtins with acq_rel ordering instead: stronger than needed, and
+ * ThreadSanitizer understands them, so the host tests check the protocol
+ * built on top, not these two instructions.
+ */
+#if defined(__x86_64__) && !defined(HOST_BUILD)
+#define local_cmpxchg(p, old, new)                                          \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__typeof__(*(p)) local_prev_ = (old);                       \
+		__asm__ volatile("cmpxchg %2, %1"                           \
+				 : "+a"(local_prev_), "+m"(*(p))            \
+				 : "r"((__typeof__(*(p)))(new))             \
+				 : "memory", "cc");                         \
+		local_prev_;                                                \
+	})
+#define local_fetch_add(p, v)                                               \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__typeof__(*(p)) local_old_ = (v);                          \
+		__asm__ volatile("xadd %0, %1"                              \
+				 : "+r"(local_old_), "+m"(*(p))             \
+				 :                                          \
+				 : "memory", "cc");                         \
+		local_old_;                                                 \
+	})
+#else
+#define local_cmpxchg(p, old, new) atomic_cmpxchg(p, old, new)
+#define local_fetch_add(p, v) atomic_fetch_add_acq_rel(p, v)
+#endif
+
+/*
  * Raise *p to at least v (a running maximum). Relaxed: statistics only.
  * Returns nothing; concurrent callers never lose the larger value.
  */
@@ -142,6 +196,30 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+
+/*
+ * wmb_wc(): order every earlier store, including stores to write-combining
+ * (WC) memory, before every later store. x86 keeps ordinary (WB, UC, WT)
+ * stores in program order, so smp_wmb() is only a compiler barrier there;
+ * but WC stores sit in the write-combining buffers and may become visible
+ * after later ordinary stores (SDM vol. 3A, 11.3 "Write Combining" and
+ * 8.2.2 "Memory Ordering in P6 and More Recent Processor Families"). A
+ * trace record written to a WC buffer and then published by a commit
+ * counter in WB memory needs an SFENCE in between, or a reader on another
+ * CPU could see the commit and read stale bytes. Cost: a few cycles on
+ * top of draining the WC buffers, so callers use it only when the buffer
+ * really is WC (or when they cannot know).
+ *
+ * Host builds have no WC memory and every publishing store there is a
+ * release (local_fetch_add() is acq_rel on the host), which already
+ * orders the earlier stores: a compiler barrier suffices (and
+ * ThreadSanitizer rejects stand-alone fences).
+ */
+#if defined(__x86_64__) && !defined(HOST_BUILD)
+#define wmb_wc() __asm__ volatile("sfence" ::: "memory")
+#else
+#define wmb_wc() barrier()
+#endif
 
 /*
  * READ_ONCE/WRITE_ONCE: one untorn access, for data read outside the

@@ -5,6 +5,7 @@
 #include "lib/bench.h"
 #include "lib/assert.h"
 #include "lib/compiler.h"
+#include "lib/atomic.h"
 
 /* Picoseconds per second: ns_per_iter is in ns * BENCH_SCALE. */
 #define BENCH_SCALED_NS_PER_SEC (BENCH_NSEC_PER_SEC * BENCH_SCALE)
@@ -66,17 +67,30 @@ void bench_samples_init(struct bench_samples *s, uint64_t iters,
 	}
 }
 
+static const struct bench_region_ops *region_ops;
+static uint64_t next_region_id;
+
+void bench_set_region_ops(const struct bench_region_ops *ops)
+{
+	region_ops = ops;
+}
+
 void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 		       const struct bench_counters *ctr, bench_fn fn,
 		       void *arg)
 {
+	const struct bench_region_ops *ops = region_ops;
 	unsigned r = s->reps;
-	uint64_t t0, t1;
+	uint64_t t0, t1, region = 0;
 
 	kassert(r < BENCH_MAX_REPS);
 	kassert(ctr == NULL || ctr->n == s->ncounters);
 	kassert(ctr != NULL || s->ncounters == 0);
 
+	if (ops) {
+		region = atomic_fetch_add_relaxed(&next_region_id, 1) + 1;
+		ops->begin(region);
+	}
 	/* Counters sit inside the timed window's edges, not around it. */
 	t0 = clk->now();
 	if (ctr)
@@ -85,6 +99,8 @@ void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 	if (ctr)
 		ctr->stop(ctr->ctx);
 	t1 = clk->now();
+	if (ops)
+		ops->end(region, s->iters);
 
 	s->ticks[r] = t1 - t0;
 	if (ctr)

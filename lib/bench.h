@@ -65,6 +65,22 @@ struct bench_counters {
 	void *ctx;
 };
 
+/*
+ * Optional region marks around every measured repetition, for a timing
+ * model that reports per region (the kernel's cache-model doorbell).
+ * begin(id) comes before the repetition's first clock read, end(id)
+ * after its last, so the marks stay out of the timed window; end() also
+ * says how many iterations the repetition ran, so a model can report
+ * per-iteration figures. Ids are unique per boot and increase.
+ */
+struct bench_region_ops {
+	void (*begin)(uint64_t id);
+	void (*end)(uint64_t id, uint64_t iters); /* iterations it ran */
+};
+
+/* Install ops (NULL: no marks). Set once, before experiments run. */
+void bench_set_region_ops(const struct bench_region_ops *ops);
+
 /* The measured function: do 'iters' iterations of the work. */
 typedef void (*bench_fn)(void *arg, uint64_t iters);
 

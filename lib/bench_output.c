@@ -276,6 +276,9 @@ int bench_format_env_line(char *buf, size_t size, const struct bench_env *env)
 	sb_kv_str(&sb, "git_hash", env->git_hash, BENCH_FIELD_MAX);
 	sb_kv_str(&sb, "cmdline", env->cmdline, BENCH_CMDLINE_MAX);
 	sb_kv_str(&sb, "mode", mode_name(env->mode), BENCH_FIELD_MAX);
+	if (env->cache_model)
+		sb_kv_str(&sb, "cache_model", env->cache_model,
+			  BENCH_FIELD_MAX);
 	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
 	sb_puts(&sb, "}\n");
 	return sb_finish(&sb);
@@ -379,8 +382,19 @@ void bench_output_env(const struct bench_env *env)
 	emit_printf("TSC             : %s MHz (source: %s)\n", mhz,
 		    env->tsc_source ? env->tsc_source : "unknown");
 	emit_printf("PMU             : %s\n", env->pmu ? "yes" : "no");
-	emit_printf("Memory types    : honoured: %s\n",
-		    tristate_name(env->memtypes_honoured));
+	if (env->cache_model) {
+		emit_printf("Caches          : modelled (profile %s) by the "
+			    "cache-model QEMU plugin: its figures are the "
+			    "@@MODEL lines of its own file, the timings "
+			    "below stay TCG's\n", env->cache_model);
+		emit_printf("Memory types    : honoured: %s in these timings; "
+			    "honoured (by the model, profile %s)\n",
+			    tristate_name(env->memtypes_honoured),
+			    env->cache_model);
+	} else {
+		emit_printf("Memory types    : honoured: %s\n",
+			    tristate_name(env->memtypes_honoured));
+	}
 	emit_printf("Kernel          : %s (git %s)\n",
 		    env->kernel_version ? env->kernel_version : "",
 		    env->git_hash ? env->git_hash : "unknown");

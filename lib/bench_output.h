@@ -62,6 +62,10 @@ struct bench_env {
 	const char *git_hash;
 	const char *cmdline;
 	enum bench_mode mode;
+	/* Profile of the cache-model QEMU plugin the command line says is
+	 * running (docs/cachemodel.md), or NULL. Its figures are separate
+	 * @@MODEL lines: the timings here stay unmodelled. */
+	const char *cache_model;
 };
 
 /*

@@ -144,6 +144,27 @@ void rcu_idle_enter(void);
 void rcu_idle_exit(void);
 
 /*
+ * Around interrupt handlers that may read: an interrupt can wake an idle
+ * CPU, whose readers grace periods would not wait for. rcu_irq_enter()
+ * leaves the idle state if the CPU was in it and returns whether it was;
+ * rcu_irq_exit() gets that value and goes back.
+ */
+static inline bool rcu_irq_enter(void)
+{
+	bool was_idle = READ_ONCE(rcu_this_cpu()->idle) != 0;
+
+	if (was_idle)
+		rcu_idle_exit();
+	return was_idle;
+}
+
+static inline void rcu_irq_exit(bool was_idle)
+{
+	if (was_idle)
+		rcu_idle_enter();
+}
+
+/*
  * Wait until every CPU that was online at the call has passed a quiescent
  * state (a full grace period), reporting this CPU's own quiescent states
  * meanwhile. Not from a read-side section (panics in debug builds).

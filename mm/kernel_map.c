@@ -18,6 +18,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
+#include "mm/cachemodel.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
@@ -137,6 +138,9 @@ void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 	if (err)
 		panic("vm_init: no page for the kernel's PML4: %s",
 		      vm_strerror(err));
+	/* Every kernel top-level entry now, so that spaces created later
+	 * share the kernel half exactly. */
+	vm_kernel_half_precreate();
 	map_direct();
 	map_kernel_image();
 	map_framebuffer(fb_phys, fb_bytes);
@@ -204,6 +208,8 @@ int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
 		return err;
 	/* Lines cached under the old type must not outlive the change. */
 	cache_flush_range(direct_va, npages << PAGE_SHIFT);
+	/* A cache model (QEMU plugin) follows the change too. */
+	cachemodel_set_type(virt_to_phys(direct_va), npages, type);
 	return VM_OK;
 }
 

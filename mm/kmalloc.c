@@ -68,6 +68,7 @@
 #include "lib/string.h"
 #include "mm/buddy.h"
 #include "mm/page.h"
+#include "trace/tracepoint.h"
 
 /* Check that freed objects still hold the poison when reused. */
 #ifndef KMALLOC_DEBUG
@@ -829,7 +830,10 @@ void *kmalloc_aligned(size_t size, size_t align)
 
 void *kmalloc(size_t size)
 {
-	return kmalloc_aligned(size, KMALLOC_MIN_ALIGN);
+	void *p = kmalloc_aligned(size, KMALLOC_MIN_ALIGN);
+
+	trace_point(kmalloc, (uintptr_t)p, size);
+	return p;
 }
 
 void *kzalloc_aligned(size_t size, size_t align)
@@ -852,6 +856,7 @@ void kfree(void *ptr)
 
 	if (!ptr)
 		return;
+	trace_point(kfree, (uintptr_t)ptr);
 	get_backend();
 	if (!IS_ALIGNED((uintptr_t)ptr, KMALLOC_MIN_ALIGN))
 		panic("kfree(%p) from %p: misaligned pointer, not from kmalloc",

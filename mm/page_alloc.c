@@ -22,6 +22,7 @@
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
+#include "trace/tracepoint.h"
 
 #define LOW_MEMORY_END (1ull << 20) /* BIOS data, trampolines */
 #define FWMAP_CAPACITY 256
@@ -222,6 +223,7 @@ void *page_alloc(unsigned order)
 		return NULL;
 	va = phys_to_virt(phys);
 	memset(va, 0, PAGE_SIZE << order);
+	trace_point(page_alloc, phys >> PAGE_SHIFT, order);
 	return va;
 }
 
@@ -232,6 +234,7 @@ void page_free(void *va, unsigned order)
 	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
 		panic("page_free: %p is not a direct-map address (caller %p)",
 		      va, __builtin_return_address(0));
+	trace_point(page_free, (a - DIRECT_MAP_BASE) >> PAGE_SHIFT, order);
 	page_free_phys(a - DIRECT_MAP_BASE, order);
 }
 

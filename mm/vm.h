@@ -1,8 +1,10 @@
 /*
  * Address spaces and mappings. Every function takes the address space as
- * a parameter: the kernel's own space is just the first one (more will
- * come, with demand paging and a reverse map: docs/README.md, "What comes
- * next").
+ * a parameter: the kernel's own space is just the first one. More spaces
+ * (vm_space_create) share the kernel half exactly: every kernel
+ * top-level entry is created at boot, so later kernel mappings change
+ * only tables below it, which all spaces share. Their lower halves hold
+ * demand-paged regions (mm/space.h).
  *
  *   vm_map        map physical pages at a virtual address
  *   vm_unmap      remove mappings (splitting large pages when needed;
@@ -19,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/config.h"
 #include "lib/spinlock.h"
 #include "mm/memtype.h"
 
@@ -39,12 +42,43 @@
 #define VM_ERR_ALIGN (-4)
 #define VM_ERR_INVALID (-5)
 
+/* The lower half ends here (exclusive): addresses below it belong to a
+ * space's own regions, addresses above to the shared kernel half. */
+#define VM_USER_END 0x0000800000000000ull
+
+/* Words of a CPU bit mask in a space (64 CPUs each). */
+#define VM_CPU_WORDS (MAX_CPUS / 64)
+#define VM_MAX_REGIONS 8
+
+enum vm_region_kind { VM_REGION_ANON, VM_REGION_FILE };
+
+struct vm_file;
+
+/* A lower-half range filled on first touch (mm/space.h). */
+struct vm_region {
+	uint64_t start, end; /* page aligned, end exclusive */
+	enum vm_region_kind kind;
+	unsigned prot;
+	const struct vm_file *file; /* VM_REGION_FILE: pages from here */
+	uint64_t pgoff;		    /* file page mapped at start */
+};
+
 struct addr_space {
 	const char *name;
 	uint64_t *root; /* the top-level table, through the direct map */
 	uint64_t root_phys;
 	uint64_t table_pages; /* page-table pages owned by this space */
 	struct spinlock lock;
+	/* TLB bookkeeping (mm/tlb.h): a never-reused id, the generation
+	 * every change bumps, the CPUs that have the space loaded now. */
+	uint64_t id;
+	uint64_t tlb_gen;
+	uint64_t loaded[VM_CPU_WORDS];
+	/* Demand paging (mm/space.h), under lock. */
+	struct vm_region regions[VM_MAX_REGIONS];
+	unsigned nregions;
+	uint64_t resident; /* frames mapped by faults */
+	uint64_t faults;
 };
 
 extern struct addr_space kernel_space;
@@ -56,13 +90,32 @@ struct vm_translation {
 	enum memtype memtype; /* the PAT type the entry selects */
 };
 
+struct tlb_gather;
+
+/* Where RAM frame pa can be read and written by the kernel (the direct
+ * map); for RAM only. */
+void *vm_phys_to_virt(uint64_t pa);
+
 int vm_space_init(struct addr_space *as, const char *name);
+/* Create a table under every kernel top-level entry of kernel_space
+ * (boot, before any other space exists). Panics without memory. */
+void vm_kernel_half_precreate(void);
 /* A new space sharing the kernel half of kernel_space. */
 int vm_space_create(struct addr_space *as, const char *name);
+/* Free a space's lower-half page tables (mappings must be gone) and its
+ * root. It must not be loaded on any CPU. */
+void vm_space_free_tables(struct addr_space *as);
 
 int vm_map(struct addr_space *as, uint64_t va, uint64_t pa, uint64_t npages,
 	   unsigned prot, enum memtype type, unsigned flags);
 int vm_unmap(struct addr_space *as, uint64_t va, uint64_t npages);
+/*
+ * vm_unmap into a gather (mm/tlb_gather.h): the flush and the freeing of
+ * emptied page tables wait for tlb_gather_finish(g). With free_frames,
+ * the 4 KiB frames that were mapped are freed after the flush too.
+ */
+int vm_unmap_gather(struct addr_space *as, uint64_t va, uint64_t npages,
+		    struct tlb_gather *g, bool free_frames);
 int vm_protect(struct addr_space *as, uint64_t va, uint64_t npages,
 	       unsigned prot);
 int vm_set_memtype(struct addr_space *as, uint64_t va, uint64_t npages,

@@ -26,6 +26,11 @@ menuentry "kernel: run the experiments ($cmdline)" {
 	multiboot2 /boot/kernel.elf $cmdline
 	boot
 }
+menuentry "kernel: interactive (shell on serial and screen)" {
+	if [ "\${grub_platform}" = "pc" ]; then set gfxpayload=text; fi
+	multiboot2 /boot/kernel.elf shell run=none
+	boot
+}
 menuentry "kernel: tests (ktest=all)" {
 	if [ "\${grub_platform}" = "pc" ]; then set gfxpayload=text; fi
 	multiboot2 /boot/kernel.elf ktest=all run=none

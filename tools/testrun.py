@@ -36,6 +36,7 @@ import time
 import fuzz
 import ktap
 import qemu
+import session
 from manifest import MANIFEST, ManifestError, parse_manifest, select_entries
 from verdicts import verdict
 
@@ -53,6 +54,8 @@ HOST_TESTS = os.path.join(BUILD, "host", "test_*")
 QEMU_TESTS = os.path.join("tests", "runner", "test_qemu.py")
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
 RESULTS_TOOL = os.path.join("tools", "results.py")
+TRACE_TOOL = os.path.join("tools", "trace_extract.py")
+SPIN_CHECK = os.path.join("tools", "spin_check.sh")
 
 GRUB_TIMEOUT = 0          # every test image boots its first entry at once
 DEFAULT_JOBS = 2          # this machine: 2 cores, TCG only
@@ -160,6 +163,31 @@ PYTHON_TESTS = [
                                           TOOLS_TESTS]),
 ]
 
+# Promela models checked with spin, one TAP line each: (model, defines).
+SPIN_MODELS = [
+    (os.path.join("trace", "model", "ring_buffer.pml"), ["", "-DDISCARD"]),
+]
+SPIN_TIMEOUT_S = 120
+
+
+def run_spin_models(tap):
+    """Each Promela model's exhaustive spin search, one TAP line each."""
+    for model, defines in SPIN_MODELS:
+        desc = "model: %s (spin)" % os.path.basename(model)
+        try:
+            p = subprocess.run(["sh", SPIN_CHECK, model] + defines,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               timeout=SPIN_TIMEOUT_S)
+            out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
+        except subprocess.TimeoutExpired:
+            out, rc = "", None
+        lines = out.strip().split("\n")
+        if rc == 0:
+            tap.result(True, "%s: %s" % (desc, "; ".join(lines)))
+        else:
+            tap.result(False, "%s: failed (rc %r)" % (desc, rc), lines)
+
 
 # --------------------------------------------------------------------------
 # Boots
@@ -198,6 +226,7 @@ def boot_launch(e, iso, log):
         iso, firmware=e["firmware"], machine=e["machine"], media=e["media"],
         smp=e["smp"], mem=e["mem"], cpu=e["cpu"], serial="file:" + log,
         vars=vars_copy if e["firmware"] == "uefi" else None,
+        plugins=model_plugins(e, log),
         timeout=e["timeout_s"], extra=e["extra"].format(**subst).split())
 
 
@@ -208,6 +237,8 @@ def run_boot(e, iso, tap_desc):
     qlog = os.path.join(LOGS, e["name"] + ".qemu.txt")
     if os.path.exists(log):
         os.unlink(log)
+    if e.get("session"):
+        return run_session_boot(e, iso, log, tap_desc)
     try:
         launch = boot_launch(e, iso, log)
         cmd = qemu.command(launch)
@@ -231,10 +262,20 @@ def run_boot(e, iso, tap_desc):
     v = verdict(e, ex.rc, text, ex.kind == "timeout")
     desc = "%s (%.1f s%s)" % (tap_desc, elapsed,
                               ", " + v.reason if v.ok and v.reason else "")
+    if v.ok and e.get("model_check"):
+        ok, why, mdiag = check_model(e, iso, log)
+        if not ok:
+            return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok and e.get("check_results", "no") == "yes":
         ok, why, rdiag = check_results(log, int(e.get("results_min", "1")))
         if not ok:
             return False, "%s: %s" % (desc, why), rdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
+    if v.ok and e.get("check_trace", "no") == "yes":
+        ok, why, tdiag = check_trace(log, e["name"])
+        if not ok:
+            return False, "%s: %s" % (desc, why), tdiag + ["log: " + log]
         desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok:
         return True, desc, []
@@ -243,6 +284,129 @@ def run_boot(e, iso, tap_desc):
     qdiag = ["qemu: " + q for q in qtext.split("\n")[1:] if q.strip()]
     return False, "%s: %s" % (desc, v.reason), \
         v.diag + qdiag + ["log: " + log] + log_tail(text)
+
+
+# --------------------------------------------------------------------------
+# The cache-model plugin (docs/cachemodel.md; keys in tools/manifest.py)
+# --------------------------------------------------------------------------
+MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
+MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
+MODEL_TOOL = os.path.join("tools", "model.py")
+
+
+def model_out(log):
+    """The plugin's file next to the serial log."""
+    return log + ".model.jsonl"
+
+
+def model_plugins(e, log):
+    if not e.get("model"):
+        return []
+    args = ["profile=" + e["model"], "profiles=" + MODEL_PROFILES,
+            "out=" + model_out(log)]
+    if e.get("model_sync"):
+        args.append("sync=" + e["model_sync"])
+    return [qemu.Plugin(MODEL_SO, args)]
+
+
+def model_tool(args):
+    p = subprocess.run([sys.executable, MODEL_TOOL] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout.decode("utf-8", "replace").strip()
+
+
+def check_model(e, iso, log):
+    """Run the entry's model_check. Returns (ok, summary, diagnostics)."""
+    kind = e["model_check"]
+    if kind == "calibration":
+        rc, text = model_tool(["check-calibration", model_out(log)])
+        return rc == 0, ("model calibration " +
+                         ("matches the profile" if rc == 0 else "WRONG")), \
+            [] if rc == 0 else text.split("\n")
+    if kind == "falseshare":
+        rc, text = model_tool(["check-falseshare", log, model_out(log)])
+        return rc == 0, text.split("\n")[0], \
+            [] if rc == 0 else text.split("\n")
+    # repeat: a second boot must write identical model lines.
+    log2 = log + ".again"
+    try:
+        qemu.run(boot_launch(e, iso, log2), stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except qemu.LaunchError as err:
+        return False, "second boot: %s" % err, []
+    rc, text = model_tool(["compare", model_out(log), model_out(log2)])
+    return rc == 0, "second boot: " + text.split("\n")[0], \
+        [] if rc == 0 else text.split("\n")
+def run_session_boot(e, iso, log, tap_desc):
+    """Boot e with its session script (tools/session.py) instead of a
+    serial file; the script's problems come before the usual verdict's."""
+    shot = os.path.join(LOGS, e["name"] + ".screen.ppm")
+    try:
+        launch = boot_launch(e, iso, log)
+        ex, elapsed, probs = session.run(launch, e["session"], log, shot)
+    except (KeyError, IndexError, ValueError) as err:
+        return False, tap_desc + ": bad extra= option: %s" % err, []
+    except (OSError, qemu.LaunchError, session.ScriptError) as err:
+        return False, "%s: session: %s" % (tap_desc, err), []
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    v = verdict(e, ex.rc, text, ex.kind == "timeout")
+    desc = "%s (%.1f s)" % (tap_desc, elapsed)
+    if not probs and v.ok and e.get("post_check"):
+        cmd = [a.format(log=log) for a in e["post_check"].split()]
+        p = subprocess.run([sys.executable] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            out = p.stdout.decode("utf-8", "replace").strip().split("\n")
+            return False, "%s: %s" % (desc, out[0]), out[1:]
+    if not probs and v.ok:
+        return True, desc, []
+    probs = probs + ([] if v.ok else [v.reason])
+    return False, "%s: %s" % (desc, probs[0]), \
+        ["also: " + p for p in probs[1:]] + v.diag + ["log: " + log] + \
+        log_tail(text)
+
+
+def run_trace_tool(args):
+    p = subprocess.run([sys.executable, TRACE_TOOL] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=300)
+    return p.returncode, p.stdout.decode("utf-8", "replace").strip()
+
+
+def check_trace(log, name):
+    """Extract and check a log's CTF export, then make sure a copy with
+    one damaged chunk and a cut copy are both rejected. Returns (ok,
+    reason-or-summary, diagnostics)."""
+    d = os.path.join(BUILD, "traces", name)
+    rc, out = run_trace_tool([log, d, "--check"])
+    if rc != 0:
+        return False, "trace export check failed", out.split("\n")
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    lines = text.split("\n")
+    chunk = [i for i, l in enumerate(lines) if "@@TRACE-CHUNK" in l]
+    if not chunk:
+        return False, "no trace chunks in the log", []
+    bad = list(lines)
+    i = chunk[len(chunk) // 2]
+    fields = bad[i].split(" ")
+    b64 = fields[-1]  # "@@TRACE-CHUNK file offset length crc base64"
+    fields[-1] = ("B" if b64[0] == "A" else "A") + b64[1:]
+    bad[i] = " ".join(fields)
+    cut = lines[:chunk[-1]]
+    for label, copy, want in (("damaged", bad, "CRC32"),
+                              ("cut", cut, "TRACE-END")):
+        path = os.path.join(BUILD, "traces", "%s.%s.log" % (name, label))
+        with open(path, "w") as f:
+            f.write("\n".join(copy))
+        rc, out = run_trace_tool([path, d + "." + label])
+        if rc != 1 or want not in out:
+            return False, "a %s copy of the log was not rejected" % label, \
+                out.split("\n")
+    return True, "trace read by babeltrace2; damaged and cut copies " \
+        "rejected", []
 
 
 def check_results(log, minimum):
@@ -343,6 +507,8 @@ def main(argv):
         if do_host:
             for desc, _ in PYTHON_TESTS:
                 print(desc)
+            for model, _ in SPIN_MODELS:
+                print("model %s" % model)
         for e in boots:
             print("boot  %-16s %-4s %-3s %s smp=%s mem=%s timeout=%gs "
                   "expect=%s groups=%s cmdline=%r" %
@@ -352,7 +518,8 @@ def main(argv):
         return 0
 
     tap = Tap(len(hosts) + len(fuzzers) +
-              (len(PYTHON_TESTS) if do_host else 0) + len(boots))
+              (len(PYTHON_TESTS) + len(SPIN_MODELS) if do_host else 0) +
+              len(boots))
     start = time.monotonic()
     if hosts or fuzzers:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -362,6 +529,7 @@ def main(argv):
     if do_host:
         for desc, test_args in PYTHON_TESTS:
             run_python_tests(tap, desc, test_args)
+        run_spin_models(tap)
     if boots:
         run_boots(boots, args.jobs, tap)
     print("# %d passed, %d failed (%.0f s)" %

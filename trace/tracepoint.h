@@ -1,59 +1,101 @@
 /*
- * Trace points: TRACEPOINT(name, a, b) in any layer's hot path (today the
- * workloads': seeds 000 and 004 measure the tracing overhead LTTng has
- * with tbench and a kernel compile).
+ * Trace points: the list of events, their typed payloads, one enable
+ * switch each, and the trace_point() macro that emits one. Kept tiny and
+ * free of dependencies (standard headers only) so that every layer, mm/
+ * and lib/ included, can place trace points; the buffer code behind it is
+ * trace/trace.h and trace/ring_buffer.h.
  *
- * TRACEPOINT(name, a, b) costs one load of a global flag and a
- * predicted-not-taken branch while tracing is off. The trace buffers
- * (docs/README.md, "What comes next") will install a probe and set the
- * flag; the same benchmark run then measures the cost of tracing.
+ *   trace_point(page_alloc, pfn, order);
  *
- * This is the one header of trace/ that lower layers may include
- * (docs/layers.md): lib/ and mm/ must be able to emit events, so it
- * includes nothing but lib/ and knows nothing of the buffers.
+ * costs one byte load and a not-taken branch while the event is off. On,
+ * it builds the payload struct from the arguments (in field order) and
+ * calls TRACE_EMIT: out of line by default; files that include
+ * trace/trace.h first get the inline fast path.
  *
- * The flag and the probe pointer are weak definitions here, so every file
- * that includes this header shares one copy without a .c file of its own,
- * and the trace subsystem can later provide the strong definitions.
+ * An event is declared once, in TRACE_EVENTS below, as
+ *   EV(name, F(type, field) F(type, field) ...)
+ * which generates its id (TRACE_ID_name), its payload struct (struct
+ * trace_payload_name, natural alignment) and its CTF metadata
+ * (trace/ctf_metadata.c expands the same list). Types: uint8_t ..
+ * uint64_t. Event ids below RB_EXTENDED_ID (31) fit the compact header.
  */
 #ifndef TRACE_TRACEPOINT_H
 #define TRACE_TRACEPOINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "lib/atomic.h"
-#include "lib/compiler.h"
 
-/* name: the trace point's name (a string literal); a, b: its payload. */
-typedef void (*tracepoint_probe_fn)(const char *name, uint64_t a,
-				    uint64_t b);
+#define TRACE_EVENTS(EV, F)                                                 \
+	EV(trace_test, F(uint64_t, seq) F(uint64_t, value))                 \
+	EV(page_alloc, F(uint64_t, pfn) F(uint32_t, order))                 \
+	EV(page_free, F(uint64_t, pfn) F(uint32_t, order))                  \
+	EV(kmalloc, F(uint64_t, ptr) F(uint64_t, size))                     \
+	EV(kfree, F(uint64_t, ptr))                                         \
+	EV(ramfs_op, F(uint32_t, op) F(uint32_t, inode) F(uint64_t, len))   \
+	EV(ramfs_page, F(uint32_t, handle) F(uint64_t, index)               \
+			       F(uint64_t, page))                           \
+	EV(net_send, F(uint64_t, ring) F(uint64_t, len))                    \
+	EV(net_receive, F(uint64_t, ring) F(uint64_t, len))                 \
+	EV(tbench_request_sent, F(uint32_t, op) F(uint32_t, len))           \
+	EV(tbench_request_handled, F(uint32_t, op) F(uint32_t, status))     \
+	EV(tbench_reply_received, F(uint32_t, status) F(uint32_t, len))     \
+	EV(kbuild_step, F(uint32_t, file) F(uint32_t, step))                \
+	EV(smp_call, F(uint32_t, target) F(uint64_t, fn))                   \
+	EV(tlb_shootdown, F(uint64_t, cpus_low64) F(uint64_t, fn))
 
-__attribute__((weak)) bool tracepoint_enabled;
-__attribute__((weak)) tracepoint_probe_fn tracepoint_probe;
+/* ramfs_op's op field. */
+enum trace_ramfs_op {
+	TRACE_RAMFS_OPEN,
+	TRACE_RAMFS_CLOSE,
+	TRACE_RAMFS_READ,
+	TRACE_RAMFS_WRITE,
+	TRACE_RAMFS_UNLINK,
+};
 
-#define TRACEPOINT(name, a, b)                                              \
-	do {                                                                \
-		if (unlikely(READ_ONCE(tracepoint_enabled))) {              \
-			tracepoint_probe_fn tp_fn_ =                        \
-				READ_ONCE(tracepoint_probe);                \
-			if (tp_fn_)                                         \
-				tp_fn_(#name, (uint64_t)(a), (uint64_t)(b)); \
-		}                                                           \
-	} while (0)
+/* kbuild_step's step field. */
+enum trace_kbuild_step {
+	TRACE_KBUILD_READ,    /* open and read the source */
+	TRACE_KBUILD_COMPILE, /* compile it */
+	TRACE_KBUILD_WRITE,   /* write the object */
+};
+
+/* Event ids, in list order. */
+#define TRACE_ID_ENUM_(name, fields) TRACE_ID_##name,
+#define TRACE_IGNORE_FIELD_(type, field)
+enum trace_event_id {
+	TRACE_EVENTS(TRACE_ID_ENUM_, TRACE_IGNORE_FIELD_)
+	TRACE_EVENT_NR
+};
+
+/* Payload structs: struct trace_payload_NAME { type field; ... }. */
+#define TRACE_STRUCT_FIELD_(type, field) type field;
+#define TRACE_STRUCT_(name, fields) struct trace_payload_##name { fields };
+TRACE_EVENTS(TRACE_STRUCT_, TRACE_STRUCT_FIELD_)
 
 /*
- * Install (or, with NULL, remove) the probe. The probe is published
- * before the flag is raised, and the flag lowered before it is removed.
+ * The enable switches, one byte per event (0 off, 1 on), written only by
+ * trace_event_enable(). Weak, like the emit function below, so that a
+ * host test that builds mm/ without trace/ still links: its trace points
+ * stay off and never call into the missing buffer code.
  */
-static inline void tracepoint_set_probe(tracepoint_probe_fn fn)
-{
-	if (fn) {
-		atomic_store_release(&tracepoint_probe, fn);
-		atomic_store_release(&tracepoint_enabled, true);
-	} else {
-		atomic_store_release(&tracepoint_enabled, false);
-		atomic_store_release(&tracepoint_probe, fn);
-	}
-}
+__attribute__((weak)) volatile uint8_t trace_event_on[TRACE_EVENT_NR];
+
+/* Out-of-line emit (trace/trace.c): payload p of size bytes, aligned. */
+__attribute__((weak)) void trace_emit_outofline(uint32_t id, const void *p,
+						uint32_t size,
+						uint32_t align);
+
+#ifndef TRACE_EMIT
+#define TRACE_EMIT trace_emit_outofline
+#endif
+
+#define trace_point(name, ...)                                              \
+	do {                                                                \
+		if (__builtin_expect(trace_event_on[TRACE_ID_##name], 0)) { \
+			struct trace_payload_##name trace_p_ = {__VA_ARGS__}; \
+			TRACE_EMIT(TRACE_ID_##name, &trace_p_,              \
+				   sizeof(trace_p_), _Alignof(trace_p_));    \
+		}                                                           \
+	} while (0)
 
 #endif

@@ -13,7 +13,7 @@
 #include "workloads/kbuild.h"
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
-#include "trace/tracepoint.h"
+#include "trace/trace.h"
 
 const struct kbuild_size kbuild_quick = {KBUILD_QUICK_CORPUS, 3};
 const struct kbuild_size kbuild_full = {
@@ -23,7 +23,6 @@ const struct kbuild_size kbuild_full = {
 };
 
 #define KB_NAME_LEN 24
-#define KB_MAX_FILES 1024u	/* ramfs inodes: sources + objects */
 
 static void src_name(char *buf, unsigned i)
 {
@@ -82,6 +81,7 @@ static bool kb_compile_one(struct ramfs *fs, unsigned i,
 	bool ok;
 
 	src_name(name, i);
+	trace_point(kbuild_step, i, TRACE_KBUILD_READ);
 	h = ramfs_open(fs, name, 0);
 	if (h < 0)
 		return false;
@@ -91,11 +91,12 @@ static bool kb_compile_one(struct ramfs *fs, unsigned i,
 	}
 	ok = ramfs_read(fs, h, 0, src, st.size) == (long)st.size;
 	ramfs_close(fs, h);
+	trace_point(kbuild_step, i, TRACE_KBUILD_COMPILE);
 	obj = ok ? corpus_compile(src, st.size, &obj_len, cs) : NULL;
 	kfree(src);
 	if (!obj)
 		return false;
-	TRACEPOINT(kbuild_compiled, i, obj_len);
+	trace_point(kbuild_step, i, TRACE_KBUILD_WRITE);
 	obj_name(name, i);
 	ok = write_whole_file(fs, name, obj, obj_len);
 	kfree(obj);
@@ -237,7 +238,7 @@ bool kbuild_setup(struct kbuild_run *run, const struct kbuild_size *size)
 	memset(run, 0, sizeof(*run));
 	run->size = size;
 	spin_lock_init(&run->queue_lock, NULL);
-	run->fs = ramfs_new(&ramfs_page_backend, KB_MAX_FILES);
+	run->fs = ramfs_new(&ramfs_page_backend, KBUILD_MAX_FILES);
 	return run->fs && kb_populate(run->fs, &size->corpus);
 }
 

@@ -30,6 +30,9 @@
 #include "workloads/ramfs.h"
 #include "workloads/reference.h"
 
+/* ramfs inodes of a build: sources + objects. */
+#define KBUILD_MAX_FILES 1024u
+
 struct kbuild_size {
 	struct corpus_params corpus;
 	unsigned reps;		/* repetitions the experiment times */

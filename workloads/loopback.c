@@ -5,6 +5,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
+#include "trace/tracepoint.h"
 
 void loopback_ring_init(struct loopback_ring *r, void *buf, size_t size)
 {
@@ -70,6 +71,7 @@ void loopback_send(struct loopback_ring *r, const void *src, size_t len)
 {
 	const uint8_t *p = src;
 
+	trace_point(net_send, (uintptr_t)r, len);
 	while (len) {
 		size_t n = loopback_ring_write_some(r, p, len);
 
@@ -87,6 +89,7 @@ void loopback_recv(struct loopback_ring *r, void *dst, size_t len)
 {
 	uint8_t *p = dst;
 
+	trace_point(net_receive, (uintptr_t)r, len);
 	while (len) {
 		size_t n = loopback_ring_read_some(r, p, len);
 

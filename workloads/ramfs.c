@@ -10,6 +10,7 @@
 #include "lib/atomic.h"
 #include "lib/compiler.h"
 #include "lib/string.h"
+#include "trace/tracepoint.h"
 
 #define RAMFS_HASH_BUCKETS 256u
 #define RAMFS_NO_INODE (-1)
@@ -198,6 +199,7 @@ int ramfs_open(struct ramfs *fs, const char *name, unsigned flags)
 	int32_t i;
 	int err = check_name(name);
 
+	trace_point(ramfs_op, TRACE_RAMFS_OPEN, hash, flags);
 	if (err)
 		return err;
 	spin_lock(&fs->lock);
@@ -260,6 +262,7 @@ int ramfs_close(struct ramfs *fs, int h)
 {
 	struct ramfs_inode *ino;
 
+	trace_point(ramfs_op, TRACE_RAMFS_CLOSE, (uint32_t)h, 0);
 	spin_lock(&fs->lock);
 	ino = handle_inode(fs, h);
 	if (!ino) {
@@ -276,7 +279,8 @@ int ramfs_close(struct ramfs *fs, int h)
 int ramfs_unlink(struct ramfs *fs, const char *name)
 {
 	uint32_t hash = name_hash(name);
-	int32_t *link, i;
+
+	trace_point(ramfs_op, TRACE_RAMFS_UNLINK, hash, 0);	int32_t *link, i;
 	int err = check_name(name);
 
 	if (err)
@@ -304,6 +308,7 @@ long ramfs_read(struct ramfs *fs, int h, uint64_t off, void *buf,
 	uint8_t *dst = buf;
 	size_t done = 0;
 
+	trace_point(ramfs_op, TRACE_RAMFS_READ, (uint32_t)h, len);
 	if (!ino)
 		return -RAMFS_EBADF;
 	spin_lock(&ino->lock);
@@ -318,6 +323,8 @@ long ramfs_read(struct ramfs *fs, int h, uint64_t off, void *buf,
 		const uint8_t *page = ino->index ?
 			ino->index[pos / RAMFS_PAGE_SIZE] : NULL;
 
+		trace_point(ramfs_page, (uint32_t)h, pos / RAMFS_PAGE_SIZE,
+			    (uintptr_t)page);
 		if (page)
 			memcpy(dst + done, page + in_page, n);
 		else
@@ -335,9 +342,11 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 {
 	struct ramfs_inode *ino = handle_inode(fs, h);
 	const uint8_t *src = buf;
+
 	size_t done = 0;
 	long ret;
 
+	trace_point(ramfs_op, TRACE_RAMFS_WRITE, (uint32_t)h, len);
 	if (!ino)
 		return -RAMFS_EBADF;
 	if (off > RAMFS_FILE_MAX_SIZE || len > RAMFS_FILE_MAX_SIZE - off)
@@ -356,6 +365,8 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 		size_t n = MIN(len - done, RAMFS_PAGE_SIZE - in_page);
 		void **slot = &ino->index[pos / RAMFS_PAGE_SIZE];
 
+		trace_point(ramfs_page, (uint32_t)h, pos / RAMFS_PAGE_SIZE,
+			    (uintptr_t)*slot);
 		if (!*slot) {
 			*slot = get_page(fs);
 			if (!*slot)

@@ -15,7 +15,7 @@
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
 #include "workloads/tbench.h"
-#include "trace/tracepoint.h"
+#include "trace/trace.h"
 
 /* Payload sizes of reads and writes, picked uniformly (dbench-like mix
  * of small metadata-sized and large data transfers). */
@@ -118,7 +118,7 @@ static bool tb_server_step(struct tbench_pair *pr)
 	}
 	rp.status = tb_perform(pr, &rq, &len);
 	rp.len = len;
-	TRACEPOINT(tbench_request_handled, rq.op, rp.status);
+	trace_point(tbench_request_handled, rq.op, (uint32_t)rp.status);
 	loopback_send(&pr->lb.rep, &rp, sizeof(rp));
 	if (len)
 		loopback_send(&pr->lb.rep, pr->sbuf, len);
@@ -157,7 +157,7 @@ static void tb_call(struct tbench_pair *pr, struct tbench_client_result *r,
 	loopback_send(&pr->lb.req, rq, sizeof(*rq));
 	if (rq->op == TB_OP_WRITE)
 		loopback_send(&pr->lb.req, pr->cbuf, rq->len);
-	TRACEPOINT(tbench_request_sent, rq->op, rq->len);
+	trace_point(tbench_request_sent, rq->op, rq->len);
 	if (rq->op == TB_OP_QUIT)
 		return;
 	if (pr->alternate)
@@ -166,7 +166,7 @@ static void tb_call(struct tbench_pair *pr, struct tbench_client_result *r,
 	kassert(rp.len <= TBENCH_MAX_PAYLOAD);
 	if (rp.len)
 		loopback_recv(&pr->lb.rep, pr->cbuf, rp.len);
-	TRACEPOINT(tbench_reply_received, rp.status, rp.len);
+	trace_point(tbench_reply_received, (uint32_t)rp.status, rp.len);
 	r->hash = corpus_hash_u64(r->hash, rq->op);
 	r->hash = corpus_hash_u64(r->hash, (uint64_t)rp.status);
 	if (rp.len)

@@ -227,13 +227,25 @@ static void error_handler(struct trap_frame *f __unused)
 	apic_eoi();
 }
 
+static void (*nmi_hook)(void);
+
+void apic_set_nmi_hook(void (*fn)(void))
+{
+	atomic_store_release(&nmi_hook, fn);
+}
+
 static void nmi_handler(struct trap_frame *f __unused)
 {
+	void (*hook)(void);
+
 	/* Another CPU panicked and stops us: stay out of its report. */
 	if (panic_in_progress())
 		arch_halt();
 	if (percpu_ready())
 		this_cpu()->nmi_count++;
+	hook = atomic_load_acquire(&nmi_hook);
+	if (hook)
+		hook();
 }
 
 uint64_t apic_timer_ticks(void)

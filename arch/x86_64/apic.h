@@ -95,6 +95,8 @@ uint64_t apic_timer_ticks(void);
 
 /* NMIs this CPU has received (any source). */
 uint64_t apic_nmi_count(void);
+/* Call fn from every NMI (after the count), NULL for none: tests. */
+void apic_set_nmi_hook(void (*fn)(void));
 /* APIC errors (ESR) reported by the error interrupt, all CPUs. */
 uint64_t apic_error_count(void);
 

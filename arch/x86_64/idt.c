@@ -28,6 +28,7 @@ struct idt_gate {
 
 static struct idt_gate idt[VEC_COUNT] __aligned(16);
 static trap_handler_t handlers[VEC_COUNT];
+static trap_fixup_t fixups[VEC_EXCEPTION_COUNT];
 extern const uint64_t isr_stub_table[VEC_COUNT];
 
 static const char *const exception_names[VEC_EXCEPTION_COUNT] = {
@@ -102,6 +103,12 @@ void trap_register(unsigned vector, trap_handler_t handler)
 	handlers[vector] = handler;
 }
 
+void trap_register_fixup(unsigned vector, trap_fixup_t fixup)
+{
+	kassert(vector < VEC_EXCEPTION_COUNT);
+	fixups[vector] = fixup;
+}
+
 /* One trap_try() slot per CPU: a fault is caught by the CPU that took
  * it, while it runs the function it armed the slot for. */
 static struct fault_catch {
@@ -140,6 +147,9 @@ void trap_dispatch(struct trap_frame *f)
 		handlers[f->vector](f);
 		return;
 	}
+	if (f->vector < VEC_EXCEPTION_COUNT && fixups[f->vector] &&
+	    fixups[f->vector](f))
+		return;
 	if (f->vector < VEC_EXCEPTION_COUNT && my_catch()->armed &&
 	    f->vector != VEC_NMI && f->vector != VEC_DOUBLE_FAULT &&
 	    f->vector != VEC_MACHINE_CHECK) {

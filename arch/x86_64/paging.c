@@ -15,9 +15,12 @@
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
 #include "lib/assert.h"
+#include "lib/atomic.h"
 #include "lib/kprintf.h"
+#include "lib/panic.h"
 #include "lib/string.h"
 #include "mm/page_alloc.h"
+#include "mm/tlb_gather.h"
 #include "mm/vm.h"
 
 #define PTE_TABLE_FLAGS (PTE_P | PTE_W | PTE_U)
@@ -61,10 +64,18 @@ static uint64_t *alloc_table(struct addr_space *as)
 	return phys_to_virt(phys);
 }
 
+void *vm_phys_to_virt(uint64_t pa)
+{
+	return phys_to_virt(pa);
+}
+
+static uint64_t next_space_id = 1;
+
 int vm_space_init(struct addr_space *as, const char *name)
 {
+	memset(as, 0, sizeof(*as));
 	as->name = name;
-	as->table_pages = 0;
+	as->id = atomic_fetch_add_relaxed(&next_space_id, 1);
 	spin_lock_init(&as->lock, NULL);
 	as->root = alloc_table(as);
 	if (!as->root)
@@ -73,16 +84,61 @@ int vm_space_init(struct addr_space *as, const char *name)
 	return VM_OK;
 }
 
+void vm_kernel_half_precreate(void)
+{
+	for (unsigned i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++) {
+		uint64_t *t;
+
+		if (kernel_space.root[i] & PTE_P)
+			continue;
+		t = alloc_table(&kernel_space);
+		if (!t)
+			panic("vm: no memory for the kernel half's tables");
+		kernel_space.root[i] = virt_to_phys(t) | PTE_TABLE_FLAGS;
+	}
+}
+
 int vm_space_create(struct addr_space *as, const char *name)
 {
 	int err = vm_space_init(as, name);
 
 	if (err)
 		return err;
-	/* The kernel half is shared: the same lower-level tables. */
-	for (unsigned i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++)
+	/* The kernel half is shared: the same lower-level tables, all of
+	 * them created at boot, so these entries never go stale. */
+	for (unsigned i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++) {
+		kassert(kernel_space.root[i] & PTE_P);
 		as->root[i] = kernel_space.root[i];
+	}
 	return VM_OK;
+}
+
+/* Free the tables under entry e of level (a table, not a leaf). */
+static void free_subtree(struct addr_space *as, uint64_t e, int level)
+{
+	uint64_t *t = table_va(e);
+
+	if (level > 2)
+		for (unsigned i = 0; i < PT_ENTRIES; i++)
+			if ((t[i] & PTE_P) && !pte_is_leaf(t[i], level - 1))
+				free_subtree(as, t[i], level - 1);
+	memset(t, 0, PAGE_SIZE);
+	page_free_phys(virt_to_phys(t), 0);
+	as->table_pages--;
+}
+
+void vm_space_free_tables(struct addr_space *as)
+{
+	for (unsigned i = 0; i < PML4_KERNEL_FIRST; i++) {
+		if (as->root[i] & PTE_P)
+			free_subtree(as, as->root[i], PT_LEVELS);
+		as->root[i] = 0;
+	}
+	memset(as->root, 0, PAGE_SIZE);
+	page_free_phys(as->root_phys, 0);
+	as->table_pages--;
+	kassert(as->table_pages == 0);
+	as->root = NULL;
 }
 
 /*
@@ -223,8 +279,13 @@ int vm_map(struct addr_space *as, uint64_t va, uint64_t pa, uint64_t npages,
 		max_level = 3;
 	}
 	spin_unlock(&as->lock);
-	if (flags & VM_MAP_REPLACE)
-		tlb_flush_kernel_range(va, npages);
+	if (flags & VM_MAP_REPLACE) {
+		struct tlb_gather g;
+
+		tlb_gather_init(&g);
+		tlb_gather_range(&g, as, va, npages);
+		tlb_gather_finish(&g);
+	}
 	return err;
 }
 
@@ -238,16 +299,14 @@ static bool table_empty(const uint64_t *t)
 
 /*
  * After a leaf at leaf_level for va was cleared: unhook the page tables
- * on va's path that are now empty (a PT, then its PD) and chain them on
- * *freed, to be freed only after the TLB flush: until then another CPU's
- * paging-structure cache may still walk them. The chain lives in each
- * table's entry 0 as a page-aligned physical address, so the P bit stays
- * clear and a stale walk sees "not present". PDPTs are kept: in the
- * kernel half they are shared by every address space through copied
+ * on va's path that are now empty (a PT, then its PD) and hand them to
+ * the gather, to be freed only after the TLB flush: until then another
+ * CPU's paging-structure cache may still walk them. PDPTs are kept: in
+ * the kernel half they are shared by every address space through copied
  * PML4 entries.
  */
 static void prune_tables(struct addr_space *as, uint64_t va, int leaf_level,
-			 uint64_t *freed)
+			 struct tlb_gather *g)
 {
 	uint64_t *path[PT_LEVELS + 1];
 	uint64_t *table = as->root;
@@ -269,20 +328,8 @@ static void prune_tables(struct addr_space *as, uint64_t va, int leaf_level,
 		if (!table_empty(t))
 			return;
 		*parent = 0;
-		t[0] = *freed;
-		*freed = virt_to_phys(t);
 		as->table_pages--;
-	}
-}
-
-static void free_pruned(uint64_t freed)
-{
-	while (freed) {
-		uint64_t next = *(uint64_t *)phys_to_virt(freed);
-
-		*(uint64_t *)phys_to_virt(freed) = 0;
-		page_free_phys(freed, 0);
-		freed = next;
+		tlb_gather_table(g, virt_to_phys(t));
 	}
 }
 
@@ -293,9 +340,10 @@ enum vm_op { OP_UNMAP, OP_PROTECT, OP_MEMTYPE };
  * range covers them, else split them first.
  */
 static int vm_apply(struct addr_space *as, uint64_t va, uint64_t npages,
-		    enum vm_op op, unsigned prot, enum memtype type)
+		    enum vm_op op, unsigned prot, enum memtype type,
+		    struct tlb_gather *g, bool free_frames)
 {
-	uint64_t end = va + (npages << PAGE_SHIFT), p = va, freed = 0;
+	uint64_t end = va + (npages << PAGE_SHIFT), p = va;
 	int err = VM_OK;
 
 	if (va & (PAGE_SIZE - 1))
@@ -321,36 +369,65 @@ static int vm_apply(struct addr_space *as, uint64_t va, uint64_t npages,
 			continue; /* look again, one level down */
 		}
 		switch (op) {
-		case OP_UNMAP:
+		case OP_UNMAP: {
+			uint64_t frame = pte_leaf_addr(*e, level);
+
 			*e = 0;
-			prune_tables(as, p, level, &freed);
+			/* The change first, so a table freed below is
+			 * flushed with it. */
+			tlb_gather_range(g, as, p, size >> PAGE_SHIFT);
+			if (free_frames) {
+				kassert(level == 1);
+				tlb_gather_frame(g, frame);
+			}
+			prune_tables(as, p, level, g);
 			break;
+		}
 		case OP_PROTECT:
 			*e = (*e & ~PTE_PROT_MASK) | prot_bits(prot);
+			tlb_gather_range(g, as, p, size >> PAGE_SHIFT);
 			break;
 		case OP_MEMTYPE:
 			*e = (*e & ~pte_memtype_mask(level_page_size(level))) |
 			     memtype_to_pte_bits(type, level_page_size(level));
+			tlb_gather_range(g, as, p, size >> PAGE_SHIFT);
 			break;
 		}
 		p += size;
 	}
 	spin_unlock(&as->lock);
-	/* A freed table changes the structure above the range: flush all. */
-	tlb_flush_kernel_range(va, freed ? 0 : npages);
-	free_pruned(freed);
+	return err;
+}
+
+/* vm_apply with its own gather: one flush, then the frees. */
+static int vm_apply_now(struct addr_space *as, uint64_t va, uint64_t npages,
+			enum vm_op op, unsigned prot, enum memtype type)
+{
+	struct tlb_gather g;
+	int err;
+
+	tlb_gather_init(&g);
+	err = vm_apply(as, va, npages, op, prot, type, &g, false);
+	tlb_gather_finish(&g);
 	return err;
 }
 
 int vm_unmap(struct addr_space *as, uint64_t va, uint64_t npages)
 {
-	return vm_apply(as, va, npages, OP_UNMAP, 0, MEMTYPE_WB);
+	return vm_apply_now(as, va, npages, OP_UNMAP, 0, MEMTYPE_WB);
+}
+
+int vm_unmap_gather(struct addr_space *as, uint64_t va, uint64_t npages,
+		    struct tlb_gather *g, bool free_frames)
+{
+	return vm_apply(as, va, npages, OP_UNMAP, 0, MEMTYPE_WB, g,
+			free_frames);
 }
 
 int vm_protect(struct addr_space *as, uint64_t va, uint64_t npages,
 	       unsigned prot)
 {
-	return vm_apply(as, va, npages, OP_PROTECT, prot, MEMTYPE_WB);
+	return vm_apply_now(as, va, npages, OP_PROTECT, prot, MEMTYPE_WB);
 }
 
 int vm_set_memtype(struct addr_space *as, uint64_t va, uint64_t npages,
@@ -358,7 +435,7 @@ int vm_set_memtype(struct addr_space *as, uint64_t va, uint64_t npages,
 {
 	if (!memtype_valid(type))
 		return VM_ERR_INVALID;
-	return vm_apply(as, va, npages, OP_MEMTYPE, 0, type);
+	return vm_apply_now(as, va, npages, OP_MEMTYPE, 0, type);
 }
 
 bool vm_translate(struct addr_space *as, uint64_t va,

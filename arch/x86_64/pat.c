@@ -85,3 +85,15 @@ enum memtype memtype_effective_at(uint64_t phys, enum memtype pat)
 		return MEMTYPE_UNDEFINED;
 	return mtrr_pat_combine(mtrr, pat, &notes);
 }
+
+void pat_print(void)
+{
+	enum memtype pat[PAT_NUM_ENTRIES];
+	uint64_t v = pat_read();
+
+	pat_decode(v, pat);
+	kprintf("pat: IA32_PAT = %#lx:", (unsigned long)v);
+	for (unsigned i = 0; i < PAT_NUM_ENTRIES; i++)
+		kprintf(" PAT%u=%s", i, memtype_name(pat[i]));
+	kprintf("\n");
+}

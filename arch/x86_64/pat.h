@@ -21,6 +21,8 @@ extern bool mtrr_present;
  */
 bool pat_program(void);
 uint64_t pat_read(void);
+/* One line: IA32_PAT's value and the type of each entry. */
+void pat_print(void);
 /* Read MTRRcap, MTRRdefType and all ranges into mtrr_state. */
 void mtrr_read(void);
 /* Effective memory type of a physical page mapped with PAT type pat. */

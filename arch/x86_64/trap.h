@@ -56,6 +56,13 @@ void idt_init(void);
 /* Load the (shared) IDT on this CPU. */
 void idt_load(void);
 void trap_register(unsigned vector, trap_handler_t handler);
+/*
+ * A fix-up for an exception: tried first; returns true if it resolved
+ * the fault (the instruction is retried), false to let the exception go
+ * on to trap_try() or the panic report as if there were no fix-up.
+ */
+typedef bool (*trap_fixup_t)(struct trap_frame *f);
+void trap_register_fixup(unsigned vector, trap_fixup_t fixup);
 const char *trap_name(unsigned vector);
 
 struct trap_caught {

@@ -1,11 +1,14 @@
 /*
  * VGA text console: a log that scrolls, never a repainted screen. The
  * hardware cursor is moved through the CRT controller so a person at the
- * machine sees where output continues.
+ * machine sees where output continues. The shell's line editor moves the
+ * cursor and erases with the sequences of lib/term_esc.h.
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/vga.h"
+#include "lib/compiler.h"
 #include "lib/string.h"
+#include "lib/term_esc.h"
 
 #define VGA_ATTR_NORMAL 0x07 /* light grey on black */
 #define VGA_CRTC_INDEX 0x3d4
@@ -16,6 +19,7 @@
 
 static volatile uint16_t *buf;
 static unsigned cols, rows, col, row;
+static struct term_esc esc;
 
 static uint16_t cell(char c)
 {
@@ -64,7 +68,24 @@ void vga_write(const char *s, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
+		unsigned count = 0;
 
+		switch (term_esc_feed(&esc, (uint8_t)c, &count)) {
+		case TERM_LEFT:
+			col = count > col ? 0 : col - count;
+			continue;
+		case TERM_RIGHT:
+			col = MIN(col + count, cols - 1);
+			continue;
+		case TERM_ERASE_EOL:
+			for (unsigned x = col; x < cols; x++)
+				buf[row * cols + x] = cell(' ');
+			continue;
+		case TERM_SWALLOW:
+			continue;
+		case TERM_PRINT:
+			break;
+		}
 		if (c == '\n') {
 			newline();
 		} else if (c == '\r') {

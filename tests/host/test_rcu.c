@@ -177,3 +177,25 @@ KTEST(rcu, debug_checks_catch_misuse)
 	EXPECT_FALSE(rcu_read_lock_held());
 	rcu_idle_enter();
 }
+
+KTEST(rcu, irq_on_an_idle_cpu_may_read)
+{
+	bool was_idle;
+
+	rcu_init(thread_cpu, NULL);
+	tls_cpu = 0;
+	/* Idle: a reader would panic (see debug_checks_catch_misuse). */
+	was_idle = rcu_irq_enter();
+	EXPECT_TRUE(was_idle);
+	rcu_read_lock();
+	rcu_read_unlock();
+	rcu_irq_exit(was_idle);
+	EXPECT_EQ(rcu_this_cpu()->idle, 1);
+	/* On a running CPU the pair changes nothing. */
+	rcu_idle_exit();
+	was_idle = rcu_irq_enter();
+	EXPECT_FALSE(was_idle);
+	rcu_irq_exit(was_idle);
+	EXPECT_EQ(rcu_this_cpu()->idle, 0);
+	rcu_idle_enter();
+}

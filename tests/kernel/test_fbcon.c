@@ -318,3 +318,44 @@ KTEST(fbcon, small_cell_buffer_limits_rows)
 	EXPECT_CELL(0, 1, '6', GREY_XRGB8888);
 	EXPECT_TRUE(guards_intact());
 }
+
+/* The line editor's sequences: \b and ESC [ n D move left, ESC [ n C
+ * right, ESC [ K erases to the end of the row; other sequences vanish. */
+KTEST(fbcon, cursor_moves_and_erase)
+{
+	ASSERT_TRUE(start(32, 128, 64)); /* 16 x 4 cells */
+	put("abcd\b\b\x1b[K");
+	EXPECT_CELL(0, 0, 'a', GREY_XRGB8888);
+	EXPECT_CELL(1, 0, 'b', GREY_XRGB8888);
+	EXPECT_CELL(2, 0, ' ', GREY_XRGB8888);
+	EXPECT_CELL(3, 0, ' ', GREY_XRGB8888);
+	put("\x1b[2DX\x1b[3CY\x1b[2J");
+	EXPECT_CELL(0, 0, 'X', GREY_XRGB8888);
+	EXPECT_CELL(4, 0, 'Y', GREY_XRGB8888);
+	EXPECT_EQ(con.col, 5);
+	put("\x1b[99D");
+	EXPECT_EQ(con.col, 0);
+	put("\x1b[99C");
+	EXPECT_EQ(con.col, 15);
+	EXPECT_TRUE(guards_intact());
+}
+
+/* The cursor is the current cell inverted: glyph pixels dark, the rest
+ * grey; hiding it restores the cell. */
+KTEST(fbcon, cursor_is_an_inverted_cell)
+{
+	unsigned lit;
+
+	ASSERT_TRUE(start(32, 128, 64));
+	put("A\b");
+	fbcon_set_cursor(&con, true);
+	/* Inverted 'A': every pixel differs from 'A' drawn normally. */
+	EXPECT_EQ(cell_mismatches(0, 0, 'A', GREY_XRGB8888, &lit),
+		  con.font.width * con.font.height);
+	put("\x1b[1C");
+	EXPECT_CELL(0, 0, 'A', GREY_XRGB8888);
+	EXPECT_EQ(pixel(con.font.width, 0), GREY_XRGB8888);
+	fbcon_set_cursor(&con, false);
+	EXPECT_CELL(1, 0, ' ', GREY_XRGB8888);
+	EXPECT_TRUE(guards_intact());
+}

@@ -1,0 +1,836 @@
+/*
+ * The tlb_purge experiment (seed 003): how much TLB-flush work reclaim
+ * costs when it unmaps pages of address spaces that are not running.
+ *
+ * Load, on N CPUs:
+ *   CPU 0 (the caller) streams: it reads the pages of TP_FILES files, in
+ *     turn and over and over, into a file cache (the seed's find / |
+ *     xargs cat), with its own small space loaded; when free memory falls
+ *     below the run's budget it reclaims: RECLAIM_BATCH_DEFAULT of the
+ *     oldest cached file pages (unmapping them from every space that maps
+ *     them) and as many anonymous pages of the jobs (oldest first).
+ *   CPUs 1..N-1 run compile-shaped jobs (the seed's make -j50): each
+ *     interleaves TP_JOB_SPACES spaces, so most spaces are not loaded at
+ *     any moment; a space maps one of the first TP_HEADER_FILES files
+ *     (its "headers", shared with other spaces) and has an anonymous
+ *     heap; its turn reads header pages and faults in and writes part of
+ *     its heap; a space exits after TP_SPACE_LIFE turns and a new one
+ *     takes its place.
+ * The file cache is this experiment's own stand-in (a frame per cached
+ * file page, evicted oldest first) until the kernel's page cache serves
+ * vm_file. There is no swap: a reclaimed anonymous page comes back
+ * zeroed. The jobs check every word they read: a header word must hold
+ * the file's pattern, a heap word zero or what the space wrote.
+ *
+ * Two x86_64 policies in one boot, one phase each (mm/reclaim.h):
+ * naive (a shootdown per page) and batched (one flush per batch). Every
+ * second of TSC time a line in the seed's style:
+ *   tlb: shootdown IPIs 11612 (naive) 9 (batched)
+ *   PTC.E: 1161198 (old) 0 (new)
+ * The second line is the ia64 model (arch/ia64/): the same stream of
+ * events (spaces created, loaded, faulting, exiting; every reclaimed
+ * page a purge request from CPU 0) is fed to two modelled machines, one
+ * per version of ia64_global_tlb_purge(). Reclaim alternates between a
+ * kernel thread (kswapd: lazy TLB, CPU 0's last space stays active) and
+ * direct reclaim in the streaming task; those are model inputs. PTC.E
+ * counts flush_tlb_all() calls (global purges), as the seed did.
+ */
+#include "arch/ia64/machine.h"
+#include "arch/ia64/space.h"
+#include "arch/ia64/tc.h"
+#include "arch/ia64/tlb.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/layout.h"
+#include "arch/x86_64/tlb.h"
+#include "arch/x86_64/tsc.h"
+#include "kernel/bench_env.h"
+#include "kernel/experiment.h"
+#include "kernel/smp_call.h"
+#include "lib/assert.h"
+#include "lib/atomic.h"
+#include "lib/bench_output.h"
+#include "lib/kprintf.h"
+#include "lib/spinlock.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
+#include "mm/reclaim.h"
+#include "mm/rmap.h"
+#include "mm/space.h"
+#include "mm/tlb.h"
+
+#define TP_UVA 0x0000000040000000ull /* every job heap starts here */
+#define TP_HDR_VA 0x0000000080000000ull /* and its header file here */
+#define TP_FILES 64		     /* files the streamer reads in turn */
+#define TP_FILE_PAGES 16	     /* pages per file */
+#define TP_HEADER_FILES 4	     /* files the jobs map */
+#define TP_CACHE_SLOTS (TP_FILES * TP_FILE_PAGES)
+BUILD_ASSERT(TP_CACHE_SLOTS > 768);
+#define TP_FILE_MAGIC 0xf1000000000000ull
+#define TP_JOB_SPACES 4		     /* spaces per job CPU */
+#define TP_JOB_PAGES 48		     /* anonymous heap pages per space */
+#define TP_TURN_PAGES 12	     /* heap pages a space touches per turn */
+#define TP_TURN_HDR_PAGES 8	     /* header pages it reads per turn */
+#define TP_SPACE_LIFE 6		     /* turns before a space exits */
+#define TP_WARM_ROUNDS 2	     /* job rounds before measuring */
+#define TP_MAX_JOB_CPUS (IA64_MAX_CPUS - 1)
+#define TP_RID_BITS 24		     /* Montecito's region-ID width */
+#define TP_MS 1000ull
+#define TP_FIG_SCALE 3
+#define TP_MAX_FIGS 48
+/* A page's word 0 holds this tag, the space's serial and the page. */
+#define TP_TAG 0x7c0000000000ull
+#define TP_SERIAL_SHIFT 16
+
+struct tp_size {
+	uint64_t phase_pages;	/* pages each policy reclaims */
+	uint64_t phase_ms;	/* TSC time cap per policy (and warm-up) */
+	uint64_t budget_pages;	/* memory the load may take */
+};
+
+/* Quick: bounded so that naive's IPIs (milliseconds each under TCG)
+ * keep the experiments boot short; the time cap only matters on a host
+ * too loaded to give the vCPUs time (the phase line says so). The
+ * budget stays below what the file cache alone can hold
+ * (TP_CACHE_SLOTS pages), so pressure always comes. */
+static const struct tp_size tp_quick = {128, 15000, 512};
+static const struct tp_size tp_full = {4096, 60000, 768};
+
+struct tp_job {
+	unsigned cpu;
+	struct addr_space *sp[TP_JOB_SPACES];
+	int slot[TP_JOB_SPACES];
+	uint64_t serial[TP_JOB_SPACES];
+	uint64_t hdr[TP_JOB_SPACES]; /* the header file it maps */
+	unsigned turns[TP_JOB_SPACES];
+	uint64_t spaces, touches, bad_words;
+	uint64_t rounds; /* turns of all its spaces */
+};
+
+/* Shared state of one run. */
+static struct {
+	bool stop;
+	struct spinlock model_lock;
+	struct ia64_machine *m[2]; /* old, new */
+	uint64_t *maps[4];
+	struct addr_space *slot_space[IA64_MAX_MMS];
+	uint64_t next_serial;
+	uint64_t model_skipped; /* unmaps outside the jobs' spaces (cat's) */
+	uint64_t model_late;	/* unmaps of pages not reported yet */
+	bool kswapd_turn;
+	struct tp_job jobs[TP_MAX_JOB_CPUS];
+	unsigned njobs;
+} tp;
+
+/* ---- the ia64 model, fed under one lock ---------------------------- */
+
+/* The model's page for a job address: heap in region 1, header file in
+ * region 2, page for page. */
+static uint64_t model_va(uint64_t va)
+{
+	if (va >= TP_HDR_VA)
+		return ia64_user_va(2, (unsigned)((va - TP_HDR_VA) / PAGE_SIZE));
+	return ia64_user_va(1, (unsigned)((va - TP_UVA) / PAGE_SIZE));
+}
+
+static bool job_address(uint64_t va)
+{
+	return (va >= TP_UVA && va < TP_UVA + TP_JOB_PAGES * PAGE_SIZE) ||
+	       (va >= TP_HDR_VA && va < TP_HDR_VA + TP_FILE_PAGES * PAGE_SIZE);
+}
+
+static int model_create(struct addr_space *as)
+{
+	int slot = -1;
+
+	spin_lock(&tp.model_lock);
+	for (int s = 0; s < IA64_MAX_MMS && slot < 0; s++)
+		if (!tp.slot_space[s])
+			slot = s;
+	kassert(slot >= 0);
+	tp.slot_space[slot] = as;
+	for (int p = 0; p < 2; p++)
+		ia64_space_create(tp.m[p], slot);
+	spin_unlock(&tp.model_lock);
+	return slot;
+}
+
+static void model_exit(int slot)
+{
+	spin_lock(&tp.model_lock);
+	for (int p = 0; p < 2; p++)
+		ia64_space_exit(tp.m[p], slot);
+	tp.slot_space[slot] = NULL;
+	spin_unlock(&tp.model_lock);
+}
+
+static void model_switch(unsigned cpu, int slot)
+{
+	spin_lock(&tp.model_lock);
+	for (int p = 0; p < 2; p++)
+		ia64_switch_to(tp.m[p], cpu, slot);
+	spin_unlock(&tp.model_lock);
+}
+
+/* Reclaim observer (reverse-map lock held): a purge request from CPU 0
+ * for each page of a job's space. */
+static void model_purge(struct addr_space *as, uint64_t va, void *arg)
+{
+	int slot = -1;
+
+	(void)arg;
+	spin_lock(&tp.model_lock);
+	for (int s = 0; s < IA64_MAX_MMS && slot < 0; s++)
+		if (tp.slot_space[s] == as)
+			slot = s;
+	if (slot >= 0 && job_address(va)) {
+		for (int p = 0; p < 2; p++) {
+			/* A job reports its turn's pages at the turn's end;
+			 * a page reclaimed before that is mapped first. */
+			if (!ia64_space_mapped(tp.m[p], slot, model_va(va))) {
+				ia64_space_map(tp.m[p], slot, model_va(va));
+				tp.model_late += p == 0;
+			}
+			ia64_unmap_page(tp.m[p], 0, slot, model_va(va));
+		}
+	} else {
+		tp.model_skipped++;
+	}
+	spin_unlock(&tp.model_lock);
+}
+
+/* ---- the file cache (the stand-in page cache) ----------------------- */
+
+/* Callers hold the reverse-map lock (vm_file's rule), which also
+ * serialises the cache. */
+static struct {
+	uint64_t frame[TP_FILES][TP_FILE_PAGES]; /* 0: not cached */
+	uint32_t ring[TP_CACHE_SLOTS];		 /* load order */
+	uint32_t head, n;
+	uint64_t pos;	 /* the streamer's next page */
+	uint64_t reads;	 /* pages read in */
+	uint64_t evicted;
+	struct vm_file file[TP_FILES];
+} tpc;
+
+static uint64_t file_word(uint64_t file, uint64_t page, unsigned w)
+{
+	return TP_FILE_MAGIC | file << 24 | page << 12 | w;
+}
+
+/* A frame holding page index of file, read in (filled); or FAILED. */
+static uint64_t tpc_read_in(uint64_t file, uint64_t index)
+{
+	uint64_t fr = page_alloc_phys(0, PAGE_OWNER_PAGECACHE);
+	uint64_t *p;
+
+	if (fr == PAGE_ALLOC_FAILED)
+		return fr;
+	p = phys_to_virt(fr);
+	for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
+		p[w] = file_word(file, index, w);
+	return fr;
+}
+
+/* With the lock: make fr the cached copy of (file, index). */
+static void tpc_insert(uint64_t file, uint64_t index, uint64_t fr)
+{
+	tpc.frame[file][index] = fr;
+	kassert(tpc.n < TP_CACHE_SLOTS);
+	tpc.ring[(tpc.head + tpc.n++) % TP_CACHE_SLOTS] =
+		(uint32_t)(file * TP_FILE_PAGES + index);
+	tpc.reads++;
+}
+
+static uint64_t tpc_get(const struct vm_file *f, uint64_t index)
+{
+	uint64_t file = (uint64_t)(uintptr_t)f->priv, fr;
+
+	if (index >= TP_FILE_PAGES)
+		return PAGE_ALLOC_FAILED;
+	if (tpc.frame[file][index])
+		return tpc.frame[file][index];
+	fr = tpc_read_in(file, index);
+	if (fr != PAGE_ALLOC_FAILED)
+		tpc_insert(file, index, fr);
+	return fr;
+}
+
+static const struct vm_file_ops tpc_ops = {tpc_get};
+
+/* reclaim_file()'s victim: the oldest cached page, out of the cache. */
+static uint64_t tpc_evict(void *arg)
+{
+	uint32_t slot;
+	uint64_t fr;
+
+	(void)arg;
+	if (!tpc.n)
+		return PAGE_ALLOC_FAILED;
+	slot = tpc.ring[tpc.head];
+	tpc.head = (tpc.head + 1) % TP_CACHE_SLOTS;
+	tpc.n--;
+	fr = tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES];
+	tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES] = 0;
+	tpc.evicted++;
+	return fr;
+}
+
+/*
+ * cat reads the next page of the stream; false without memory. A hit
+ * takes no lock (a racy look that at worst reads a page in twice, the
+ * second copy freed); a miss fills the page before taking the lock, so
+ * the global lock is held for the insert only.
+ */
+static bool cache_stream(void)
+{
+	uint64_t file = tpc.pos / TP_FILE_PAGES, index = tpc.pos % TP_FILE_PAGES;
+	uint64_t fr;
+
+	tpc.pos = (tpc.pos + 1) % TP_CACHE_SLOTS;
+	if (READ_ONCE(tpc.frame[file][index]))
+		return true;
+	fr = tpc_read_in(file, index);
+	if (fr == PAGE_ALLOC_FAILED)
+		return false;
+	rmap_lock();
+	if (tpc.frame[file][index]) {
+		page_free_phys(fr, 0);
+	} else {
+		tpc_insert(file, index, fr);
+	}
+	rmap_unlock();
+	return true;
+}
+
+/* Free every cached page (nothing maps them any more). */
+static void cache_free_all(void)
+{
+	rmap_lock();
+	for (unsigned f = 0; f < TP_FILES; f++)
+		for (unsigned i = 0; i < TP_FILE_PAGES; i++)
+			if (tpc.frame[f][i]) {
+				page_free_phys(tpc.frame[f][i], 0);
+				tpc.frame[f][i] = 0;
+			}
+	tpc.n = 0;
+	rmap_unlock();
+}
+
+/* ---- the jobs ------------------------------------------------------ */
+
+static volatile uint64_t *word0(uint64_t page)
+{
+	return (volatile uint64_t *)(TP_UVA + page * PAGE_SIZE);
+}
+
+static bool job_new_space(struct tp_job *j, unsigned k)
+{
+	struct addr_space *as = space_create("job");
+
+	if (!as)
+		return false;
+	j->serial[k] = atomic_fetch_add_relaxed(&tp.next_serial, 1);
+	j->hdr[k] = j->serial[k] % TP_HEADER_FILES;
+	if (space_add_anon(as, TP_UVA, TP_JOB_PAGES, VM_WRITE) != VM_OK ||
+	    space_add_file(as, TP_HDR_VA, TP_FILE_PAGES, &tpc.file[j->hdr[k]],
+			   0, 0) != VM_OK) {
+		space_destroy(as);
+		return false;
+	}
+	j->sp[k] = as;
+	j->slot[k] = model_create(as);
+	j->turns[k] = 0;
+	j->spaces++;
+	return true;
+}
+
+static void job_end_space(struct tp_job *j, unsigned k)
+{
+	model_exit(j->slot[k]);
+	space_destroy(j->sp[k]);
+	j->sp[k] = NULL;
+}
+
+/* A turn's events for the model, handed over under one lock. */
+static void model_turn(unsigned cpu, int slot, const uint64_t *va,
+		       unsigned n)
+{
+	spin_lock(&tp.model_lock);
+	for (int p = 0; p < 2; p++) {
+		ia64_switch_to(tp.m[p], cpu, slot);
+		for (unsigned i = 0; i < n; i++) {
+			ia64_space_map(tp.m[p], slot, model_va(va[i]));
+			ia64_touch(tp.m[p], cpu, model_va(va[i]));
+		}
+		ia64_switch_to(tp.m[p], cpu, IA64_KTHREAD); /* idle: lazy */
+	}
+	spin_unlock(&tp.model_lock);
+}
+
+/* One turn of space k: load it, touch pages, unload it. */
+static void job_turn(struct tp_job *j, unsigned k)
+{
+	uint64_t tag = TP_TAG | j->serial[k] << TP_SERIAL_SHIFT;
+	uint64_t touched[TP_TURN_PAGES + TP_TURN_HDR_PAGES];
+	unsigned n = 0;
+
+	tlb_switch_to(j->sp[k]);
+	for (unsigned i = 0; i < TP_TURN_PAGES; i++) {
+		uint64_t page = (j->turns[k] * TP_TURN_PAGES + i) % TP_JOB_PAGES;
+		uint64_t v = *word0(page); /* faults it in if needed */
+
+		/* Zero (new or reclaimed) or this space's own tag. */
+		if (v != 0 && v != (tag | page))
+			j->bad_words++;
+		*word0(page) = tag | page;
+		touched[n++] = TP_UVA + page * PAGE_SIZE;
+	}
+	for (unsigned i = 0; i < TP_TURN_HDR_PAGES; i++) {
+		uint64_t page = (j->turns[k] * TP_TURN_HDR_PAGES + i) %
+				TP_FILE_PAGES;
+		uint64_t va = TP_HDR_VA + page * PAGE_SIZE;
+		unsigned w = (unsigned)((j->touches + i) % (PAGE_SIZE / 8));
+
+		/* A header word is the file's, whichever frame holds it. */
+		if (*(volatile uint64_t *)(va + w * 8) !=
+		    file_word(j->hdr[k], page, w))
+			j->bad_words++;
+		touched[n++] = va;
+	}
+	tlb_switch_to(&kernel_space);
+	j->touches += n;
+	model_turn(j->cpu, j->slot[k], touched, n);
+}
+
+static void job_main(void *arg)
+{
+	struct tp_job *j = arg;
+
+	while (!atomic_load_acquire(&tp.stop)) {
+		for (unsigned k = 0; k < TP_JOB_SPACES; k++) {
+			if (!j->sp[k] && !job_new_space(j, k))
+				continue; /* no memory now: next turn */
+			job_turn(j, k);
+			if (++j->turns[k] == TP_SPACE_LIFE)
+				job_end_space(j, k);
+		}
+		atomic_store_release(&j->rounds, j->rounds + 1);
+	}
+	for (unsigned k = 0; k < TP_JOB_SPACES; k++)
+		if (j->sp[k])
+			job_end_space(j, k);
+}
+
+/* ---- the streamer and reclaim (CPU 0) ------------------------------ */
+
+struct tp_phase {
+	enum tlb_policy policy;
+	uint64_t pages, file_pages, batches, reclaims;
+	struct tlb_cpu_stats before[MAX_CPUS], after[MAX_CPUS];
+	uint64_t ipis; /* sent, all CPUs */
+};
+
+static uint64_t sum_sent(void)
+{
+	struct tlb_cpu_stats s;
+
+	tlb_stats_sum(&s);
+	return s.ipis_sent;
+}
+
+/* The seed's lines; running is the phase under way (its IPIs counted
+ * from ipis0), or TLB_POLICY_COUNT once both are done. */
+static void per_second(const struct tp_phase *ph, unsigned running,
+		       uint64_t ipis0)
+{
+	uint64_t naive = ph[0].ipis, batched = ph[1].ipis;
+
+	if (running == TLB_POLICY_NAIVE)
+		naive = sum_sent() - ipis0;
+	else if (running == TLB_POLICY_BATCHED)
+		batched = sum_sent() - ipis0;
+	kprintf("tlb: shootdown IPIs %lu (naive) %lu (batched)\n",
+		(unsigned long)naive, (unsigned long)batched);
+	spin_lock(&tp.model_lock);
+	kprintf("PTC.E: %lu (old) %lu (new)\n",
+		(unsigned long)tp.m[0]->cnt.global_purges,
+		(unsigned long)tp.m[1]->cnt.global_purges);
+	spin_unlock(&tp.model_lock);
+}
+
+static bool jobs_warm(void)
+{
+	for (unsigned i = 0; i < tp.njobs; i++)
+		if (atomic_load_acquire(&tp.jobs[i].rounds) < TP_WARM_ROUNDS)
+			return false;
+	return true;
+}
+
+/* Stream until the load has taken its budget and every job has run
+ * its spaces a few times: both phases then start under pressure, with
+ * the jobs' pages in place. */
+static void warm_up(const struct tp_size *size, uint64_t low_free)
+{
+	uint64_t t0 = rdtsc();
+	uint64_t end = t0 + stats_muldiv(size->phase_ms, tsc_hz(), TP_MS);
+
+	while (rdtsc() < end) {
+		bool full = page_alloc_free_pages() < low_free ||
+			    tpc.n == TP_CACHE_SLOTS;
+
+		if (full && jobs_warm())
+			break;
+		if (!full && !cache_stream())
+			break;
+	}
+	kprintf("tlb_purge: warm-up: %lu ms, the file cache holds %u pages\n",
+		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
+		tpc.n);
+}
+
+static void run_phase(struct tp_phase *ph, struct tp_phase *all,
+		      const struct tp_size *size, int my_slot, uint64_t low_free)
+{
+	uint64_t t0 = rdtsc(), next = t0 + tsc_hz();
+	uint64_t end = t0 + stats_muldiv(size->phase_ms, tsc_hz(), TP_MS);
+	uint64_t ipis0 = sum_sent();
+
+	for (unsigned c = 0; c < smp_cpus_online(); c++)
+		tlb_stats_read(c, &ph->before[c]);
+	ph->reclaims = 0;
+	while (rdtsc() < end &&
+	       (ph->file_pages < size->phase_pages / 2 ||
+		ph->pages - ph->file_pages < size->phase_pages / 2)) {
+		if (!cache_stream() || page_alloc_free_pages() < low_free) {
+			struct reclaim_result f, a;
+
+			/* kswapd and direct reclaim take turns (model). */
+			tp.kswapd_turn = !tp.kswapd_turn;
+			model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
+			f = reclaim_file(ph->file_pages < size->phase_pages / 2 ?
+						 RECLAIM_BATCH_DEFAULT : 0,
+					 ph->policy, RECLAIM_BATCH_DEFAULT,
+					 tpc_evict, NULL, model_purge, NULL);
+			a = reclaim_anon(ph->pages - ph->file_pages <
+							 size->phase_pages / 2 ?
+						 RECLAIM_BATCH_DEFAULT : 0,
+					 ph->policy, RECLAIM_BATCH_DEFAULT,
+					 model_purge, NULL);
+			ph->file_pages += f.pages;
+			ph->pages += f.pages + a.pages;
+			ph->batches += f.batches + a.batches;
+			ph->reclaims++;
+		}
+		if (rdtsc() >= next) {
+			per_second(all, ph->policy, ipis0);
+			next += tsc_hz();
+		}
+	}
+	ph->ipis = sum_sent() - ipis0;
+	kprintf("tlb_purge: %s phase: %lu ms, %lu pages reclaimed (%lu "
+		"file, %lu anonymous) with %lu flushes and %lu IPIs; the file "
+		"cache holds %u pages (%lu read in, %lu evicted so far)%s\n",
+		tlb_policy_name(ph->policy),
+		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
+		(unsigned long)ph->pages,
+		(unsigned long)ph->file_pages,
+		(unsigned long)(ph->pages - ph->file_pages),
+		(unsigned long)ph->batches, (unsigned long)ph->ipis, tpc.n,
+		(unsigned long)tpc.reads, (unsigned long)tpc.evicted,
+		rdtsc() >= end ?
+			"; stopped by the time cap (a loaded host)" : "");
+	for (unsigned c = 0; c < smp_cpus_online(); c++)
+		tlb_stats_read(c, &ph->after[c]);
+}
+
+/* ---- results ------------------------------------------------------- */
+
+static char tp_names[TP_MAX_FIGS][BENCH_FIELD_MAX];
+
+static void fig(struct bench_figure *f, size_t *n, const char *variant,
+		const char *metric, const char *unit, uint64_t scaled,
+		unsigned cpus)
+{
+	struct stats st;
+	uint64_t v = scaled, scratch = scaled;
+
+	kassert(*n < TP_MAX_FIGS);
+	stats_compute(&st, &v, 1, &scratch);
+	bench_figure_init(&f[*n], "tlb_purge", variant, metric, unit,
+			  TP_FIG_SCALE, &st);
+	f[*n].cpus = cpus;
+	(*n)++;
+}
+
+static uint64_t x1000(uint64_t v)
+{
+	return v * 1000;
+}
+
+static uint64_t model_sum(const struct ia64_machine *m, size_t off)
+{
+	uint64_t t = 0;
+
+	for (unsigned c = 0; c < m->cfg.ncpus; c++)
+		t += *(const uint64_t *)((const char *)&m->cpus[c].cnt + off);
+	return t;
+}
+#define MODEL_SUM(m, field)                                                 \
+	model_sum(m, __builtin_offsetof(struct ia64_cpu_counters, field))
+
+/* The most IPIs one CPU received per flush batch in phase ph (x1000). */
+static uint64_t worst_per_cpu_per_batch(const struct tp_phase *ph)
+{
+	uint64_t worst = 0;
+
+	for (unsigned c = 0; c < smp_cpus_online() && ph->batches; c++) {
+		uint64_t got = ph->after[c].ipis_received -
+			       ph->before[c].ipis_received;
+		uint64_t v = stats_muldiv(got, 1000, ph->batches);
+
+		worst = v > worst ? v : worst;
+	}
+	return worst;
+}
+
+static void x86_table(const struct tp_phase *ph, unsigned cpus)
+{
+	kprintf("\ntlb_purge: x86_64 reclaim, per policy and CPU\n");
+	kprintf("policy   cpu  IPIs-sent  IPIs-recv  single  full   "
+		"pages/flush\n");
+	for (int p = 0; p < TLB_POLICY_COUNT; p++) {
+		for (unsigned c = 0; c < cpus; c++) {
+			const struct tlb_cpu_stats *a = &ph[p].before[c];
+			const struct tlb_cpu_stats *b = &ph[p].after[c];
+			uint64_t fl = b->flushes - a->flushes;
+
+			kprintf("%-8s %3u %10lu %10lu %7lu %5lu %8lu.%03lu\n",
+				tlb_policy_name(ph[p].policy), c,
+				(unsigned long)(b->ipis_sent - a->ipis_sent),
+				(unsigned long)(b->ipis_received -
+						a->ipis_received),
+				(unsigned long)(b->single - a->single),
+				(unsigned long)(b->full - a->full),
+				(unsigned long)(fl ? (b->pages - a->pages) / fl : 0),
+				(unsigned long)(fl ? ((b->pages - a->pages) * 1000 / fl) % 1000 : 0));
+		}
+	}
+}
+
+static int report(const struct tp_phase *ph, unsigned cpus)
+{
+	static struct bench_figure f[TP_MAX_FIGS];
+	size_t n = 0;
+	uint64_t per_page[TLB_POLICY_COUNT];
+
+	x86_table(ph, cpus);
+	for (int p = 0; p < TLB_POLICY_COUNT; p++) {
+		const char *v = tlb_policy_name(ph[p].policy);
+
+		per_page[p] = ph[p].pages ?
+				      stats_muldiv(ph[p].ipis, 1000000, ph[p].pages) :
+				      0;
+		fig(f, &n, v, "shootdown_ipis", "IPIs", x1000(ph[p].ipis), cpus);
+		fig(f, &n, v, "reclaimed_pages", "pages", x1000(ph[p].pages), cpus);
+		fig(f, &n, v, "flush_batches", "flushes", x1000(ph[p].batches), cpus);
+		/* IPIs per 1000 reclaimed pages, 3 decimals. */
+		fig(f, &n, v, "ipis_per_kpage", "IPIs/1000 pages", per_page[p], cpus);
+		fig(f, &n, v, "ipis_per_cpu_per_batch", "IPIs", worst_per_cpu_per_batch(&ph[p]), cpus);
+		for (unsigned c = 1; c < cpus && n + 4 < TP_MAX_FIGS; c++) {
+			char *name = tp_names[n];
+
+			ksnprintf(name, BENCH_FIELD_MAX, "%s@cpu%u", v, c);
+			fig(f, &n, name, "ipis_received", "IPIs",
+			    x1000(ph[p].after[c].ipis_received -
+				  ph[p].before[c].ipis_received), 1);
+		}
+	}
+	for (int p = 0; p < 2; p++) {
+		const struct ia64_machine *m = tp.m[p];
+		const char *v = p == 0 ? "old" : "new";
+
+		fig(f, &n, v, "global_purges", "purges (ia64 model)",
+		    x1000(m->cnt.global_purges), m->cfg.ncpus);
+		fig(f, &n, v, "ptc_e", "ptc.e loops (ia64 model)",
+		    x1000(MODEL_SUM(m, ptc_e_loops_purge)), m->cfg.ncpus);
+		fig(f, &n, v, "ptc_ga", "ptc.ga (ia64 model)",
+		    x1000(MODEL_SUM(m, ptc_ga)), m->cfg.ncpus);
+		fig(f, &n, v, "purge_calls", "calls (ia64 model)",
+		    x1000(m->cnt.purge_calls), m->cfg.ncpus);
+	}
+	bench_report("tlb_purge (seed 003): reclaim's TLB work, x86_64 "
+		     "policies measured, ia64 purges modelled", f, n);
+	if (!ph[0].pages || !ph[1].pages || !per_page[TLB_POLICY_NAIVE])
+		kprintf("tlb_purge: no ratio (a phase reclaimed nothing, or "
+			"naive needed no IPI)\n");
+	else if (per_page[TLB_POLICY_BATCHED])
+		kprintf("tlb_purge: IPIs per reclaimed page, naive / batched "
+			"= %lu.%03lu\n",
+			(unsigned long)(per_page[0] / per_page[1]),
+			(unsigned long)(per_page[0] * 1000 / per_page[1] % 1000));
+	else
+		kprintf("tlb_purge: IPIs per reclaimed page, naive %lu.%03lu "
+			"per 1000, batched none\n",
+			(unsigned long)(per_page[0] / 1000),
+			(unsigned long)(per_page[0] % 1000));
+	kprintf("tlb_purge: ia64 model (%u CPUs, %u-bit region IDs): purge "
+		"calls old %lu new %lu; global purges old %lu new %lu; ptc.e "
+		"loops for purges old %lu new %lu, for wrap-arounds old %lu "
+		"new %lu; ptc.ga old %lu new %lu; region-ID switches new %lu; "
+		"unmaps not modelled (not a job's) %lu, reported late %lu\n",
+		tp.m[0]->cfg.ncpus, TP_RID_BITS,
+		(unsigned long)tp.m[0]->cnt.purge_calls,
+		(unsigned long)tp.m[1]->cnt.purge_calls,
+		(unsigned long)tp.m[0]->cnt.global_purges,
+		(unsigned long)tp.m[1]->cnt.global_purges,
+		(unsigned long)MODEL_SUM(tp.m[0], ptc_e_loops_purge),
+		(unsigned long)MODEL_SUM(tp.m[1], ptc_e_loops_purge),
+		(unsigned long)MODEL_SUM(tp.m[0], ptc_e_loops_wrap),
+		(unsigned long)MODEL_SUM(tp.m[1], ptc_e_loops_wrap),
+		(unsigned long)MODEL_SUM(tp.m[0], ptc_ga),
+		(unsigned long)MODEL_SUM(tp.m[1], ptc_ga),
+		(unsigned long)tp.m[1]->cnt.rid_switches,
+		(unsigned long)tp.model_skipped, (unsigned long)tp.model_late);
+	return 0;
+}
+
+/* ---- set-up and the run -------------------------------------------- */
+
+static bool model_setup(unsigned ncpus)
+{
+	for (int p = 0; p < 2; p++) {
+		struct ia64_config cfg = {
+			.ncpus = ncpus, .rid_bits = TP_RID_BITS,
+			.policy = p == 0 ? IA64_PURGE_OLD : IA64_PURGE_NEW,
+			.check_every_purge = true,
+		};
+
+		tp.m[p] = kzalloc(sizeof(*tp.m[p]));
+		tp.maps[2 * p] = kzalloc(IA64_CTX_WORDS(TP_RID_BITS) * 8);
+		tp.maps[2 * p + 1] = kzalloc(IA64_CTX_WORDS(TP_RID_BITS) * 8);
+		if (!tp.m[p] || !tp.maps[2 * p] || !tp.maps[2 * p + 1])
+			return false;
+		if (!ia64_machine_init(tp.m[p], &cfg, tp.maps[2 * p],
+				       tp.maps[2 * p + 1])) {
+			kprintf("tlb_purge: %s\n", tp.m[p]->fault);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void model_teardown(void)
+{
+	for (int i = 0; i < 4; i++)
+		kfree(tp.maps[i]);
+	kfree(tp.m[0]);
+	kfree(tp.m[1]);
+}
+
+static int tlb_purge_run(enum experiment_mode mode)
+{
+	const struct tp_size *size = mode == EXPERIMENT_FULL ? &tp_full :
+								&tp_quick;
+	static struct tp_phase ph[TLB_POLICY_COUNT];
+	unsigned cpus = smp_cpus_online(), self = smp_this_cpu();
+	struct addr_space *me = NULL;
+	uint64_t low_free, bad = 0;
+	int rc = 0, my_slot;
+
+	bench_env_report();
+	if (cpus > IA64_MAX_CPUS)
+		cpus = IA64_MAX_CPUS;
+	if (self != 0 || cpus < 2) {
+		kprintf("tlb_purge: needs CPU 0 and another CPU; skipped\n");
+		return 0;
+	}
+	memset(&tp, 0, sizeof(tp));
+	memset(ph, 0, sizeof(ph));
+	spin_lock_init(&tp.model_lock, NULL);
+	tp.next_serial = 1;
+	ph[0].policy = TLB_POLICY_NAIVE;
+	ph[1].policy = TLB_POLICY_BATCHED;
+	memset(&tpc, 0, sizeof(tpc));
+	for (unsigned f = 0; f < TP_FILES; f++)
+		tpc.file[f] = (struct vm_file){&tpc_ops, (void *)(uintptr_t)f};
+	me = space_create("cat");
+	if (!me || !model_setup(cpus) ||
+	    space_add_anon(me, TP_UVA, 1, VM_WRITE) != VM_OK) {
+		kprintf("tlb_purge: not enough memory to set up\n");
+		rc = 1;
+		goto out;
+	}
+	low_free = page_alloc_free_pages() > size->budget_pages ?
+			   page_alloc_free_pages() - size->budget_pages :
+			   0;
+	kprintf("tlb_purge: %u CPUs: CPU 0 streams into a cache and "
+		"reclaims, %u run jobs of %u spaces x (%u anonymous + %u "
+		"file pages); %u files of %u pages; budget %lu pages; %lu "
+		"reclaimed pages per policy (at most %lu ms); PCIDs %s, "
+		"flush ceiling %u\n", cpus, cpus - 1, TP_JOB_SPACES,
+		TP_JOB_PAGES, TP_FILE_PAGES, TP_FILES, TP_FILE_PAGES,
+		(unsigned long)size->budget_pages,
+		(unsigned long)size->phase_pages,
+		(unsigned long)size->phase_ms,
+		tlb_pcid_active() ? "on" : "off", tlb_flush_ceiling);
+	tlb_switch_to(me);
+	my_slot = model_create(me);
+	model_switch(0, my_slot);
+	*(volatile uint64_t *)TP_UVA = 1; /* cat's own buffer */
+	tp.njobs = cpus - 1;
+	for (unsigned i = 0; i < tp.njobs; i++) {
+		tp.jobs[i].cpu = i + 1;
+		if (!smp_work_post(i + 1, job_main, &tp.jobs[i])) {
+			kprintf("tlb_purge: CPU %u is busy\n", i + 1);
+			tp.njobs = i;
+			break;
+		}
+	}
+	warm_up(size, low_free);
+	for (int p = 0; p < TLB_POLICY_COUNT; p++)
+		run_phase(&ph[p], ph, size, my_slot, low_free);
+	atomic_store_release(&tp.stop, true);
+	for (unsigned i = 0; i < tp.njobs; i++) {
+		smp_work_wait(i + 1);
+		bad += tp.jobs[i].bad_words;
+		kprintf("tlb_purge: cpu %u: %lu spaces, %lu page touches\n",
+			i + 1, (unsigned long)tp.jobs[i].spaces,
+			(unsigned long)tp.jobs[i].touches);
+	}
+	per_second(ph, TLB_POLICY_COUNT, 0);
+	tlb_switch_to(&kernel_space);
+	model_switch(0, IA64_KTHREAD);
+	model_exit(my_slot);
+	rc |= report(ph, cpus);
+	if (bad) {
+		kprintf("tlb_purge: FAILED: %lu words read back neither zero "
+			"nor what their space wrote\n", (unsigned long)bad);
+		rc = 1;
+	}
+	for (int p = 0; p < 2; p++) {
+		if (tp.m[p]->fault[0]) {
+			kprintf("tlb_purge: FAILED: ia64 model (%s): %s\n",
+				p ? "new" : "old", tp.m[p]->fault);
+			rc = 1;
+		}
+	}
+	if (worst_per_cpu_per_batch(&ph[1]) > 1000) {
+		kprintf("tlb_purge: FAILED: a CPU got more than one IPI per "
+			"batch under the batched policy\n");
+		rc = 1;
+	}
+out:
+	cache_free_all();
+	if (me)
+		space_destroy(me);
+	model_teardown();
+	return rc;
+}
+
+EXPERIMENT(tlb_purge, "tlb_purge",
+	   "reclaim unmapping pages of spaces that are not running: x86_64 "
+	   "shootdown IPIs naive vs batched, ia64 global purges old vs new "
+	   "(modelled)",
+	   "003", 45, tlb_purge_run);

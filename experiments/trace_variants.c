@@ -1,0 +1,233 @@
+/*
+ * Tracing variants for the tbench and kbuild experiments (see
+ * experiments/trace_variants.h).
+ */
+#include "experiments/trace_variants.h"
+#include "arch/x86_64/percpu.h"
+#include "kernel/bench_env.h"
+#include "kernel/experiment.h"
+#include "kernel/options.h"
+#include "lib/compiler.h"
+#include "lib/cycles.h"
+#include "lib/kprintf.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
+#include "mm/vm.h"
+
+#define PCT 100
+#define P99 99
+#define FRAC_DIGITS_SCALE 100 /* events per op with two decimals */
+
+const struct trace_variant trace_variants[] = {
+	{"trace_off", false, MEMTYPE_WB, RB_PAGES_ARRAY, false, false},
+	{"trace_wb", true, MEMTYPE_WB, RB_PAGES_ARRAY, false, false},
+	{"trace_wc", true, MEMTYPE_WC, RB_PAGES_ARRAY, false, false},
+	{"trace_uc", true, MEMTYPE_UC, RB_PAGES_ARRAY, false, false},
+	/* LTTng 0.108 against what came before it (both with page lists) */
+	{"trace_inline_aligned", true, MEMTYPE_WB, RB_PAGES_LIST, false,
+	 false},
+	{"trace_outofline_shared", true, MEMTYPE_WB, RB_PAGES_LIST, true,
+	 true},
+	/* LTTng 0.110 against 0.108 (both inline, aligned) */
+	{"trace_array", true, MEMTYPE_WB, RB_PAGES_ARRAY, false, false},
+	{"trace_list", true, MEMTYPE_WB, RB_PAGES_LIST, false, false},
+};
+const size_t trace_variants_count = ARRAY_SIZE(trace_variants);
+
+static const char *const combo_names[TRACE_COMBOS] = {
+	"trace_inline_aligned_array",	"trace_inline_aligned_list",
+	"trace_inline_shared_array",	"trace_inline_shared_list",
+	"trace_outofline_aligned_array", "trace_outofline_aligned_list",
+	"trace_outofline_shared_array", "trace_outofline_shared_list",
+};
+
+const struct trace_variant *trace_combo(unsigned i)
+{
+	static struct trace_variant v;
+
+	if (i >= TRACE_COMBOS)
+		return NULL;
+	v.name = combo_names[i];
+	v.on = true;
+	v.memtype = MEMTYPE_WB;
+	v.outofline = i & 4;
+	v.commit_packed = i & 2;
+	v.page_index = i & 1 ? RB_PAGES_LIST : RB_PAGES_ARRAY;
+	return &v;
+}
+
+void trace_variants_prepare(void)
+{
+	static bool done;
+	struct trace_config cfg;
+
+	if (done)
+		return;
+	done = true;
+	trace_default_config(&cfg);
+	cfg.memtype = MEMTYPE_WC;
+	if (trace_setup(&cfg, percpu_count()) != 0) {
+		kprintf("trace: could not pre-split the direct map; traced "
+			"variants may run on smaller pages than trace_off\n");
+		return;
+	}
+	trace_teardown();
+}
+
+int trace_variant_start(const struct trace_variant *v)
+{
+	struct trace_config cfg;
+
+	if (!v->on)
+		return 0;
+	trace_default_config(&cfg);
+	cfg.memtype = v->memtype;
+	cfg.page_index = v->page_index;
+	cfg.commit_packed = v->commit_packed;
+	if (trace_setup(&cfg, percpu_count()) != 0) {
+		kprintf("trace: %s: cannot set up the trace channel\n",
+			v->name);
+		return -1;
+	}
+	trace_set_outofline(v->outofline);
+	trace_enable_all(true);
+	trace_event_enable(TRACE_ID_trace_test, false);
+	return 0;
+}
+
+uint64_t trace_variant_stop(const struct trace_variant *v)
+{
+	uint64_t events = 0;
+
+	if (!v->on)
+		return 0;
+	trace_enable_all(false);
+	for (unsigned cpu = 0; cpu < trace_nr_cpus(); cpu++)
+		events += rb_records_emitted(trace_cpu_buffer(cpu));
+	trace_set_outofline(false);
+	trace_teardown();
+	return events;
+}
+
+static const char *verdict_name(enum bench_tristate t)
+{
+	return t == BENCH_YES ? "yes" : t == BENCH_NO ? "no" : "unknown";
+}
+
+void trace_variant_describe(const char *experiment,
+			    const struct trace_variant *v, uint64_t events,
+			    uint64_t ops)
+{
+	uint64_t per = ops ? stats_muldiv(events, FRAC_DIGITS_SCALE, ops) : 0;
+
+	kprintf("%s: %s: %s, buffers %s, %s fast path, commit counters %s, "
+		"pages by %s; %lu.%02lu events per %s; memory types honoured "
+		"on this platform: %s\n",
+		experiment, v->name, v->on ? "flight recorder on" : "tracing off",
+		memtype_name(v->memtype), v->outofline ? "out-of-line" : "inline",
+		v->commit_packed ? "packed" : "cache-line aligned",
+		v->page_index == RB_PAGES_LIST ? "list" : "array",
+		(unsigned long)(per / FRAC_DIGITS_SCALE),
+		(unsigned long)(per % FRAC_DIGITS_SCALE),
+		experiment[0] == 'k' ? "file" : "request",
+		verdict_name(bench_env_memtypes()));
+}
+
+size_t trace_event_cost(const char *exp, struct bench_figure *figs,
+			size_t room, unsigned n)
+{
+	static const struct {
+		const char *variant;
+		enum memtype type;
+	} types[] = {{"trace_wb", MEMTYPE_WB},
+		     {"trace_wc", MEMTYPE_WC},
+		     {"trace_uc", MEMTYPE_UC}};
+	uint64_t *s = kmalloc(n * sizeof(uint64_t));
+	uint64_t timer;
+	size_t added = 0;
+
+	if (!s || n == 0) {
+		kprintf("%s: no memory for the event cost samples\n", exp);
+		kfree(s);
+		return 0;
+	}
+	/* What the two timer reads cost alone (median). */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = cycles_now();
+
+		s[i] = cycles_now() - t0;
+	}
+	stats_sort_u64(s, n);
+	timer = s[n / 2];
+	for (unsigned t = 0; t < ARRAY_SIZE(types) && added + 2 <= room;
+	     t++) {
+		struct trace_config cfg;
+		struct stats st, p99;
+
+		trace_default_config(&cfg);
+		cfg.memtype = types[t].type;
+		if (trace_setup(&cfg, percpu_count()) != 0)
+			continue;
+		trace_event_enable(TRACE_ID_trace_test, true);
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t t0 = cycles_now();
+
+			trace_point(trace_test, i, t0);
+			s[i] = cycles_now() - t0;
+		}
+		trace_teardown();
+		stats_sort_u64(s, n);
+		memset(&p99, 0, sizeof(p99));
+		p99.n = 1;
+		p99.min = p99.max = p99.median = p99.mean =
+			s[(uint64_t)(n - 1) * P99 / PCT];
+		stats_compute(&st, s, n, s); /* reorders s */
+		kprintf("%s: %s: one 16-byte event costs %lu cycles (median), "
+			"%lu (p99), timer reads included (alone: %lu, so %ld "
+			"net%s); memory types honoured on this platform: %s\n",
+			exp, types[t].variant, (unsigned long)st.median,
+			(unsigned long)p99.median, (unsigned long)timer,
+			(long)(st.median - timer),
+			kopt.icount ? ": instructions, QEMU -icount" : "",
+			verdict_name(bench_env_memtypes()));
+		bench_figure_init(&figs[added++], exp, types[t].variant,
+				  "event_cycles", "cycles", 0, &st);
+		bench_figure_init(&figs[added++], exp, types[t].variant,
+				  "event_cycles_p99", "cycles", 0, &p99);
+	}
+	kfree(s);
+	return added;
+}
+
+/* Figures of the trace_cost experiment: 3 memory types x 2 metrics. */
+#define TRACE_COST_FIGS 6
+#define TRACE_COST_SAMPLES_QUICK 20000
+#define TRACE_COST_SAMPLES_FULL 200000
+
+/*
+ * The fast path alone (make run ICOUNT=1 KCMDLINE=run=trace_cost gives
+ * instructions per event): no workload, one CPU.
+ */
+static int trace_cost_run(enum experiment_mode mode)
+{
+	static struct bench_figure figs[TRACE_COST_FIGS];
+	size_t n;
+
+	bench_env_report();
+	n = trace_event_cost("trace_cost", figs, TRACE_COST_FIGS,
+			     mode == EXPERIMENT_FULL ?
+				     TRACE_COST_SAMPLES_FULL :
+				     TRACE_COST_SAMPLES_QUICK);
+	if (n == 0)
+		return 1;
+	bench_report("trace fast path: one 16-byte event per memory type",
+		     figs, n);
+	return 0;
+}
+
+EXPERIMENT(trace_cost, "trace_cost",
+	   "cycles (instructions under ICOUNT=1) of one 16-byte trace event, "
+	   "median and p99, buffers WB, WC and UC",
+	   "000", 0, trace_cost_run);

@@ -1,0 +1,84 @@
+/*
+ * Tracing variants shared by the tbench and kbuild experiments (seeds
+ * 000 and 004): each names a trace channel configuration, the workload
+ * runs unchanged under it, and the experiment reports its figures under
+ * the variant's name.
+ *
+ *   seed 000: trace_off, trace_wb, trace_wc, trace_uc (buffer memory type)
+ *   seed 004: trace_inline_aligned vs trace_outofline_shared (LTTng 0.108:
+ *             inlined fast path, commit counters on their own lines) and
+ *             trace_array vs trace_list (0.110: page-pointer array)
+ *   full mode: every combination of the three seed-004 switches,
+ *             trace_<inline|outofline>_<aligned|shared>_<array|list>
+ *
+ * All traced variants are flight recorders (overwrite mode) with every
+ * event on, so no variant is slowed by a full buffer.
+ */
+#ifndef EXPERIMENTS_TRACE_VARIANTS_H
+#define EXPERIMENTS_TRACE_VARIANTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/bench_output.h"
+#include "trace/trace.h"
+
+struct trace_variant {
+	const char *name;
+	bool on;                       /* false: trace_off */
+	enum memtype memtype;
+	enum rb_page_index page_index;
+	bool commit_packed;
+	bool outofline;
+};
+
+/* The seed variants, in report order. */
+extern const struct trace_variant trace_variants[];
+extern const size_t trace_variants_count;
+
+/* The eight combinations of the seed-004 switches (WB buffers). */
+#define TRACE_COMBOS 8
+/* Combination i (0 .. TRACE_COMBOS - 1); names live in a static table. */
+const struct trace_variant *trace_combo(unsigned i);
+
+/*
+ * Retype a buffer-sized block WC and back, once per boot, so the direct
+ * map is split where trace buffers will go before any variant is timed
+ * (splits are permanent; trace_off must not run on larger pages than the
+ * others). Returns nothing; a failure only loses that fairness (printed).
+ */
+void trace_variants_prepare(void);
+
+/*
+ * Start the channel for v on every online CPU with every event on
+ * (nothing for trace_off). Returns 0, or -1 after a message.
+ */
+int trace_variant_start(const struct trace_variant *v);
+
+/*
+ * Stop and tear down. Returns the events emitted while it ran (recorded
+ * or lost), 0 for trace_off.
+ */
+uint64_t trace_variant_stop(const struct trace_variant *v);
+
+/*
+ * Print one line for the run: variant, memory type, switches, events per
+ * operation (events / ops, two decimals), and whether this platform
+ * honours memory types (the measured verdict of the environment header),
+ * so no TCG figure reads as a hardware finding.
+ */
+void trace_variant_describe(const char *experiment,
+			    const struct trace_variant *v, uint64_t events,
+			    uint64_t ops);
+
+/*
+ * Per-event cost of the fast path on this CPU for each memory type the
+ * seed compares (WB, WC, UC): n timed emits of a 16-byte payload, median
+ * and 99th percentile in cycles, printed and appended to figs as
+ * experiment exp, variant trace_wb/trace_wc/trace_uc, metrics
+ * event_cycles and event_cycles_p99. Returns the figures added.
+ */
+size_t trace_event_cost(const char *exp, struct bench_figure *figs,
+			size_t room, unsigned n);
+
+#endif

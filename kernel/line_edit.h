@@ -1,0 +1,61 @@
+/*
+ * The shell's line editor, portable (host-tested): keys in, a finished
+ * line out, and the echo written through a callback as plain text plus
+ * the control sequences of lib/term_esc.h (which every console obeys).
+ *
+ *   printable   insert at the cursor       Backspace / Delete  erase
+ *   Left/Right  move the cursor            Home / End          jump
+ *   Up/Down     walk the history           Ctrl-U  erase the line
+ *   Ctrl-C      drop the line              Enter   accept it
+ *
+ * Lines hold at most LINE_EDIT_MAX characters so that prompt and line
+ * fit on one 80-column screen row (the editor never wraps).
+ *
+ * The serial decoder turns what a terminal sends (VT100 arrows
+ * ESC [ A..D, ESC O A..D, ESC [ 3 ~, DEL or BS, CR or LF) into keys.
+ */
+#ifndef KERNEL_LINE_EDIT_H
+#define KERNEL_LINE_EDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LINE_EDIT_MAX 70
+#define LINE_EDIT_HISTORY 16
+
+struct line_edit {
+	void (*out)(const char *s, size_t n); /* the echo */
+	const char *prompt;
+	char buf[LINE_EDIT_MAX + 1];
+	unsigned len, cur; /* characters, cursor position (0..len) */
+	/* History ring: hist[(hist_next - 1) % N] is the newest line. */
+	char hist[LINE_EDIT_HISTORY][LINE_EDIT_MAX + 1];
+	unsigned hist_next, hist_count;
+	unsigned hist_back; /* 0: editing a new line; k: k lines back */
+	char draft[LINE_EDIT_MAX + 1]; /* the new line while browsing */
+};
+
+/* Set up le (history empty) with its echo function. */
+void line_edit_init(struct line_edit *le, void (*out)(const char *, size_t));
+/* Start a new line: print prompt, empty buffer. */
+void line_edit_start(struct line_edit *le, const char *prompt);
+/*
+ * Feed one key (lib/keys.h). Returns true when Enter completed a line:
+ * le->buf holds it (NUL-terminated) and non-empty lines are added to the
+ * history. Keys that do not apply (Left at column 0, a full line) ring
+ * no bell and change nothing.
+ */
+bool line_edit_key(struct line_edit *le, int key);
+
+/* Decoder of a terminal's input bytes. */
+struct term_input {
+	uint8_t state;
+	unsigned param;
+	uint8_t last_cr; /* the previous byte was CR: a following LF is eaten */
+};
+
+/* Feed one received byte; returns a key or KEY_NONE (inside a sequence). */
+int term_input_feed(struct term_input *t, uint8_t byte);
+
+#endif

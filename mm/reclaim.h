@@ -1,0 +1,60 @@
+/*
+ * Reclaim of anonymous pages through the reverse map, with two TLB
+ * policies:
+ *
+ *   naive    unmap a page and flush it at once: one shootdown per page
+ *            to every CPU that has its space loaded (try_to_unmap with
+ *            ptep_clear_flush)
+ *   batched  unmap a batch of pages, gathering the CPUs to reach, then
+ *            one flush: at most one IPI per CPU per batch, and the frames
+ *            freed after it (Linux's batched unmap flush since 4.3)
+ *
+ * There is no swap: a reclaimed anonymous page's contents are dropped,
+ * and a later touch faults in a zeroed page. What matters here is the
+ * TLB work, which is the same as for a page written out first.
+ */
+#ifndef MM_RECLAIM_H
+#define MM_RECLAIM_H
+
+#include <stdint.h>
+#include "mm/vm.h"
+
+/* Linux's SWAP_CLUSTER_MAX: pages per reclaim batch. */
+#define RECLAIM_BATCH_DEFAULT 32
+
+enum tlb_policy { TLB_POLICY_NAIVE, TLB_POLICY_BATCHED, TLB_POLICY_COUNT };
+
+const char *tlb_policy_name(enum tlb_policy p);
+
+/* Called (rmap lock held, before the unmap) for each mapping removed. */
+typedef void (*reclaim_observer)(struct addr_space *as, uint64_t va,
+				 void *arg);
+
+struct reclaim_result {
+	uint64_t pages;	  /* unmapped and freed */
+	uint64_t batches; /* flushes issued */
+};
+
+/*
+ * Reclaim up to nr of the oldest anonymous pages (batch pages per flush
+ * with the batched policy; 0 means RECLAIM_BATCH_DEFAULT). Returns what
+ * it did; fewer pages than nr when the list ran dry.
+ */
+struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
+				   unsigned batch, reclaim_observer observe,
+				   void *arg);
+
+/*
+ * Evict up to nr file pages (page-cache pages) the way the policy says.
+ * evict(arg), called with the reverse-map lock held, takes the next
+ * victim out of its cache so no new fault can find it and returns its
+ * frame, or PAGE_ALLOC_FAILED when there is none. The frame is unmapped
+ * from every space that maps it (naive: a flush per mapping) and freed
+ * after the flush. pages counts evicted frames, batches flushes.
+ */
+struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
+				   unsigned batch, uint64_t (*evict)(void *),
+				   void *evict_arg, reclaim_observer observe,
+				   void *arg);
+
+#endif

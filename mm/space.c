@@ -1,0 +1,221 @@
+/*
+ * Address spaces with demand paging; see mm/space.h.
+ */
+#include "lib/assert.h"
+#include "lib/atomic.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
+#include "mm/rmap.h"
+#include "mm/space.h"
+#include "mm/tlb.h"
+#include "mm/tlb_gather.h"
+
+/* Reverse-map items: one per mapped page, for up to this many. */
+#define SPACE_RMAP_ITEMS 32768
+
+static struct space_stats stats;
+
+void space_stats(struct space_stats *out)
+{
+	out->created = atomic_load_relaxed(&stats.created);
+	out->destroyed = atomic_load_relaxed(&stats.destroyed);
+	out->faults = atomic_load_relaxed(&stats.faults);
+	out->zero_fills = atomic_load_relaxed(&stats.zero_fills);
+	out->file_maps = atomic_load_relaxed(&stats.file_maps);
+	out->fault_nomem = atomic_load_relaxed(&stats.fault_nomem);
+}
+
+struct addr_space *space_create(const char *name)
+{
+	struct addr_space *as;
+
+	if (!rmap_ready() && !rmap_init(SPACE_RMAP_ITEMS))
+		return NULL;
+	as = kzalloc(sizeof(*as));
+	if (!as)
+		return NULL;
+	if (vm_space_create(as, name) != VM_OK) {
+		kfree(as);
+		return NULL;
+	}
+	atomic_fetch_add_relaxed(&stats.created, 1);
+	return as;
+}
+
+static bool nothing_loaded(const struct addr_space *as)
+{
+	for (unsigned w = 0; w < VM_CPU_WORDS; w++)
+		if (atomic_load_relaxed(&as->loaded[w]))
+			return false;
+	return true;
+}
+
+void space_destroy(struct addr_space *as)
+{
+	struct tlb_gather g;
+
+	kassert(as != &kernel_space && nothing_loaded(as));
+	/* Reclaim finds pages through the reverse map: take them out of it
+	 * first, under its lock, so it cannot race the unmap below. */
+	rmap_lock();
+	for (unsigned i = 0; i < as->nregions; i++) {
+		const struct vm_region *r = &as->regions[i];
+
+		rmap_remove_space_locked(as, r->start,
+					 (r->end - r->start) / PAGE_SIZE);
+	}
+	rmap_unlock();
+	tlb_gather_init(&g);
+	for (unsigned i = 0; i < as->nregions; i++) {
+		const struct vm_region *r = &as->regions[i];
+
+		/* Anonymous frames are the space's; file pages the file's. */
+		vm_unmap_gather(as, r->start, (r->end - r->start) / PAGE_SIZE,
+				&g, r->kind == VM_REGION_ANON);
+	}
+	tlb_gather_finish(&g);
+	vm_space_free_tables(as);
+	atomic_fetch_add_relaxed(&stats.destroyed, 1);
+	kfree(as);
+}
+
+static int add_region(struct addr_space *as, const struct vm_region *nr);
+
+int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
+		   unsigned prot)
+{
+	struct vm_region r = {start, start + npages * PAGE_SIZE, VM_REGION_ANON,
+			      prot, NULL, 0};
+
+	if (start & (PAGE_SIZE - 1))
+		return VM_ERR_ALIGN;
+	if (npages == 0 || npages > VM_USER_END / PAGE_SIZE)
+		return VM_ERR_INVALID;
+	return add_region(as, &r);
+}
+
+int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
+		   const struct vm_file *file, uint64_t pgoff, unsigned prot)
+{
+	struct vm_region r = {start, start + npages * PAGE_SIZE, VM_REGION_FILE,
+			      prot, file, pgoff};
+
+	if (start & (PAGE_SIZE - 1))
+		return VM_ERR_ALIGN;
+	if (!file || !file->ops || !file->ops->get_page || npages == 0 ||
+	    npages > VM_USER_END / PAGE_SIZE)
+		return VM_ERR_INVALID;
+	return add_region(as, &r);
+}
+
+static int add_region(struct addr_space *as, const struct vm_region *nr)
+{
+	uint64_t start = nr->start, end = nr->end;
+	int err = VM_OK;
+
+	if (start < SPACE_USER_MIN || end > VM_USER_END || end < start)
+		return VM_ERR_INVALID;
+	spin_lock(&as->lock);
+	if (as->nregions == VM_MAX_REGIONS)
+		err = VM_ERR_INVALID;
+	for (unsigned i = 0; i < as->nregions && !err; i++)
+		if (start < as->regions[i].end && as->regions[i].start < end)
+			err = VM_ERR_INVALID;
+	if (!err)
+		as->regions[as->nregions++] = *nr;
+	spin_unlock(&as->lock);
+	return err;
+}
+
+static const struct vm_region *region_of(struct addr_space *as, uint64_t va)
+{
+	for (unsigned i = 0; i < as->nregions; i++)
+		if (va >= as->regions[i].start && va < as->regions[i].end)
+			return &as->regions[i];
+	return NULL;
+}
+
+/* Map the file page behind page, all under the reverse-map lock. */
+static bool fault_file(struct addr_space *as, const struct vm_region *r,
+		       uint64_t page)
+{
+	uint64_t index = r->pgoff + (page - r->start) / PAGE_SIZE, frame;
+	bool ok = false;
+	int err;
+
+	rmap_lock();
+	frame = r->file->ops->get_page(r->file, index);
+	if (frame == PAGE_ALLOC_FAILED) {
+		rmap_unlock();
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		return false;
+	}
+	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
+	if (err == VM_OK) {
+		ok = rmap_add_locked(frame >> PAGE_SHIFT, as, page, false);
+		if (!ok) {
+			struct tlb_gather g;
+
+			tlb_gather_init(&g);
+			vm_unmap_gather(as, page, 1, &g, false);
+			tlb_gather_finish(&g);
+			atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		} else {
+			atomic_fetch_add_relaxed(&stats.file_maps, 1);
+		}
+	} else {
+		ok = err == VM_ERR_EXISTS;
+	}
+	rmap_unlock();
+	return ok;
+}
+
+bool space_fault(struct addr_space *as, uint64_t va)
+{
+	const struct vm_region *r;
+	uint64_t page = va & ~(PAGE_SIZE - 1), frame;
+	struct vm_translation t;
+	int err;
+
+	if (!as || as == &kernel_space || va >= VM_USER_END)
+		return false;
+	spin_lock(&as->lock);
+	r = region_of(as, page);
+	spin_unlock(&as->lock);
+	if (!r)
+		return false;
+	atomic_fetch_add_relaxed(&stats.faults, 1);
+	if (vm_translate(as, page, &t))
+		return true; /* another CPU mapped it first */
+	if (r->kind == VM_REGION_FILE)
+		return fault_file(as, r, page);
+	frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
+	if (frame == PAGE_ALLOC_FAILED) {
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		kprintf("space %s: no memory for the page at %#lx: the fault "
+			"is not handled\n", as->name, (unsigned long)page);
+		return false;
+	}
+	memset(vm_phys_to_virt(frame), 0, PAGE_SIZE);
+	/* Map, then record: reclaim must not find a frame not mapped yet. */
+	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
+	if (err) {
+		page_free_phys(frame, 0);
+		return err == VM_ERR_EXISTS;
+	}
+	if (!rmap_add(frame >> PAGE_SHIFT, as, page, true)) {
+		vm_unmap(as, page, 1);
+		page_free_phys(frame, 0);
+		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+		kprintf("space %s: reverse map full (%u mappings): the fault at "
+			"%#lx is not handled\n", as->name, rmap_capacity(),
+			(unsigned long)page);
+		return false;
+	}
+	atomic_fetch_add_relaxed(&stats.zero_fills, 1);
+	atomic_fetch_add_relaxed(&as->resident, 1);
+	atomic_fetch_add_relaxed(&as->faults, 1);
+	return true;
+}

@@ -1,0 +1,82 @@
+/*
+ * The TLB gather; see mm/tlb_gather.h.
+ */
+#include "lib/assert.h"
+#include "lib/string.h"
+#include "mm/page_alloc.h"
+#include "mm/tlb.h"
+#include "mm/tlb_gather.h"
+
+void tlb_gather_init(struct tlb_gather *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
+		      uint64_t va, uint64_t npages)
+{
+	uint64_t end = va + npages * PAGE_SIZE;
+
+	if (npages == 0)
+		return;
+	if (as == &kernel_space || va >= VM_USER_END) {
+		g->kernel = true;
+	} else {
+		/* Bump the generation, then collect the loaded CPUs. */
+		tlb_space_changed(as, g->cpus);
+	}
+	if (!g->pending) {
+		g->as = as;
+		g->start = va;
+		g->end = end;
+	} else {
+		if (g->as != as)
+			g->several = true;
+		if (va < g->start)
+			g->start = va;
+		if (end > g->end)
+			g->end = end;
+	}
+	g->pending = true;
+}
+
+void tlb_gather_table(struct tlb_gather *g, uint64_t phys)
+{
+	kassert(g->pending);
+	g->structure = true;
+	tlb_gather_frame(g, phys);
+}
+
+void tlb_gather_frame(struct tlb_gather *g, uint64_t phys)
+{
+	if (g->nframes == TLB_GATHER_FRAMES)
+		tlb_gather_flush(g);
+	g->frames[g->nframes++] = phys;
+}
+
+void tlb_gather_flush(struct tlb_gather *g)
+{
+	if (g->pending) {
+		uint64_t npages = (g->end - g->start) / PAGE_SIZE;
+
+		if (g->structure || g->several)
+			npages = 0;
+		if (g->kernel)
+			tlb_flush_kernel_range(g->start, npages);
+		if (!g->kernel || g->several)
+			tlb_flush_cpus(g->cpus, npages ? g->as : NULL,
+				       g->start, npages);
+		g->flushes++;
+	}
+	for (unsigned i = 0; i < g->nframes; i++)
+		page_free_phys(g->frames[i], 0);
+	g->frames_freed += g->nframes;
+	g->nframes = 0;
+	g->pending = g->several = g->kernel = g->structure = false;
+	memset(g->cpus, 0, sizeof(g->cpus));
+}
+
+void tlb_gather_finish(struct tlb_gather *g)
+{
+	tlb_gather_flush(g);
+}

@@ -1,0 +1,179 @@
+/*
+ * Helpers shared by the host tests of trace/ring_buffer.c: a buffer over
+ * malloc'd pages, a test record whose size and contents follow from its
+ * sequence number (so a reader can check every byte), and a packet parser
+ * that decodes the event headers the way a CTF reader does (27-bit
+ * compact timestamps folded into the running clock).
+ */
+#ifndef TESTS_HOST_RB_TEST_UTIL_H
+#define TESTS_HOST_RB_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/ring_buffer.h"
+
+/* A test buffer: the ring buffer and the memory it was given. */
+struct rbt {
+	struct rb rb;
+	void **pages;
+	void *meta;
+	unsigned long *commit;
+	unsigned long nr_pages;
+};
+
+static inline int rbt_init(struct rbt *t, const struct rb_config *cfg,
+			   unsigned long commit_stride)
+{
+	unsigned long n = 1ul << cfg->nr_subbufs_shift;
+
+	t->nr_pages = rb_nr_pages(cfg);
+	t->pages = calloc(t->nr_pages, sizeof(void *));
+	for (unsigned long i = 0; i < t->nr_pages; i++) {
+		t->pages[i] = aligned_alloc(RB_PAGE_SIZE, RB_PAGE_SIZE);
+		memset(t->pages[i], 0xee, RB_PAGE_SIZE);
+	}
+	t->meta = aligned_alloc(64, (rb_meta_size(cfg) + 63) & ~63ul);
+	t->commit = aligned_alloc(64, (n * commit_stride * sizeof(long) + 63) &
+					      ~63ul);
+	return rb_init(&t->rb, cfg, t->pages, t->meta, t->commit,
+		       commit_stride);
+}
+
+static inline void rbt_free(struct rbt *t)
+{
+	for (unsigned long i = 0; i < t->nr_pages; i++)
+		free(t->pages[i]);
+	free(t->pages);
+	free(t->meta);
+	free(t->commit);
+}
+
+/* Test record payload: seq, tsc, then fill bytes derived from seq. */
+#define RBT_ID 3
+#define RBT_FIXED 16
+static inline unsigned rbt_fill_len(uint64_t seq, unsigned max_fill)
+{
+	return max_fill ? (unsigned)((seq * 2654435761u) % (max_fill + 1)) : 0;
+}
+static inline uint8_t rbt_fill_byte(uint64_t seq, unsigned i)
+{
+	return (uint8_t)(seq * 31 + i * 7 + 1);
+}
+static inline uint32_t rbt_size(unsigned hdr, unsigned fill)
+{
+	/* header padded to 8, then u64 seq, u64 tsc, fill, padded to 8 */
+	return (uint32_t)((8 + RBT_FIXED + fill + 7) & ~7u) +
+	       (hdr > 8 ? 8 : 0);
+}
+
+/* Emit one test record with event id; returns true if it was written. */
+static inline bool rbt_emit_id(struct rb *rb, uint64_t seq,
+			       unsigned max_fill, uint32_t id)
+{
+	unsigned fill = rbt_fill_len(seq, max_fill);
+	struct rb_ctx ctx = {
+		.size_compact = rbt_size(RB_COMPACT_HEADER_SIZE, fill),
+		.size_extended = rbt_size(RB_EXTENDED_HEADER_SIZE, fill),
+		.id = id,
+	};
+	uint8_t buf[RBT_FIXED + 256];
+
+	if (rb_reserve(rb, &ctx))
+		return false;
+	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : 8);
+	memcpy(buf, &seq, 8);
+	memcpy(buf + 8, &ctx.tsc, 8);
+	for (unsigned i = 0; i < fill; i++)
+		buf[RBT_FIXED + i] = rbt_fill_byte(seq, i);
+	rb_write(rb, &ctx, buf, RBT_FIXED + fill);
+	rb_commit(rb, &ctx);
+	return true;
+}
+
+static inline bool rbt_emit(struct rb *rb, uint64_t seq, unsigned max_fill)
+{
+	return rbt_emit_id(rb, seq, max_fill, RBT_ID);
+}
+
+/* What parsing packets found. */
+struct rbt_parse {
+	uint64_t records;     /* records decoded */
+	uint64_t last_seq;    /* sequence number of the last one */
+	bool have_seq;
+	uint64_t errors;      /* torn, misordered or misdecoded records */
+	uint64_t last_packet; /* packet_seq_num of the last packet */
+	uint64_t extended;    /* records with the extended header */
+	bool any_order;       /* nesting tests: do not check seq order */
+};
+
+/*
+ * Decode one packet (a copy of a sub-buffer) from a buffer of test
+ * records, checking header, sizes, contents, sequence order and that the
+ * decoded timestamp equals the one the writer stored. Returns records.
+ */
+static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
+					unsigned long subbuf_size,
+					unsigned max_fill, uint32_t cpu)
+{
+	const uint8_t *b = pkt;
+	struct rb_packet_header h;
+	uint64_t n = 0, clock, pos;
+
+	memcpy(&h, b, sizeof(h));
+	if (h.magic != RB_PACKET_MAGIC || h.cpu_id != cpu ||
+	    h.packet_size != subbuf_size * 8 || h.content_size % 8 ||
+	    h.content_size / 8 > subbuf_size ||
+	    h.timestamp_end < h.timestamp_begin) {
+		p->errors++;
+		return 0;
+	}
+	p->last_packet = h.packet_seq_num;
+	clock = h.timestamp_begin;
+	pos = RB_PACKET_HEADER_SIZE;
+	while (pos < h.content_size / 8) {
+		uint32_t w, id;
+		uint64_t ts, seq, tsc, hdr;
+		memcpy(&w, b + pos, 4);
+		id = w & RB_EXTENDED_ID;
+		if (id == RB_EXTENDED_ID) {
+			memcpy(&id, b + pos + 4, 4);
+			memcpy(&ts, b + pos + 8, 8);
+			hdr = RB_EXTENDED_HEADER_SIZE;
+			p->extended++;
+		} else {
+			uint64_t mask = (1ull << RB_COMPACT_TS_BITS) - 1;
+			ts = (clock & ~mask) | (w >> RB_COMPACT_ID_BITS);
+			if (ts < clock)
+				ts += mask + 1;
+			hdr = 8;
+		}
+		memcpy(&seq, b + pos + hdr, 8);
+		memcpy(&tsc, b + pos + hdr + 8, 8);
+		unsigned fill = rbt_fill_len(seq, max_fill);
+		uint32_t size = rbt_size((unsigned)hdr, fill);
+		if (ts != tsc || ts < clock ||
+		    (!p->any_order && p->have_seq && seq <= p->last_seq) ||
+		    pos + size > h.content_size / 8 || id < RBT_ID) {
+			p->errors++;
+			return n;
+		}
+		for (unsigned i = 0; i < fill; i++)
+			if (b[pos + hdr + RBT_FIXED + i] != rbt_fill_byte(seq, i)) {
+				p->errors++;
+				return n;
+			}
+		clock = ts;
+		p->last_seq = seq;
+		p->have_seq = true;
+		pos += size;
+		n++;
+	}
+	if (clock > h.timestamp_end)
+		p->errors++;
+	p->records += n;
+	return n;
+}
+
+#endif

@@ -1,0 +1,344 @@
+/*
+ * Per-CPU lockless trace ring buffer (the design and its invariants are
+ * at the top of trace/ring_buffer.c; docs/trace.md teaches it).
+ *
+ * One struct rb per CPU and channel. Writers are the owning CPU and
+ * whatever interrupts or NMIs nest on it; one reader, on any CPU, takes
+ * whole sub-buffers ("packets"). A record is written in three steps:
+ *
+ *	struct rb_ctx ctx = { .size_compact = ..., .size_extended = ... };
+ *	if (rb_reserve(rb, &ctx) == 0) {
+ *		rb_write(rb, &ctx, bytes, len);   (as often as needed)
+ *		rb_commit(rb, &ctx);
+ *	}
+ *
+ * Portable C: the kernel and the host tests build the same file.
+ */
+#ifndef TRACE_RING_BUFFER_H
+#define TRACE_RING_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/atomic.h"
+#include "lib/compiler.h"
+
+/* Records start at multiples of this (the CTF event header's alignment). */
+#define RB_RECORD_ALIGN 8
+/* Deepest nesting of writers on one CPU (thread, IRQ, NMI, one spare). */
+#define RB_MAX_NESTING 4
+/* Size of one buffer page: sub-buffers are arrays of these. */
+#define RB_PAGE_SHIFT 12
+#define RB_PAGE_SIZE (1ul << RB_PAGE_SHIFT)
+
+/* Compact event header: id in the low 5 bits, timestamp's low 27 bits. */
+#define RB_COMPACT_ID_BITS 5
+#define RB_COMPACT_TS_BITS 27
+#define RB_EXTENDED_ID ((1u << RB_COMPACT_ID_BITS) - 1) /* escape value */
+#define RB_COMPACT_HEADER_SIZE 4
+#define RB_EXTENDED_HEADER_SIZE 16 /* escape word, u32 id, u64 timestamp */
+
+/* CTF packet magic (CTF 1.8, section 5). */
+#define RB_PACKET_MAGIC 0xc1fc1fc1u
+#define RB_UUID_SIZE 16
+
+/*
+ * The first bytes of every sub-buffer: CTF packet header then packet
+ * context, in the order and alignment trace/ctf.c declares in TSDL.
+ */
+struct rb_packet_header {
+	uint32_t magic;
+	uint8_t uuid[RB_UUID_SIZE];
+	uint32_t stream_id;
+	/* packet context */
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_size;     /* bits, header included */
+	uint64_t packet_size;      /* bits: the sub-buffer size */
+	uint64_t packet_seq_num;   /* free-running sub-buffer number */
+	uint64_t events_discarded; /* running count of lost records */
+	uint32_t cpu_id;
+	uint32_t pad;
+};
+#define RB_PACKET_HEADER_SIZE ((unsigned long)sizeof(struct rb_packet_header))
+
+enum rb_mode {
+	RB_DISCARD,   /* a record that does not fit is dropped and counted */
+	RB_OVERWRITE, /* flight recorder: the oldest sub-buffer is reused */
+};
+
+/* Why a record was lost; counted exactly, one counter per cause. */
+enum rb_lost_cause {
+	RB_LOST_FULL,        /* discard mode full, or a sub-buffer still open */
+	RB_LOST_TOO_BIG,     /* larger than a sub-buffer minus its header */
+	RB_LOST_NESTING,     /* more than RB_MAX_NESTING writers on the CPU */
+	RB_LOST_OVERWRITTEN, /* overwrite mode: its sub-buffer was reused */
+	RB_LOST_NR,
+};
+
+/* How the writer finds a sub-buffer's pages (the LTTng 0.110 change). */
+enum rb_page_index {
+	RB_PAGES_ARRAY, /* one array of page addresses: one load */
+	RB_PAGES_LIST,  /* a linked list per sub-buffer: one load per page */
+};
+
+struct rb_config {
+	unsigned subbuf_shift;  /* log2(sub-buffer bytes), >= RB_PAGE_SHIFT */
+	unsigned nr_subbufs_shift; /* log2(number of sub-buffers), >= 1 */
+	enum rb_mode mode;
+	enum rb_page_index page_index;
+	bool wc_fence;          /* wmb_wc() before each commit (WC buffers) */
+	uint32_t cpu;           /* written into every packet context */
+	uint32_t stream_id;
+	uint8_t uuid[RB_UUID_SIZE];
+	uint64_t (*clock)(void); /* monotonic on this CPU */
+};
+
+/* A page of a sub-buffer, as the list variant walks them. */
+struct rb_page {
+	void *addr;
+	struct rb_page *next;
+};
+
+/*
+ * The writer side and the reader side each start on their own cache
+ * line; the pointers after them are written once by rb_init().
+ */
+struct rb {
+	/* Writers (owning CPU only). */
+	unsigned long offset __aligned(CACHE_LINE_SIZE); /* free-running */
+	uint64_t last_tsc;
+	unsigned long nesting;
+	unsigned long lost[RB_LOST_NR];
+	/* Reader. */
+	unsigned long consumed __aligned(CACHE_LINE_SIZE); /* free-running */
+	unsigned long reader_spare; /* physical sub-buffer the reader owns */
+	/* Read-only after rb_init(). */
+	struct rb_config cfg __aligned(CACHE_LINE_SIZE);
+	unsigned long subbuf_size, subbuf_mask, buf_size, slot_mask;
+	unsigned buf_shift;
+	unsigned long pages_per_subbuf;
+	unsigned long *commit; /* commit[slot * commit_stride] */
+	unsigned long commit_stride;
+	uint64_t *wsb;            /* per slot: physical id, NOREF, lap tag */
+	unsigned long *records;   /* per physical sub-buffer: records held */
+	void **page_addr;         /* array variant: [phys * pps + page] */
+	struct rb_page **subbuf_pages; /* list variant: first page per phys */
+};
+
+/* What one write in progress needs between reserve, write and commit. */
+struct rb_ctx {
+	/* In: total record sizes (multiples of RB_RECORD_ALIGN). */
+	uint32_t size_compact, size_extended;
+	uint32_t id; /* event id; >= RB_EXTENDED_ID forces the extended form */
+	/* Out, from rb_reserve(). */
+	bool extended;
+	uint32_t size;
+	uint64_t tsc;
+	unsigned long begin;  /* offset of the record */
+	unsigned long cursor; /* where rb_write() writes next */
+	unsigned long phys;   /* physical sub-buffer written */
+};
+
+/*
+ * A slot's word in rb->wsb: which physical sub-buffer the slot holds, a
+ * NOREF bit (set: no writer uses it, the reader may swap it out), and the
+ * lap (offset / buffer size, truncated to 32 bits) it holds or is filling.
+ */
+#define RB_WSB_ID_MASK 0xffffull
+#define RB_WSB_NOREF (1ull << 16)
+#define RB_WSB_LAP_SHIFT 32
+#define RB_WSB(id, noref, lap)                                              \
+	((uint64_t)(id) | ((noref) ? RB_WSB_NOREF : 0) |                    \
+	 ((uint64_t)(uint32_t)(lap) << RB_WSB_LAP_SHIFT))
+#define RB_WSB_LAP(w) ((uint32_t)((w) >> RB_WSB_LAP_SHIFT))
+
+/* Bytes of metadata rb_init() needs for cfg (see rb_init()). */
+size_t rb_meta_size(const struct rb_config *cfg);
+/* Number of RB_PAGE_SIZE pages the buffer needs (one spare sub-buffer). */
+unsigned long rb_nr_pages(const struct rb_config *cfg);
+
+/*
+ * Set rb up over caller-provided memory: pages[rb_nr_pages(cfg)] page
+ * addresses (any memory type), meta (rb_meta_size(cfg) bytes, 8-aligned,
+ * WB), and the commit counters commit[slot * commit_stride] (WB, one
+ * per sub-buffer, zeroed here). Returns 0, or -1 if cfg is invalid (sizes
+ * out of range, no clock), leaving rb unusable.
+ */
+int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
+	    void *meta, unsigned long *commit, unsigned long commit_stride);
+
+/* Slow paths of the inline functions below (trace/ring_buffer.c). */
+int rb_reserve_slow(struct rb *rb, struct rb_ctx *ctx);
+uint64_t rb_claim(struct rb *rb, unsigned long slot, uint32_t lap);
+void rb_deliver(struct rb *rb, unsigned long slot, unsigned long phys,
+		uint32_t lap);
+void rb_write_slow(struct rb *rb, struct rb_ctx *ctx, const void *src,
+		   size_t len);
+void *rb_page_address_list(const struct rb *rb, unsigned long phys,
+			   unsigned long page);
+
+/* Address of page page of physical sub-buffer phys (array: one load). */
+static inline void *rb_page_address(const struct rb *rb, unsigned long phys,
+				    unsigned long page)
+{
+	if (likely(rb->cfg.page_index == RB_PAGES_ARRAY))
+		return rb->page_addr[phys * rb->pages_per_subbuf + page];
+	return rb_page_address_list(rb, phys, page);
+}
+
+/* Count one lost record (owning CPU only). */
+static inline void rb_lost_add(struct rb *rb, enum rb_lost_cause cause)
+{
+	(void)local_fetch_add(&rb->lost[cause], 1ul);
+}
+
+/* Leave the writer nesting count (paired with a successful reserve). */
+static inline void rb_nest_exit(struct rb *rb)
+{
+	barrier();
+	WRITE_ONCE(rb->nesting, READ_ONCE(rb->nesting) - 1);
+}
+
+/*
+ * After a successful offset CAS: make sure the slot is claimed for this
+ * lap (once per sub-buffer and lap; the first writer there does it) and
+ * write the event header. Returns 0.
+ */
+static inline int rb_reserved(struct rb *rb, struct rb_ctx *ctx)
+{
+	unsigned long slot = (ctx->begin >> rb->cfg.subbuf_shift) &
+			     rb->slot_mask;
+	uint32_t lap = (uint32_t)(ctx->begin >> rb->buf_shift);
+	uint64_t w = atomic_load_relaxed(&rb->wsb[slot]);
+	uint32_t *hdr;
+
+	if (unlikely(RB_WSB_LAP(w) != lap))
+		w = rb_claim(rb, slot, lap);
+	ctx->phys = w & RB_WSB_ID_MASK;
+	ctx->cursor = ctx->begin;
+	/* Records are 8-aligned: their first 8 bytes share one page. */
+	hdr = (uint32_t *)((char *)rb_page_address(
+				   rb, ctx->phys,
+				   (ctx->begin & rb->subbuf_mask) >>
+					   RB_PAGE_SHIFT) +
+			   (ctx->begin & (RB_PAGE_SIZE - 1)));
+	if (likely(!ctx->extended)) {
+		hdr[0] = ctx->id | (uint32_t)(ctx->tsc << RB_COMPACT_ID_BITS);
+		ctx->cursor += RB_COMPACT_HEADER_SIZE;
+	} else {
+		hdr[0] = RB_EXTENDED_ID;
+		hdr[1] = ctx->id;
+		ctx->cursor += 2 * sizeof(uint32_t);
+		rb_write_slow(rb, ctx, &ctx->tsc, sizeof(ctx->tsc));
+	}
+	return 0;
+}
+
+/*
+ * Reserve room for one record of ctx->size_compact bytes (or
+ * ctx->size_extended when the extended header is needed). Returns 0 with
+ * ctx filled and the event header written, or -1 when the record is lost
+ * (counted by cause in rb->lost[]; nothing to commit). Owning CPU only.
+ */
+static inline int rb_reserve(struct rb *rb, struct rb_ctx *ctx)
+{
+	unsigned long o, off, size, nesting = READ_ONCE(rb->nesting);
+	uint64_t tsc, last;
+
+	if (unlikely(nesting >= RB_MAX_NESTING)) {
+		rb_lost_add(rb, RB_LOST_NESTING);
+		return -1;
+	}
+	WRITE_ONCE(rb->nesting, nesting + 1);
+	barrier();
+	do {
+		o = READ_ONCE(rb->offset);
+		last = READ_ONCE(rb->last_tsc);
+		tsc = rb->cfg.clock();
+		ctx->extended = ctx->id >= RB_EXTENDED_ID ||
+				((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
+		size = ctx->extended ? ctx->size_extended : ctx->size_compact;
+		off = o & rb->subbuf_mask;
+		if (unlikely(off == 0 || off + size >= rb->subbuf_size))
+			return rb_reserve_slow(rb, ctx);
+	} while (local_cmpxchg(&rb->offset, o, o + size) != o);
+	WRITE_ONCE(rb->last_tsc, tsc);
+	ctx->begin = o;
+	ctx->size = (uint32_t)size;
+	ctx->tsc = tsc;
+	return rb_reserved(rb, ctx);
+}
+
+/*
+ * Where len bytes at ctx->cursor can be written directly, or NULL when
+ * they cross a page boundary (then use rb_write()).
+ */
+static inline void *rb_write_ptr(struct rb *rb, struct rb_ctx *ctx,
+				 size_t len)
+{
+	unsigned long in_page = ctx->cursor & (RB_PAGE_SIZE - 1);
+
+	if (unlikely(in_page + len > RB_PAGE_SIZE))
+		return NULL;
+	return (char *)rb_page_address(rb, ctx->phys,
+				       (ctx->cursor & rb->subbuf_mask) >>
+					       RB_PAGE_SHIFT) +
+	       in_page;
+}
+
+/* Copy len bytes to the record at ctx->cursor and advance it. */
+static inline void rb_write(struct rb *rb, struct rb_ctx *ctx,
+			    const void *src, size_t len)
+{
+	rb_write_slow(rb, ctx, src, len);
+}
+
+/*
+ * Publish the record: count it, then add its size to its slot's commit
+ * counter; the commit that completes the sub-buffer delivers it. The
+ * record's stores are ordered before the commit by TSO, except for
+ * stores to WC memory, which need wmb_wc() first (see ring_buffer.c).
+ */
+static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
+{
+	unsigned long slot = (ctx->begin >> rb->cfg.subbuf_shift) &
+			     rb->slot_mask;
+	unsigned long lap = ctx->begin >> rb->buf_shift;
+	unsigned long old;
+
+	(void)local_fetch_add(&rb->records[ctx->phys], 1ul);
+	if (rb->cfg.wc_fence)
+		wmb_wc();
+	old = local_fetch_add(&rb->commit[slot * rb->commit_stride],
+			      (unsigned long)ctx->size);
+	if (unlikely(old + ctx->size == (lap + 1) << rb->cfg.subbuf_shift))
+		rb_deliver(rb, slot, ctx->phys, (uint32_t)lap);
+	rb_nest_exit(rb);
+}
+
+/*
+ * Close the open sub-buffer (pad it) so the reader can take it. On the
+ * owning CPU, or on any CPU once the owner writes no more.
+ */
+void rb_flush(struct rb *rb);
+
+/*
+ * Reader: take the oldest delivered sub-buffer, copy it to dst
+ * (rb->subbuf_size bytes) and store how many records it holds in
+ * *records. Returns true if a packet was copied, false if none is ready.
+ * In overwrite mode sub-buffers overwritten before the reader came are
+ * skipped (the writer counted their records lost). One reader at a time.
+ */
+bool rb_read_packet(struct rb *rb, void *dst, unsigned long *records);
+
+/* Total records lost, all causes (a snapshot). */
+unsigned long rb_lost_total(const struct rb *rb);
+
+/*
+ * Records emitted since rb_init(), when no reader has taken any and no
+ * writer is active: those held in sub-buffers plus those lost.
+ */
+unsigned long rb_records_emitted(const struct rb *rb);
+
+#endif

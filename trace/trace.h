@@ -1,0 +1,108 @@
+/*
+ * The kernel's trace channel: one ring buffer (trace/ring_buffer.h) per
+ * CPU, its pages from the page allocator retyped to the channel's memory
+ * type, its offsets and commit counters in write-back kmalloc memory, and
+ * the emit fast path behind trace_point() (trace/tracepoint.h).
+ *
+ * Include this header before trace/tracepoint.h (or instead of it) to
+ * compile trace points with the inline fast path; trace_set_outofline()
+ * still sends them through the out-of-line function at run time (the
+ * seed-004 comparison in one boot).
+ */
+#ifndef TRACE_TRACE_H
+#define TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/percpu.h"
+#include "lib/compiler.h"
+#include "lib/config.h"
+#include "mm/memtype.h"
+#include "trace/ring_buffer.h"
+
+#define TRACE_EMIT trace_emit_inline
+#include "trace/tracepoint.h"
+
+/* What trace_setup() builds. */
+struct trace_config {
+	enum memtype memtype;        /* of the buffer pages (not metadata) */
+	enum rb_mode mode;
+	enum rb_page_index page_index;
+	bool commit_packed;          /* all CPUs' counters in one array */
+	unsigned subbuf_shift;       /* log2 bytes, 12 .. 22 (order <= 10) */
+	unsigned nr_subbufs_shift;   /* log2 count, 1 .. 8 */
+};
+
+/* The default: WB, flight recorder, 8 x 16 KiB per CPU, array, aligned. */
+void trace_default_config(struct trace_config *cfg);
+
+/*
+ * Allocate and start the channel for CPUs 0 .. ncpus - 1 (every event
+ * still off). Returns 0, -1 if a channel exists or cfg is invalid (with
+ * a message), -2 if memory ran out or a memory type could not be set
+ * (everything allocated so far is given back).
+ */
+int trace_setup(const struct trace_config *cfg, unsigned ncpus);
+/* Turn every event off, give the memory back (pages retyped to WB). */
+void trace_teardown(void);
+/* True between a successful trace_setup() and trace_teardown(). */
+bool trace_active(void);
+/* The channel's configuration (valid while trace_active()). */
+const struct trace_config *trace_current_config(void);
+/* Number of CPUs the channel has buffers for (0 when inactive). */
+unsigned trace_nr_cpus(void);
+
+/* Enable or disable one event, or all of them. */
+void trace_event_enable(enum trace_event_id id, bool on);
+void trace_enable_all(bool on);
+/* Event names, by id ("page_alloc"); NULL past the end. */
+const char *trace_event_name(unsigned id);
+
+/* Route inline trace points through the out-of-line function. */
+void trace_set_outofline(bool on);
+
+/* CPU cpu's buffer (NULL when inactive or out of range). */
+struct rb *trace_cpu_buffer(unsigned cpu);
+
+/* Per-CPU buffers and the run-time switch, read by the fast path. */
+extern struct rb *trace_rb[MAX_CPUS];
+extern bool trace_outofline;
+
+/*
+ * The emit fast path: reserve, copy the payload, commit, on this CPU's
+ * buffer. A lost record is counted by the buffer; nothing else to do.
+ */
+static inline __attribute__((always_inline)) void
+trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
+{
+	struct rb *rb = trace_rb[this_cpu_id()];
+	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
+	struct rb_ctx ctx; /* rb_reserve() fills the out fields */
+	void *dst;
+
+	ctx.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN);
+	ctx.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE + size,
+				     RB_RECORD_ALIGN);
+	ctx.id = id;
+	if (unlikely(!rb) || rb_reserve(rb, &ctx))
+		return;
+	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : at);
+	dst = rb_write_ptr(rb, &ctx, size);
+	if (likely(dst != NULL))
+		__builtin_memcpy(dst, p, size);
+	else
+		rb_write(rb, &ctx, p, size);
+	rb_commit(rb, &ctx);
+}
+
+static inline __attribute__((always_inline)) void
+trace_emit_inline(uint32_t id, const void *p, uint32_t size, uint32_t align)
+{
+	if (unlikely(trace_outofline)) {
+		trace_emit_outofline(id, p, size, align);
+		return;
+	}
+	trace_emit_body(id, p, size, align);
+}
+
+#endif
