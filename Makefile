@@ -13,6 +13,8 @@
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
+#            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
+#            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
 #            JOBS= (parallel boots and host tests of make test)
 
 BUILD        ?= build
@@ -186,7 +188,7 @@ $(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
 
 ISO := $(BUILD)/kernel.iso
 $(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)" $(GRUB_TIMEOUT)
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso
@@ -195,18 +197,62 @@ iso: deps $(ISO)
 .DEFAULT_GOAL := all
 
 # --------------------------------------------------------------------------
+# The cache-model QEMU plugin (cachemodel/, docs/cachemodel.md): host code,
+# loaded into QEMU with -plugin. MODEL=<profile> on make run / make bench
+# turns it on; the profiles are in cachemodel/profiles.txt.
+# --------------------------------------------------------------------------
+MODEL        ?=
+MODEL_SO     := $(BUILD)/cachemodel/cachemodel.so
+MODEL_SRCS   := cachemodel/plugin.c cachemodel/model.c cachemodel/profile.c \
+	cachemodel/x86_insn.c
+MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
+	-fvisibility=hidden -pthread
+$(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(MODEL_CFLAGS) -shared -o $@ $(MODEL_SRCS)
+.PHONY: cachemodel model-check
+cachemodel: $(MODEL_SO)
+
+# With MODEL=<profile>: QEMU loads the plugin, the kernel is told the
+# profile (cachemodel=), the model's lines go to MODEL_OUT. TCG_THREAD=
+# single|multi picks QEMU's TCG threading and MODEL_SYNC=<cycles> the
+# plugin's clock quantum (docs/cachemodel.md: several CPUs); ICOUNT=1
+# implies single.
+comma        := ,
+MODEL_OUT    ?= $(BUILD)/model.jsonl
+MODEL_SYNC   ?=
+MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC)))
+MODEL_KCMD    = $(if $(MODEL), cachemodel=$(MODEL))
+MODEL_DEP     = $(if $(MODEL),model-check)
+TCG_QEMU      = $(if $(TCG_THREAD),-- -accel tcg$(comma)thread=$(TCG_THREAD))
+model-check: $(MODEL_SO)
+	$(Q)grep -q '^\[$(MODEL)\]' cachemodel/profiles.txt || { \
+		echo "MODEL=$(MODEL): no such profile; cachemodel/profiles.txt has:" \
+			$$(sed -n 's/^\[\(.*\)\]/\1/p' cachemodel/profiles.txt) >&2; exit 1; }
+	@mkdir -p $(dir $(MODEL_OUT))
+	@echo "model: profile $(MODEL); the plugin writes its @@MODEL lines to $(MODEL_OUT)"
+
+# What the model costs: make run's boot plain and under the model, timed.
+.PHONY: model-cost
+model-cost: $(BUILD)/kernel.elf $(MODEL_DEP)
+	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
+	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline "$(KCMDLINE)"
+
+# --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------
 # tools/qemu.py builds every QEMU command line and turns QEMU's exit code
 # back into the kernel's status (make fails on a status other than 0).
 # PLUGINS: space-separated FILE[,name=value...] TCG plugins.
 QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
-	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p))
+	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p)) \
+	$(MODEL_PLUGIN)
 GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
-run: iso
-	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(ISO)
+run: iso $(MODEL_DEP)
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(ISO) $(TCG_QEMU)
 
 run-uefi: iso
 	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(ISO)
@@ -221,13 +267,15 @@ debug: iso
 # build/results/. BENCH_CMDLINE picks other experiments or sizes.
 BENCH_CMDLINE ?= run=all runmode=full
 BENCH_TIMEOUT ?= 3600
-bench: deps deps-bench $(BUILD)/kernel.elf
+bench: MODEL_OUT = $(BUILD)/results/model.jsonl
+bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	@mkdir -p $(BUILD)/results
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)" 0
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
-		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso
-	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json
+		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso $(TCG_QEMU)
+	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json \
+		$(if $(MODEL),--model $(MODEL_OUT))
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
 	@echo "bench: report in $(BUILD)/results/report.md"
 
@@ -345,13 +393,13 @@ fuzz: fuzzers
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
 # --------------------------------------------------------------------------
 .PHONY: test test-boot test-host
-test: deps host-tests fuzzers $(BUILD)/kernel.elf
+test: deps host-tests fuzzers $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)prove -v tests/all.t
 
 test-host: deps host-tests fuzzers
 	$(Q)python3 tools/testrun.py --host-only
 
-test-boot: deps $(BUILD)/kernel.elf
+test-boot: deps $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
 
 .PHONY: labs

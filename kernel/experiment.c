@@ -1,6 +1,7 @@
 /*
  * Experiment registry: walks the "experiments" linker section.
  */
+#include "arch/x86_64/model_doorbell.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/profile.h"
@@ -54,11 +55,6 @@ bool experiment_param(const char *name, uint64_t *value)
 	return false;
 }
 
-bool experiment_params_given(void)
-{
-	return ncurrent > 0;
-}
-
 /* The shell's profile command: profile this run whatever profile= says. */
 static bool profile_forced;
 
@@ -70,6 +66,8 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
+	/* A cache model names this experiment's regions after it. */
+	model_doorbell_label(e->name);
 	profiling = (kopt.profile || profile_forced) &&
 		    profile_start(PROFILE_HZ);
 	rc = e->run(mode);

@@ -30,6 +30,7 @@ static uint32_t nsamples[MAX_CPUS];
 static uint64_t dropped[MAX_CPUS];
 static uint32_t active;
 static unsigned profile_hz;
+static unsigned profiled_cpus;
 
 static void sample(struct trap_frame *f)
 {
@@ -51,16 +52,27 @@ static void arm(void *arg)
 bool profile_start(unsigned hz)
 {
 	struct cpumask all;
+
+	cpumask_online(&all, false);
+	return profile_start_on(&all, hz);
+}
+
+bool profile_start_on(const struct cpumask *mask, unsigned hz)
+{
+	static struct cpumask all;
 	static unsigned hz_arg;
 
 	if (apic_timer_hz() == 0) {
 		kprintf("profile: no calibrated LAPIC timer: not profiling\n");
 		return false;
 	}
-	cpumask_online(&all, false);
+	cpumask_clear(&all);
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
-		if (!cpumask_test(&all, cpu))
+		nsamples[cpu] = 0;
+		dropped[cpu] = 0;
+		if (!cpumask_test(mask, cpu) || !smp_cpu_online(cpu))
 			continue;
+		cpumask_set(&all, cpu);
 		if (!samples[cpu])
 			samples[cpu] = kmalloc(PROFILE_SAMPLES_PER_CPU *
 					       sizeof(uint64_t));
@@ -69,10 +81,9 @@ bool profile_start(unsigned hz)
 				"not profiling\n", cpu);
 			return false;
 		}
-		nsamples[cpu] = 0;
-		dropped[cpu] = 0;
 	}
 	profile_hz = hz;
+	profiled_cpus = cpumask_weight(&all);
 	hz_arg = hz;
 	apic_timer_set_hook(sample);
 	atomic_store_release(&active, 1);
@@ -94,6 +105,9 @@ void profile_stop(void)
 /* Functions a report tells apart (an open-addressing table); samples of
  * further functions are counted under "(other functions)". */
 #define PROFILE_MAX_FUNCS 1024
+/* Fibonacci hashing of a name pointer: multiply, keep the top bits. */
+#define PROFILE_HASH_MUL 0x9e3779b97f4a7c15ull
+#define PROFILE_HASH_SHIFT 54
 
 bool profile_active(void)
 {
@@ -119,8 +133,9 @@ unsigned profile_top(struct profile_entry *out, unsigned max,
 			/* Names are unique strings of the table: hash the
 			 * pointer. */
 			uint64_t h = (uint64_t)(uintptr_t)(name ? name : outside);
-			unsigned slot = (unsigned)((h * 0x9e3779b97f4a7c15ull) >>
-						   54) % PROFILE_MAX_FUNCS;
+			unsigned slot = (unsigned)((h * PROFILE_HASH_MUL) >>
+						   PROFILE_HASH_SHIFT) %
+					PROFILE_MAX_FUNCS;
 			unsigned probes = 0;
 
 			if (!name)
@@ -174,7 +189,7 @@ void profile_report(const char *title, unsigned n)
 	got = profile_top(top, n, &total, &lost);
 	kprintf("profile: %s: %lu samples at %u Hz per CPU on %u CPUs "
 		"(%lu dropped: buffers full)\n", title, (unsigned long)total,
-		profile_hz, smp_cpus_online(), (unsigned long)lost);
+		profile_hz, profiled_cpus, (unsigned long)lost);
 	kprintf("profile: source: the LAPIC timer only (no PMU overflow "
 		"sampling); code run with interrupts off is not sampled, its "
 		"time shows on the instruction that turns them back on\n");

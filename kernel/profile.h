@@ -26,6 +26,9 @@
  * message) when there is no LAPIC timer or no memory for the buffers.
  */
 bool profile_start(unsigned hz);
+/* The same on the online CPUs of mask only. */
+struct cpumask;
+bool profile_start_on(const struct cpumask *mask, unsigned hz);
 /* Stop sampling everywhere; the samples stay until the next start. */
 void profile_stop(void);
 /* True between profile_start() and profile_stop(). */

@@ -4,6 +4,8 @@
  */
 #include "lib/bench.h"
 #include "lib/assert.h"
+#include "lib/compiler.h"
+#include "lib/atomic.h"
 
 /* Picoseconds per second: ns_per_iter is in ns * BENCH_SCALE. */
 #define BENCH_SCALED_NS_PER_SEC (BENCH_NSEC_PER_SEC * BENCH_SCALE)
@@ -65,17 +67,30 @@ void bench_samples_init(struct bench_samples *s, uint64_t iters,
 	}
 }
 
+static const struct bench_region_ops *region_ops;
+static uint64_t next_region_id;
+
+void bench_set_region_ops(const struct bench_region_ops *ops)
+{
+	region_ops = ops;
+}
+
 void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 		       const struct bench_counters *ctr, bench_fn fn,
 		       void *arg)
 {
+	const struct bench_region_ops *ops = region_ops;
 	unsigned r = s->reps;
-	uint64_t t0, t1;
+	uint64_t t0, t1, region = 0;
 
 	kassert(r < BENCH_MAX_REPS);
 	kassert(ctr == NULL || ctr->n == s->ncounters);
 	kassert(ctr != NULL || s->ncounters == 0);
 
+	if (ops) {
+		region = atomic_fetch_add_relaxed(&next_region_id, 1) + 1;
+		ops->begin(region);
+	}
 	/* Counters sit inside the timed window's edges, not around it. */
 	t0 = clk->now();
 	if (ctr)
@@ -84,6 +99,8 @@ void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 	if (ctr)
 		ctr->stop(ctr->ctx);
 	t1 = clk->now();
+	if (ops)
+		ops->end(region, s->iters);
 
 	s->ticks[r] = t1 - t0;
 	if (ctr)
@@ -200,4 +217,27 @@ uint64_t bench_rate_scaled(uint64_t amount, uint64_t ticks, uint64_t hz)
 	if (hz <= UINT64_MAX / BENCH_SCALE)
 		return stats_muldiv(amount, hz * BENCH_SCALE, ticks);
 	return per_sec * BENCH_SCALE;
+}
+
+unsigned bench_window_overlap(const uint64_t *start, const uint64_t *end,
+			      unsigned n)
+{
+	uint64_t first_start, last_start, first_end, last_end;
+
+	kassert(n > 0);
+	first_start = last_start = start[0];
+	first_end = last_end = end[0];
+	for (unsigned i = 0; i < n; i++) {
+		kassert(end[i] >= start[i]);
+		first_start = MIN(first_start, start[i]);
+		last_start = MAX(last_start, start[i]);
+		first_end = MIN(first_end, end[i]);
+		last_end = MAX(last_end, end[i]);
+	}
+	if (first_end <= last_start)
+		return 0;
+	if (last_end == first_start)
+		return BENCH_OVERLAP_FULL;
+	return (unsigned)((first_end - last_start) * BENCH_OVERLAP_FULL /
+			  (last_end - first_start));
 }

@@ -65,6 +65,22 @@ struct bench_counters {
 	void *ctx;
 };
 
+/*
+ * Optional region marks around every measured repetition, for a timing
+ * model that reports per region (the kernel's cache-model doorbell).
+ * begin(id) comes before the repetition's first clock read, end(id)
+ * after its last, so the marks stay out of the timed window; end() also
+ * says how many iterations the repetition ran, so a model can report
+ * per-iteration figures. Ids are unique per boot and increase.
+ */
+struct bench_region_ops {
+	void (*begin)(uint64_t id);
+	void (*end)(uint64_t id, uint64_t iters); /* iterations it ran */
+};
+
+/* Install ops (NULL: no marks). Set once, before experiments run. */
+void bench_set_region_ops(const struct bench_region_ops *ops);
+
 /* The measured function: do 'iters' iterations of the work. */
 typedef void (*bench_fn)(void *arg, uint64_t iters);
 
@@ -142,6 +158,19 @@ void bench_result_from_samples(struct bench_result *res,
  */
 void bench_aggregate(struct bench_result *agg,
 		     const struct bench_result *percpu, unsigned ncpus);
+
+/*
+ * How well n CPUs' windows [start[i], end[i]) of one repetition
+ * overlapped: the time all of them were running (latest start to
+ * earliest end) over the span from the earliest start to the latest end,
+ * in per mille. 1000: they ran exactly together; 0: some CPU ended
+ * before another started, so at least one ran alone. The aggregate of
+ * bench_aggregate() assumes the CPUs ran together; this says whether they
+ * did. n == 1 gives 1000.
+ */
+#define BENCH_OVERLAP_FULL 1000u
+unsigned bench_window_overlap(const uint64_t *start, const uint64_t *end,
+			      unsigned n);
 
 /* Calibrate, warm up, measure p->reps repetitions, compute statistics. */
 void bench_run(struct bench_result *res, const struct bench_clock *clk,

@@ -276,6 +276,9 @@ int bench_format_env_line(char *buf, size_t size, const struct bench_env *env)
 	sb_kv_str(&sb, "git_hash", env->git_hash, BENCH_FIELD_MAX);
 	sb_kv_str(&sb, "cmdline", env->cmdline, BENCH_CMDLINE_MAX);
 	sb_kv_str(&sb, "mode", mode_name(env->mode), BENCH_FIELD_MAX);
+	if (env->cache_model)
+		sb_kv_str(&sb, "cache_model", env->cache_model,
+			  BENCH_FIELD_MAX);
 	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
 	sb_puts(&sb, "}\n");
 	return sb_finish(&sb);
@@ -313,6 +316,8 @@ int bench_format_result_line(char *buf, size_t size,
 		sb_kv_u64(&sb, "size", f->size);
 	if (f->clients)
 		sb_kv_u64(&sb, "clients", f->clients);
+	if (f->capped)
+		sb_kv_bool(&sb, "capped", true);
 	sb_kv_bool(&sb, "caches_modelled", caches_modelled);
 	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
 	sb_puts(&sb, "}\n");
@@ -377,8 +382,19 @@ void bench_output_env(const struct bench_env *env)
 	emit_printf("TSC             : %s MHz (source: %s)\n", mhz,
 		    env->tsc_source ? env->tsc_source : "unknown");
 	emit_printf("PMU             : %s\n", env->pmu ? "yes" : "no");
-	emit_printf("Memory types    : honoured: %s\n",
-		    tristate_name(env->memtypes_honoured));
+	if (env->cache_model) {
+		emit_printf("Caches          : modelled (profile %s) by the "
+			    "cache-model QEMU plugin: its figures are the "
+			    "@@MODEL lines of its own file, the timings "
+			    "below stay TCG's\n", env->cache_model);
+		emit_printf("Memory types    : honoured: %s in these timings; "
+			    "honoured (by the model, profile %s)\n",
+			    tristate_name(env->memtypes_honoured),
+			    env->cache_model);
+	} else {
+		emit_printf("Memory types    : honoured: %s\n",
+			    tristate_name(env->memtypes_honoured));
+	}
 	emit_printf("Kernel          : %s (git %s)\n",
 		    env->kernel_version ? env->kernel_version : "",
 		    env->git_hash ? env->git_hash : "unknown");
@@ -408,6 +424,7 @@ void bench_figure_init(struct bench_figure *f, const char *experiment,
 	f->cpus = 1;
 	f->size = 0;
 	f->clients = 0;
+	f->capped = false;
 }
 
 void bench_result_print(const struct bench_figure *f)
@@ -534,6 +551,13 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 			cells[c] = row[c];
 		table_emit_row(cells, width);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (figs[i].capped)
+			emit_printf("note: %s %s: capped: the iteration count "
+				    "hit its maximum before the minimum time, "
+				    "so its repetitions are shorter than asked "
+				    "(noisier)\n", figs[i].variant,
+				    figs[i].metric);
 }
 
 void bench_report(const char *title, const struct bench_figure *figs,

@@ -18,6 +18,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/panic.h"
+#include "mm/cachemodel.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
@@ -41,6 +42,7 @@ static bool direct_map_wanted(const struct fwmap_entry *e)
 {
 	switch (e->type) {
 	case FWMAP_BAD:
+	case FWMAP_BEYOND_WIDTH:
 		return false;
 	case FWMAP_RESERVED:
 		return e->base < FOUR_GIB && e->len <= FIRMWARE_RANGE_MAX;
@@ -158,8 +160,19 @@ void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
 {
 	uint64_t base = ALIGN_DOWN(pa, PAGE_SIZE);
-	uint64_t end = ALIGN_UP(pa + len, PAGE_SIZE);
+	uint64_t end;
 
+	/* Last line of defence: callers check firmware's addresses first
+	 * (fwmap_check_range()); a range the CPU cannot address would give
+	 * a PTE with reserved bits set. */
+	if (len == 0 || len > page_alloc_phys_limit() ||
+	    pa > page_alloc_phys_limit() - len) {
+		kprintf("phys_map: [%#llx +%#llx) is beyond the physical "
+			"address width, refused\n", (unsigned long long)pa,
+			(unsigned long long)len);
+		return NULL;
+	}
+	end = ALIGN_UP(pa + len, PAGE_SIZE);
 	for (uint64_t p = base; p < end; p += PAGE_SIZE) {
 		struct vm_translation t;
 		int err;
@@ -195,6 +208,8 @@ int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
 		return err;
 	/* Lines cached under the old type must not outlive the change. */
 	cache_flush_range(direct_va, npages << PAGE_SHIFT);
+	/* A cache model (QEMU plugin) follows the change too. */
+	cachemodel_set_type(virt_to_phys(direct_va), npages, type);
 	return VM_OK;
 }
 

@@ -41,6 +41,13 @@ ENTRY_DEFAULTS = {
     # vCPUs spinning on each other) stall when another QEMU shares the
     # host's cores.
     "exclusive": "no",
+    # The cache-model plugin (docs/cachemodel.md): model = a profile of
+    # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
+    # model_sync = the plugin's sync= quantum in cycles, model_check =
+    # calibration | repeat (boot twice, identical model lines) | falseshare.
+    "model": "",
+    "model_sync": "",
+    "model_check": "",
     # A session script (tests/sessions/*.txt, tools/session.py): the
     # serial port and QMP become sockets the script types into and reads.
     "session": "",
@@ -48,6 +55,7 @@ ENTRY_DEFAULTS = {
     # replaced); a non-zero exit fails the boot with its output.
     "post_check": "",
 }
+MODEL_CHECKS = ("calibration", "repeat", "falseshare")
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS
 EXPECTS = ("pass", "panic", "hang", "triple")
@@ -132,6 +140,23 @@ def check_entry(e, source):
             e["expect_res"].append(re.compile(pat, re.M))
         except re.error as err:
             bad("expect_lines regex %r: %s" % (pat, err))
+    check_model_keys(e, bad)
+
+
+def check_model_keys(e, bad):
+    """Validate the model keys; give the kernel its cachemodel= option."""
+    if not e["model"]:
+        if e["model_check"] or e["model_sync"]:
+            bad("model_check and model_sync need model = PROFILE")
+        return
+    if not NAME_RE.match(e["model"]):
+        bad("model must be a profile name")
+    if e["model_check"] and e["model_check"] not in MODEL_CHECKS:
+        bad("model_check must be one of %s" % "|".join(MODEL_CHECKS))
+    if e["model_sync"] and not e["model_sync"].isdigit():
+        bad("model_sync must be a number of cycles")
+    if "cachemodel=" not in e["cmdline"]:
+        e["cmdline"] += " cachemodel=" + e["model"]
 
 
 def select_entries(entries, groups, names):

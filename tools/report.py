@@ -125,22 +125,49 @@ def experiments_in_order(res):
     return seen
 
 
-def section_results(res, charts, chart_note, report_dir):
+def model_note(model):
+    """The statement a report with cache-model figures starts with."""
+    return ("**Caches: modelled (profile %s)** by the cache-model QEMU "
+            "plugin (docs/cachemodel.md); memory types: honoured (by the "
+            "model). The measured columns stay TCG's; the \"modelled\" "
+            "columns are the model's cycles per iteration of the same "
+            "repetitions: a model of a %s-class machine, not a hardware "
+            "measurement.%s" % (
+                model["profile"], model["profile"],
+                "" if model.get("hello") else
+                " WARNING: the kernel never said hello to the model."))
+
+
+def section_results(res, charts, chart_note, report_dir, model=None):
     out = ["## Results", ""]
     if not res:
         return out + ["No @@RESULT lines in this log.", ""]
     out += ["Figures are the median of n repetitions; spread is "
             "(max - min) / median.", ""]
+    if model:
+        out += ["Modelled columns: cycles and ns per iteration on the "
+                "cache model, profile %s (median over the same "
+                "repetitions)." % md_escape(model["profile"]), ""]
     if chart_note:
         out += [chart_note, ""]
     for exp in experiments_in_order(res):
         rows = [r for r in res if r["experiment"] == exp]
+        modelled = any("model" in r for r in rows)
+        mhead = (" modelled cycles/iter (profile %s) | modelled ns/iter |" %
+                 md_escape(model["profile"])) if modelled else ""
         out += ["### %s" % md_escape(exp), "",
                 "| variant | metric | unit | cpus | clients | size | min | "
-                "median | max | spread | n |",
-                "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+                "median | max | spread | n |" + mhead,
+                "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|" +
+                ("--:|--:|" if modelled else "")]
         for r in rows:
             spread = r.get("spread_pct")
+            m = r.get("model")
+            mcols = ""
+            if modelled:
+                mcols = (" %s | %s |" % (fmt_num(m["cycles_per_iter"]),
+                                         fmt_num(m["ns_per_iter"]))
+                         if m else " | |")
             out.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | "
                        "%s | %d |" % (
                            md_escape(r["variant"]), md_escape(r["metric"]),
@@ -149,7 +176,7 @@ def section_results(res, charts, chart_note, report_dir):
                            fmt_num(r["min"]), fmt_num(r["median"]),
                            fmt_num(r["max"]),
                            "n/a" if spread is None else "%.2f%%" % spread,
-                           r["n"]))
+                           r["n"]) + mcols)
         out.append("")
         for cexp, metric, paths in charts:
             if cexp != exp:
@@ -198,6 +225,19 @@ def seed_ratio(figs, spec):
     return None if den == 0 else num / den
 
 
+def modelled_ratio(num, den):
+    """The same ratio on the cache model's figures (cycles per iteration
+    of the same repetitions), or None. A rate (a unit per second) is the
+    inverse of a time, so its ratio is taken the other way round."""
+    if "model" not in num or "model" not in den:
+        return None
+    a = num["model"]["cycles_per_iter"]
+    b = den["model"]["cycles_per_iter"]
+    if "/s" in num["unit"]:
+        a, b = b, a
+    return a / b if b else None
+
+
 def compare(seeds, res, cache_ok):
     """Rows of the seed comparison: dicts with the table's columns."""
     figs = {f["id"]: f for f in seeds["figures"]}
@@ -222,6 +262,9 @@ def compare(seeds, res, cache_ok):
         rows.append({
             "id": c["id"], "title": c["title"], "seed": c["seed"],
             "seed_ratio": s, "our_ratio": ours,
+            "model_ratio": (modelled_ratio(num, den)
+                            if num is not None and den is not None
+                            else None),
             "ours_over_seed": (ours / s if ours is not None and s
                                else None),
             "reading": c.get("reading", ""), "notes": "; ".join(notes),
@@ -229,7 +272,7 @@ def compare(seeds, res, cache_ok):
     return rows
 
 
-def section_seeds(seeds, res, cache_ok):
+def section_seeds(seeds, res, cache_ok, model=None):
     out = ["## Seeds side by side", "",
            "Each row divides two figures of one seed post and the same two "
            "figures of this run. Ratios only: the seeds' absolute numbers "
@@ -237,13 +280,22 @@ def section_seeds(seeds, res, cache_ok):
     if not cache_ok:
         out += ["Rows that depend on cache behaviour are marked: on this "
                 "platform caches are not modelled.", ""]
-    out += ["| comparison | seed | seed ratio | our ratio | ours / seed | "
-            "reading | notes |", "|---|---|--:|--:|--:|---|---|"]
+    mhead, mrule = "", ""
+    if model:
+        out += ["The modelled ratio divides the same two figures as "
+                "modelled by the cache model (profile %s): a model, not "
+                "a measurement." % md_escape(model["profile"]), ""]
+        mhead, mrule = " modelled ratio (profile %s) |" % md_escape(
+            model["profile"]), "--:|"
+    out += ["| comparison | seed | seed ratio | our ratio | ours / seed |" +
+            mhead + " reading | notes |",
+            "|---|---|--:|--:|--:|" + mrule + "---|---|"]
     for r in compare(seeds, res, cache_ok):
-        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        mcol = " %s |" % fmt_ratio(r["model_ratio"]) if model else ""
+        out.append("| %s | %s | %s | %s | %s |%s %s | %s |" % (
             md_escape(r["title"]), r["seed"], fmt_ratio(r["seed_ratio"]),
             fmt_ratio(r["our_ratio"]), fmt_ratio(r["ours_over_seed"]),
-            md_escape(r["reading"]), md_escape(r["notes"])))
+            mcol, md_escape(r["reading"]), md_escape(r["notes"])))
     out += ["", "### Seed figures used", "",
             "| id | seed file | quantity | variant | value | unit | where |",
             "|---|---|---|---|--:|---|---|"]
@@ -271,11 +323,14 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
     out = ["# " + title, ""]
     if source:
         out += ["Generated by tools/report.py from `%s`." % source, ""]
+    model = data.get("model")
     if not cache_ok:
         out += ["> " + NO_CACHES_STATEMENT, ""]
+    if model:
+        out += ["> " + model_note(model), ""]
     out += section_env(envs)
-    out += section_results(res, charts, chart_note, report_dir)
-    out += section_seeds(seeds, res, cache_ok)
+    out += section_results(res, charts, chart_note, report_dir, model)
+    out += section_seeds(seeds, res, cache_ok, model)
     return "\n".join(out)
 
 

@@ -11,7 +11,13 @@ garbage bytes from a real serial line) is ignored. A line that carries a
 prefix but is not a valid object of the schema is an error: every such
 line is reported as LOG:LINE: message on stderr and the exit status is 1.
 
-    results.py LOG [--csv OUT.csv] [--json OUT.json]
+    results.py LOG [--csv OUT.csv] [--json OUT.json] [--model MODEL.jsonl]
+
+--model merges the cache-model plugin's file (tools/model.py): each
+figure whose repetitions the model saw gets a "model" object (modelled
+cycles per iteration and friends, profile named), and the JSON a "model"
+section saying which profile ran and whether the kernel said hello.
+Modelled figures sit beside the measured ones, never in their place.
 
 With neither output option the JSON goes to stdout. Python 3 standard
 library only; plot.py and report.py import this module.
@@ -21,6 +27,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import re
 import sys
 
@@ -52,6 +59,10 @@ ENV_SCHEMA = {
     "mode": STR,
     "schema": INT,
 }
+# Present when the command line names a cache-model profile (cachemodel=).
+ENV_OPTIONAL = {
+    "cache_model": STR,
+}
 ENV_ENUMS = {
     "memtypes_honoured": ("yes", "no", "unknown"),
     "mode": ("normal", "icount"),
@@ -77,6 +88,7 @@ RESULT_SCHEMA = {
 RESULT_OPTIONAL = {
     "size": INT,
     "clients": INT,
+    "capped": BOOL,
 }
 
 # Column order of the CSV: the result fields, then where they came from.
@@ -127,7 +139,7 @@ def _check_fields(obj, required, optional, lineno, what):
 
 
 def validate_env(obj, lineno):
-    _check_fields(obj, ENV_SCHEMA, {}, lineno, "@@ENV")
+    _check_fields(obj, ENV_SCHEMA, ENV_OPTIONAL, lineno, "@@ENV")
     for key, allowed in ENV_ENUMS.items():
         if obj[key] not in allowed:
             raise LogError(lineno, "@@ENV: key '%s' must be one of %s, got "
@@ -223,16 +235,33 @@ def load(path):
     if path.endswith(".json"):
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        return {"envs": data["envs"], "results": data["results"]}
+        out = {"envs": data["envs"], "results": data["results"]}
+        if "model" in data:
+            out["model"] = data["model"]
+        return out
     envs, results, errors = parse_log(path)
     if errors:
         raise errors[0]
     return {"envs": envs, "results": results}
 
 
-def to_json(envs, results):
-    return json.dumps({"schema": SCHEMA_VERSION, "envs": envs,
-                       "results": results}, indent=2, sort_keys=False) + "\n"
+def to_json(envs, results, model_info=None):
+    data = {"schema": SCHEMA_VERSION, "envs": envs, "results": results}
+    if model_info is not None:
+        data["model"] = model_info
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+
+def merge_model(results, path):
+    """Attach the model file's figures to results (tools/model.py);
+    returns the JSON's "model" section. Raises OSError or
+    model.ModelError."""
+    import model
+    objs = model.load(path)
+    profile, hello, summary = model.info(objs)
+    skipped = model.attribute(results, objs)
+    return {"profile": profile, "hello": hello, "file": path,
+            "summary": summary, "unattributed": skipped}
 
 
 def to_csv(results):
@@ -258,6 +287,7 @@ def main(argv=None):
     ap.add_argument("log", help="serial log (from make run or a machine)")
     ap.add_argument("--csv", help="write the results as CSV here")
     ap.add_argument("--json", help="write envs and results as JSON here")
+    ap.add_argument("--model", help="merge this cache-model plugin file")
     args = ap.parse_args(argv)
 
     try:
@@ -276,14 +306,30 @@ def main(argv=None):
               file=sys.stderr)
         return 1
 
+    model_info = None
+    if args.model:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import model
+        try:
+            model_info = merge_model(results, args.model)
+        except (OSError, model.ModelError) as e:
+            print("results: model file: %s" % e, file=sys.stderr)
+            return 1
+        if not model_info["hello"]:
+            print("results: %s: the kernel never said hello to the model"
+                  % args.model, file=sys.stderr)
+        for exp, why in model_info["unattributed"].items():
+            print("results: model figures for %s left out: %s" % (exp, why),
+                  file=sys.stderr)
+
     if args.csv:
         with open(args.csv, "w", encoding="utf-8", newline="") as f:
             f.write(to_csv(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            f.write(to_json(envs, results))
+            f.write(to_json(envs, results, model_info))
     if not args.csv and not args.json:
-        sys.stdout.write(to_json(envs, results))
+        sys.stdout.write(to_json(envs, results, model_info))
     return 0
 
 

@@ -26,7 +26,9 @@ import gzip
 import struct
 import sys
 
-FONT_FB = "/usr/share/consolefonts/Lat15-Terminus16.psf.gz"
+from qemu import read_paths
+
+FONT_FB = read_paths()["FONT_PSF"]   # the font the Makefile embeds
 FONT_VGA = "/usr/share/consolefonts/Lat15-VGA16.psf.gz"
 VGA_ROM = "/usr/share/seabios/vgabios-stdvga.bin"
 VGA_GLYPH_BYTES = 16

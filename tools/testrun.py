@@ -226,6 +226,7 @@ def boot_launch(e, iso, log):
         iso, firmware=e["firmware"], machine=e["machine"], media=e["media"],
         smp=e["smp"], mem=e["mem"], cpu=e["cpu"], serial="file:" + log,
         vars=vars_copy if e["firmware"] == "uefi" else None,
+        plugins=model_plugins(e, log),
         timeout=e["timeout_s"], extra=e["extra"].format(**subst).split())
 
 
@@ -261,6 +262,11 @@ def run_boot(e, iso, tap_desc):
     v = verdict(e, ex.rc, text, ex.kind == "timeout")
     desc = "%s (%.1f s%s)" % (tap_desc, elapsed,
                               ", " + v.reason if v.ok and v.reason else "")
+    if v.ok and e.get("model_check"):
+        ok, why, mdiag = check_model(e, iso, log)
+        if not ok:
+            return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if v.ok and e.get("check_results", "no") == "yes":
         ok, why, rdiag = check_results(log, int(e.get("results_min", "1")))
         if not ok:
@@ -280,6 +286,58 @@ def run_boot(e, iso, tap_desc):
         v.diag + qdiag + ["log: " + log] + log_tail(text)
 
 
+# --------------------------------------------------------------------------
+# The cache-model plugin (docs/cachemodel.md; keys in tools/manifest.py)
+# --------------------------------------------------------------------------
+MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
+MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
+MODEL_TOOL = os.path.join("tools", "model.py")
+
+
+def model_out(log):
+    """The plugin's file next to the serial log."""
+    return log + ".model.jsonl"
+
+
+def model_plugins(e, log):
+    if not e.get("model"):
+        return []
+    args = ["profile=" + e["model"], "profiles=" + MODEL_PROFILES,
+            "out=" + model_out(log)]
+    if e.get("model_sync"):
+        args.append("sync=" + e["model_sync"])
+    return [qemu.Plugin(MODEL_SO, args)]
+
+
+def model_tool(args):
+    p = subprocess.run([sys.executable, MODEL_TOOL] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout.decode("utf-8", "replace").strip()
+
+
+def check_model(e, iso, log):
+    """Run the entry's model_check. Returns (ok, summary, diagnostics)."""
+    kind = e["model_check"]
+    if kind == "calibration":
+        rc, text = model_tool(["check-calibration", model_out(log)])
+        return rc == 0, ("model calibration " +
+                         ("matches the profile" if rc == 0 else "WRONG")), \
+            [] if rc == 0 else text.split("\n")
+    if kind == "falseshare":
+        rc, text = model_tool(["check-falseshare", log, model_out(log)])
+        return rc == 0, text.split("\n")[0], \
+            [] if rc == 0 else text.split("\n")
+    # repeat: a second boot must write identical model lines.
+    log2 = log + ".again"
+    try:
+        qemu.run(boot_launch(e, iso, log2), stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except qemu.LaunchError as err:
+        return False, "second boot: %s" % err, []
+    rc, text = model_tool(["compare", model_out(log), model_out(log2)])
+    return rc == 0, "second boot: " + text.split("\n")[0], \
+        [] if rc == 0 else text.split("\n")
 def run_session_boot(e, iso, log, tap_desc):
     """Boot e with its session script (tools/session.py) instead of a
     serial file; the script's problems come before the usual verdict's."""

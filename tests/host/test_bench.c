@@ -2,7 +2,8 @@
  * Host tests for lib/bench.c and lib/bench_output.c: iteration growth and
  * per-iteration costs under a fake clock that advances a fixed amount per
  * iteration (so every figure is exact), counters plumbing with a fake
- * backend, the multi-CPU aggregate, and the exact text of the @@ENV /
+ * backend, the region marks around measured repetitions, the multi-CPU
+ * aggregate, and the exact text of the @@ENV /
  * @@RESULT lines and of the human table.
  */
 // HOST_SRCS: lib/stats.c lib/bench.c lib/bench_output.c
@@ -144,6 +145,55 @@ KTEST(bench, run_reports_exact_per_iteration_cost)
 	EXPECT_EQ(res.cpus, 1);
 	EXPECT_FALSE(res.capped);
 	EXPECT_EQ(res.samples.ncounters, 0);
+}
+
+/* Region marks: every measured repetition, outside its timed window. */
+static uint64_t region_log[32];
+static unsigned region_n;
+static uint64_t region_reads_at_begin;
+
+static void region_begin(uint64_t id)
+{
+	region_reads_at_begin = fake_reads;
+	if (region_n < ARRAY_SIZE(region_log))
+		region_log[region_n++] = id;
+}
+
+static void region_end(uint64_t id, uint64_t iters)
+{
+	if (iters != 2048)
+		id = 0;
+	/* Both clock reads of the repetition happened inside the region. */
+	if (fake_reads != region_reads_at_begin + 2)
+		id = 0;
+	if (region_n < ARRAY_SIZE(region_log))
+		region_log[region_n++] = id;
+}
+
+KTEST(bench, regions_mark_each_measured_repetition)
+{
+	static const struct bench_region_ops ops = {region_begin, region_end};
+	uint64_t per_iter = FAKE_TICKS_PER_ITER;
+	struct bench_params p;
+	struct bench_result res;
+
+	fake_reset();
+	region_n = 0;
+	bench_params_default(&p);
+	p.min_time_ns = ONE_MS_NS;
+	bench_set_region_ops(&ops);
+	bench_run(&res, &fake_clock, NULL, &p, fake_work, &per_iter);
+	bench_set_region_ops(NULL);
+	/* 7 measured repetitions: begin(id), end(id), ids increasing. */
+	ASSERT_EQ(region_n, 14);
+	for (unsigned i = 0; i < 7; i++) {
+		EXPECT_EQ(region_log[2 * i], region_log[2 * i + 1]);
+		EXPECT_TRUE(region_log[2 * i] != 0);
+		if (i)
+			EXPECT_TRUE(region_log[2 * i] > region_log[2 * i - 2]);
+	}
+	/* Unchanged timing: the marks are outside the window. */
+	EXPECT_EQ(res.samples.ticks[0], 2048 * FAKE_TICKS_PER_ITER);
 }
 
 KTEST(bench, fractional_cost_keeps_milli_precision)
@@ -525,6 +575,30 @@ KTEST(bench_output, tcg_header_and_result_flag)
 	bench_output_set_sink(NULL);
 }
 
+KTEST(bench_output, cache_model_header)
+{
+	struct bench_env env;
+	char buf[BENCH_LINE_MAX];
+
+	test_env(&env);
+	env.memtypes_honoured = BENCH_NO;
+	env.cache_model = "core2-2007";
+	capture_start();
+	bench_output_env(&env);
+	EXPECT_TRUE(strstr(captured, "Caches          : modelled (profile "
+			   "core2-2007)") != NULL);
+	EXPECT_TRUE(strstr(captured, "honoured: no in these timings; "
+			   "honoured (by the model, profile core2-2007)\n")
+		    != NULL);
+	/* The TCG timings stay unmodelled. */
+	EXPECT_TRUE(strstr(captured, "does not model caches") != NULL);
+	EXPECT_FALSE(bench_output_caches_modelled());
+	bench_output_set_sink(NULL);
+	bench_format_env_line(buf, sizeof(buf), &env);
+	EXPECT_TRUE(strstr(buf, "\"caches_modelled\":false") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"cache_model\":\"core2-2007\"") != NULL);
+}
+
 KTEST(bench_output, table_alignment)
 {
 	struct bench_figure f[2];
@@ -563,4 +637,45 @@ KTEST(bench_output, table_alignment)
 	EXPECT_EQ(strncmp(l[5], BENCH_RESULT_PREFIX,
 			  strlen(BENCH_RESULT_PREFIX)),
 		  0);
+}
+
+KTEST(bench, window_overlap)
+{
+	uint64_t s2[] = { 100, 100 }, e2[] = { 200, 200 };
+	uint64_t s3[] = { 100, 150, 120 }, e3[] = { 200, 250, 180 };
+	uint64_t sa[] = { 100, 300 }, ea[] = { 200, 400 };
+	uint64_t st[] = { 100, 200 }, et[] = { 200, 300 };
+	uint64_t s1[] = { 5 }, e1[] = { 9 };
+
+	EXPECT_EQ(bench_window_overlap(s2, e2, 2), BENCH_OVERLAP_FULL);
+	/* All three run from 150 to 180, of a span 100..250: 200 per mille. */
+	EXPECT_EQ(bench_window_overlap(s3, e3, 3), 200);
+	/* One CPU ended before the other started: it ran alone. */
+	EXPECT_EQ(bench_window_overlap(sa, ea, 2), 0);
+	/* Touching windows share no time. */
+	EXPECT_EQ(bench_window_overlap(st, et, 2), 0);
+	EXPECT_EQ(bench_window_overlap(s1, e1, 1), BENCH_OVERLAP_FULL);
+}
+
+/* A capped figure says so in its @@RESULT line and under the table;
+ * an uncapped one carries no capped field. */
+KTEST(bench_output, capped_is_reported)
+{
+	struct bench_figure f;
+	struct stats st;
+	uint64_t v[3] = {1000, 1100, 1200};
+	char line[512], out[2048];
+
+	stats_compute(&st, v, 3, v);
+	bench_figure_init(&f, "falseshare", "packed", "increment", "ns/op",
+			  3, &st);
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "capped") == NULL);
+	f.capped = true;
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "\"capped\":true") != NULL);
+	host_capture_start(out, sizeof(out));
+	bench_table_print("t", &f, 1);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "note: packed increment: capped") != NULL);
 }

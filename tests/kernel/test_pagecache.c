@@ -18,7 +18,11 @@
 #include "workloads/pagefile.h"
 
 #define STRESS_FILE_PAGES 192
-#define STRESS_ITERS 1500
+/* Iterations per CPU: STRESS_ITERS_TOTAL shared out, within bounds, so
+ * 16-CPU boots on a 2-core host stay short. */
+#define STRESS_ITERS_MAX 1500
+#define STRESS_ITERS_MIN 300
+#define STRESS_ITERS_TOTAL 6000
 #define STRESS_GANG 16
 #define SAME_DATA_PAGES 96
 #define GP_ROUNDS 20
@@ -30,6 +34,7 @@ struct stress {
 	struct address_space m;
 	struct pagefile f;
 	struct smp_barrier barrier;
+	unsigned iters; /* per CPU */
 	uint64_t bad, hits, misses, removed, reclaimed, gang_pages;
 };
 
@@ -42,7 +47,7 @@ static void stress_cpu(void *arg)
 
 	file_ra_state_init(&ra);
 	smp_barrier_wait(&st->barrier);
-	for (unsigned it = 0; it < STRESS_ITERS; it++) {
+	for (unsigned it = 0; it < st->iters; it++) {
 		uint64_t index = prng_next(&rng) % STRESS_FILE_PAGES;
 		struct page *pages[STRESS_GANG];
 		struct page *p = find_get_page(&st->m, index);
@@ -95,6 +100,8 @@ static void run_stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 			   STRESS_FILE_PAGES, NULL, NULL);
 	cpumask_online(&all, false);
 	smp_barrier_init(&st.barrier, cpumask_weight(&all));
+	st.iters = MAX(MIN(STRESS_ITERS_TOTAL / cpumask_weight(&all),
+			   STRESS_ITERS_MAX), STRESS_ITERS_MIN);
 	page_alloc_set_reclaim(shrink_page_cache, page_alloc_free_pages() +
 							  STRESS_WATERMARK_MARGIN);
 	smp_run_on(&all, stress_cpu, &st);
@@ -223,6 +230,7 @@ struct gp_run {
 	uint64_t client_loops[MAX_CPUS];
 	uint64_t loops_at_sync[GP_ROUNDS + 1];
 	uint64_t cb_ran;
+	uint32_t started, nclients;
 	struct rcu_head head;
 };
 
@@ -251,6 +259,7 @@ static void gp_cpu(void *arg)
 
 	if (cpu != 0) {
 		/* A client: one work item that never ends by itself. */
+		atomic_fetch_add_relaxed(&r->started, 1);
 		while (!atomic_load_acquire(&r->stop)) {
 			struct page *p = find_get_page(&r->m, cpu % 8);
 
@@ -261,6 +270,14 @@ static void gp_cpu(void *arg)
 		}
 		return;
 	}
+	/* Wait until every client runs (not halted: idle CPUs are not
+	 * waited for, which would make the test pass without clients). */
+	while (atomic_load_acquire(&r->started) < r->nclients) {
+		rcu_quiescent_state();
+		cpu_relax();
+	}
+	while (clients_total(r) == 0)
+		cpu_relax();
 	r->loops_at_sync[0] = clients_total(r);
 	call_rcu(&r->head, gp_cb);
 	for (unsigned i = 1; i <= GP_ROUNDS; i++) {
@@ -287,6 +304,7 @@ KTEST(rcu, grace_periods_complete_while_clients_run)
 	page_cache_readahead(&r.m, &ra, 0);
 	rcu_stats_get(&a);
 	cpumask_online(&all, false);
+	r.nclients = cpumask_weight(&all) - 1;
 	smp_run_on(&all, gp_cpu, &r);
 	rcu_stats_get(&b);
 	EXPECT_GE(b.gp_completed - a.gp_completed, GP_ROUNDS);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of tools/results.py, tools/plot.py and tools/report.py.
+"""Tests of tools/results.py, tools/plot.py, tools/report.py and
+tools/model.py.
 
 Data: sample.log is SYNTHETIC test data written by hand in the format of
 docs/output.md (CRLF line ends, boot noise, an escape sequence, garbage
@@ -23,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
 
+import model  # noqa: E402
 import plot  # noqa: E402
 import report  # noqa: E402
 import results  # noqa: E402
@@ -379,6 +381,122 @@ class PlotTest(unittest.TestCase):
             self.assertIn("no results", p.stderr)
 
 
+# Cache-model lines, SYNTHETIC: built here with the numbers the checks need.
+COUNTER_ZERO = {k: 0 for k in model.COUNTERS}
+
+
+def model_line(kind, **fields):
+    obj = {"kind": kind, "profile": "tiny"}
+    if kind in ("region", "total"):
+        obj.update(COUNTER_ZERO)
+        obj.update({"label": "", "id": -1, "iters": 0, "by": 0, "cpu": 0})
+    obj.update(fields)
+    return "@@MODEL " + json.dumps(obj)
+
+
+def model_region(label, rid, by=0, cpu=None, iters=100, **counters):
+    return model_line("region", label=label, id=rid, iters=iters, by=by,
+                      cpu=by if cpu is None else cpu, **counters)
+
+
+TINY_PROFILES = """[tiny]
+freq_mhz 1000
+l1d 1024 2 3
+l2 0 0 0
+llc 16384 4 30
+mem_latency 100
+uc_load 120
+"""
+
+
+def figure(exp, variant, n):
+    return {"experiment": exp, "variant": variant, "metric": "m",
+            "unit": "u", "n": n}
+
+
+class ModelTest(unittest.TestCase):
+    def test_parse_rejects_bad_lines(self):
+        with self.assertRaises(model.ModelError):
+            model.parse_lines(["@@MODEL {bad"])
+        with self.assertRaises(model.ModelError):
+            model.parse_lines(['@@MODEL {"kind":"region"}'])
+        with self.assertRaises(model.ModelError):
+            model.parse_lines(["noise"])
+
+    def test_attribution_by_cpu_and_order(self):
+        objs = model.parse_lines(
+            [model_line("start", freq_mhz=1000)] +
+            [model_region("fs", i, by=i % 2, cycles=10 * i)
+             for i in range(1, 5)] +
+            [model_region("fs", 1, by=1, cpu=0, cycles=999)] +
+            [model_region("mt", 5 + i, cycles=100) for i in range(3)])
+        res = [figure("fs", "packed/cpu0", 2), figure("fs", "packed/cpu1", 2),
+               figure("fs", "packed", 2), figure("mt", "WB", 2),
+               figure("mt", "UC", 1), figure("other", "x", 1)]
+        skipped = model.attribute(res, objs)
+        # CPU 1 opened regions 1 and 3, CPU 0 regions 2 and 4.
+        self.assertEqual(res[0]["model"]["regions"], [2, 4])
+        self.assertEqual(res[1]["model"]["regions"], [1, 3])
+        self.assertNotIn("model", res[2])          # an aggregate
+        self.assertEqual(res[3]["model"]["regions"], [5, 6])
+        self.assertEqual(res[4]["model"]["regions"], [7])
+        # cycles 20 and 40 over 100 iterations: median 0.3 (the line
+        # CPU 0 contributed to CPU 1's region 1 is not CPU 0's own)
+        self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 0.3)
+        self.assertEqual(skipped, {"other": "no model regions"})
+
+    def test_attribution_refuses_mismatched_counts(self):
+        objs = model.parse_lines([model_line("start")] +
+                                 [model_region("mt", i) for i in range(3)])
+        res = [figure("mt", "WB", 2)]
+        skipped = model.attribute(res, objs)
+        self.assertIn("do not match", skipped["mt"])
+        self.assertNotIn("model", res[0])
+
+    def calibration(self, l1_cycles):
+        lines = [model_line("start"), model_line("hello")]
+        for label, per in (("chase-l1", l1_cycles), ("chase-llc", 30),
+                           ("chase-mem", 100), ("chase-uc", 120)):
+            lines.append(model_region("modelcal/" + label, len(lines),
+                                      loads=1000, mem_cycles=per * 1000))
+        lines.append(model_region("modelcal/wc-write", 99, iters=16,
+                                  wc_bursts=16))
+        with tempfile.TemporaryDirectory() as d:
+            prof = os.path.join(d, "p.txt")
+            with open(prof, "w") as f:
+                f.write(TINY_PROFILES)
+            out = open(os.devnull, "w")
+            try:
+                return model.check_calibration(model.parse_lines(lines),
+                                               prof, out)
+            finally:
+                out.close()
+
+    def test_calibration_matches_and_fails(self):
+        self.assertEqual(self.calibration(3), [])
+        problems = self.calibration(5)
+        self.assertTrue(any("chase-l1" in p for p in problems))
+        self.assertTrue(any("UC/WB" in p for p in problems))
+
+    def test_report_modelled_ratio(self):
+        t = {"unit": "ns/op", "model": {"cycles_per_iter": 40.0}}
+        u = {"unit": "ns/op", "model": {"cycles_per_iter": 10.0}}
+        self.assertEqual(report.modelled_ratio(t, u), 4.0)
+        # a rate: the ratio of rates is the inverse of the cycles' ratio
+        r1 = {"unit": "MB/s", "model": {"cycles_per_iter": 40.0}}
+        r2 = {"unit": "MB/s", "model": {"cycles_per_iter": 10.0}}
+        self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
+        self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
+
+    def test_compare_ignores_summary(self):
+        a = model.parse_lines([model_line("start"), model_region("x", 1),
+                               model_line("summary", host_seconds=1.0)])
+        b = model.parse_lines([model_line("start"), model_region("x", 1),
+                               model_line("summary", host_seconds=2.0)])
+        self.assertEqual(model.comparable(a), model.comparable(b))
+        c = model.parse_lines([model_line("start"),
+                               model_region("x", 1, loads=1)])
+        self.assertNotEqual(model.comparable(a), model.comparable(c))
 class ScreenTest(unittest.TestCase):
     """tools/screen.py reads text back from a picture of glyphs."""
 

@@ -1,0 +1,31 @@
+/*
+ * The kernel's side of the model doorbell (protocol: cachemodel/doorbell.h,
+ * teaching note: docs/cachemodel.md). Each call is a handful of byte
+ * loads from one read-only page; a cache-model QEMU plugin reads them as
+ * commands, anything else (real hardware, QEMU without the plugin) just
+ * performs the loads.
+ */
+#ifndef ARCH_X86_64_MODEL_DOORBELL_H
+#define ARCH_X86_64_MODEL_DOORBELL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Map the doorbell page, say hello and mark the benchmark harness's
+ * repetitions as regions. Call once, after vm_init(); memory types set
+ * before are not reported. Returns false (with a message) if the page
+ * cannot be mapped; the doorbell then stays silent.
+ */
+bool model_doorbell_init(void);
+
+/* Name the regions that follow (e.g. the experiment's name); characters
+ * other than printable ASCII, '"' and '\\' are sent as '?'. */
+void model_doorbell_label(const char *label);
+
+/* Begin / end a measured region on this CPU; iters: the iterations of
+ * work it held (0: not counted). */
+void model_doorbell_begin(uint64_t id);
+void model_doorbell_end(uint64_t id, uint64_t iters);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * The model doorbell: how the kernel talks to the cache-model plugin.
+ *
+ * QEMU 7.2's plugin API shows a plugin the address of every guest access
+ * but not the data, so the kernel speaks through addresses: it reads
+ * bytes of one page mapped read-only at a fixed virtual address, and the
+ * offset of each read is a symbol. Without the plugin the page is an
+ * ordinary page and a command costs a few byte loads; with it, the
+ * plugin turns the reads into commands and leaves them out of the model.
+ * Nothing flows back: the kernel cannot tell whether a plugin listens.
+ *
+ *   offset            meaning (per CPU; interrupts off for a whole command)
+ *   0x000 - 0x0ff     DIGIT: acc = acc << 8 | (offset & 0xff)
+ *   0x100             PUSH:  args[n++] = acc, acc = 0 (at most DB_MAX_ARGS)
+ *   0x200 + cmd       run command cmd with args[0..n), then n = 0
+ *   0x400 - 0x4ff     CHAR:  append byte (offset & 0xff) to the label
+ *
+ *   cmd               args
+ *   DB_CMD_HELLO      protocol version (DB_VERSION)
+ *   DB_CMD_SET_TYPE   physical address, pages, memory type (the PAT
+ *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-)
+ *   DB_CMD_BEGIN      region id: start a measured region on this CPU
+ *   DB_CMD_END        region id, iterations of work it held (0: not
+ *                     counted): end it; the plugin prints its figures
+ *   DB_CMD_LABEL      none: the CHARs since the last LABEL name the
+ *                     regions that follow (e.g. the experiment's name)
+ *
+ * Shared by the kernel (arch/x86_64/model_doorbell.c) and the plugin
+ * (cachemodel/plugin.c): plain constants, no includes.
+ */
+#ifndef CACHEMODEL_DOORBELL_H
+#define CACHEMODEL_DOORBELL_H
+
+/* 32 MiB below the top of the address space, far above the kernel image
+ * (KERNEL_VMA + its physical load address + its size). */
+#define DB_VA 0xfffffffffe000000ull
+#define DB_SIZE 0x1000ull
+
+#define DB_VERSION 1
+#define DB_MAX_ARGS 4
+#define DB_LABEL_MAX 48
+
+#define DB_DIGIT_BASE 0x000
+#define DB_DIGIT_BITS 8
+#define DB_PUSH 0x100
+#define DB_CMD_BASE 0x200
+#define DB_CHAR_BASE 0x400
+#define DB_BYTE_MASK 0xff
+
+#define DB_CMD_HELLO 0
+#define DB_CMD_SET_TYPE 1
+#define DB_CMD_BEGIN 2
+#define DB_CMD_END 3
+#define DB_CMD_LABEL 4
+
+#endif

@@ -1,0 +1,803 @@
+/*
+ * The model engine: set-associative LRU caches, MESI between the CPUs'
+ * private caches, a shared LLC, write-combining buffers and memory types
+ * per page. The picture and the invariants are in cachemodel/model.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cachemodel/model.h"
+
+#define WC_FULL_MASK UINT64_MAX	/* all 64 bytes of a line written */
+#define WC_CHUNK_BYTES 8
+#define PAGES_PER_CHUNK_SHIFT 18	/* one type chunk: 2^18 pages = 1 GiB */
+#define TYPE_CHUNKS (1u << (CM_MAX_PHYS_BITS - CM_PAGE_SHIFT - PAGES_PER_CHUNK_SHIFT))
+#define PAGES_PER_CHUNK (1u << PAGES_PER_CHUNK_SHIFT)
+/* evict_everywhere() for the model itself: the write-back counts on no CPU. */
+#define NO_CPU CM_MAX_CPUS
+
+enum line_state {
+	ST_I = 0,
+	ST_S,
+	ST_E,
+	ST_M,
+};
+
+/* One cache level: sets x ways, way w of set s at index s * ways + w. */
+struct level {
+	uint32_t sets, ways, latency;
+	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
+	uint64_t *line;		/* line number (pa >> 6) */
+	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
+	uint64_t *stamp;	/* LRU: last touch, 0 = never */
+};
+
+struct wc_buffer {
+	uint64_t line;
+	uint64_t mask;		/* bytes written; 0 = buffer free */
+	uint64_t stamp;
+};
+
+struct cpu {
+	struct level l1, l2;	/* l2.sets == 0: no private L2 */
+	struct wc_buffer wc[CM_MAX_WC_BUFFERS];
+	struct cm_stats st;
+};
+
+struct cm_model {
+	struct cm_profile p;
+	unsigned ncpus;
+	uint64_t tick;
+	struct level llc;
+	struct cpu *cpu;
+	uint8_t *types[TYPE_CHUNKS];	/* per page enum cm_memtype, lazily */
+	size_t bytes;
+};
+
+static const char *const type_names[CM_NTYPES] = {
+	[CM_WB] = "WB", [CM_WT] = "WT", [CM_WC] = "WC",
+	[CM_UC] = "UC", [CM_UC_MINUS] = "UC-", [CM_WP] = "WP",
+};
+
+const char *cm_memtype_name(enum cm_memtype t)
+{
+	return (unsigned)t < CM_NTYPES ? type_names[t] : "?";
+}
+
+/* ------------------------------------------------------------------ */
+/* One level                                                            */
+
+static const char *level_check(const struct cm_level_cfg *c, bool optional)
+{
+	if (c->size == 0)
+		return optional ? NULL : "a required cache level has size 0";
+	if (c->ways == 0)
+		return "a cache level has 0 ways";
+	if (c->size % (c->ways * CM_LINE_SIZE))
+		return "a cache size is not a multiple of ways x 64 bytes";
+	return NULL;
+}
+
+const char *cm_profile_check(const struct cm_profile *p)
+{
+	const char *e;
+
+	if ((e = level_check(&p->l1d, false)) ||
+	    (e = level_check(&p->l2, true)) ||
+	    (e = level_check(&p->llc, false)))
+		return e;
+	if (p->wc_buffers < 1 || p->wc_buffers > CM_MAX_WC_BUFFERS)
+		return "wc_buffers must be 1..16";
+	if (p->cpi_x100 == 0)
+		return "cpi_x100 must be at least 1";
+	return NULL;
+}
+
+static bool level_init(struct cm_model *m, struct level *l,
+		       const struct cm_level_cfg *c)
+{
+	size_t n;
+
+	memset(l, 0, sizeof(*l));
+	if (c->size == 0)
+		return true;
+	l->ways = c->ways;
+	l->sets = c->size / (c->ways * CM_LINE_SIZE);
+	if ((l->sets & (l->sets - 1)) == 0)
+		l->set_mask = l->sets - 1;
+	l->latency = c->latency;
+	n = (size_t)l->sets * l->ways;
+	l->line = calloc(n, sizeof(*l->line));
+	l->state = calloc(n, sizeof(*l->state));
+	l->stamp = calloc(n, sizeof(*l->stamp));
+	m->bytes += n * (sizeof(*l->line) + sizeof(*l->state) +
+			 sizeof(*l->stamp));
+	return l->line && l->state && l->stamp;
+}
+
+static void level_free(struct level *l)
+{
+	free(l->line);
+	free(l->state);
+	free(l->stamp);
+}
+
+static bool level_present(const struct level *l)
+{
+	return l->sets != 0;
+}
+
+/* Index of way 0 of line's set (no division for the usual sizes). */
+static size_t set_base(const struct level *l, uint64_t line)
+{
+	uint64_t set = l->set_mask || l->sets == 1 ? line & l->set_mask
+						    : line % l->sets;
+
+	return (size_t)set * l->ways;
+}
+
+/* Index of line in l, or -1. */
+static long level_find(const struct level *l, uint64_t line)
+{
+	size_t base;
+
+	if (!level_present(l))
+		return -1;
+	base = set_base(l, line);
+	for (uint32_t w = 0; w < l->ways; w++)
+		if (l->state[base + w] != ST_I && l->line[base + w] == line)
+			return (long)(base + w);
+	return -1;
+}
+
+static void level_touch(struct cm_model *m, struct level *l, long i)
+{
+	l->stamp[i] = ++m->tick;
+}
+
+/*
+ * Put line (not present) into l with state st, evicting the LRU way if
+ * the set is full; the victim's line and state go to *vline, *vstate
+ * (ST_I when a free way was used).
+ */
+static void level_insert(struct cm_model *m, struct level *l, uint64_t line,
+			 enum line_state st, uint64_t *vline,
+			 enum line_state *vstate)
+{
+	size_t base = set_base(l, line);
+	size_t victim = base;
+
+	for (uint32_t w = 0; w < l->ways; w++) {
+		size_t i = base + w;
+
+		if (l->state[i] == ST_I) {
+			victim = i;
+			break;
+		}
+		if (l->stamp[i] < l->stamp[victim])
+			victim = i;
+	}
+	*vline = l->line[victim];
+	*vstate = l->state[victim];
+	l->line[victim] = line;
+	l->state[victim] = st;
+	level_touch(m, l, (long)victim);
+}
+
+/* Remove line from l; returns the state it had (ST_I if absent). */
+static enum line_state level_drop(struct level *l, uint64_t line)
+{
+	long i = level_find(l, line);
+	enum line_state st;
+
+	if (i < 0)
+		return ST_I;
+	st = l->state[i];
+	l->state[i] = ST_I;
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                             */
+
+struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
+{
+	struct cm_model *m;
+	bool ok;
+
+	if (cm_profile_check(p) || ncpus < 1 || ncpus > CM_MAX_CPUS)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->p = *p;
+	m->ncpus = ncpus;
+	m->bytes = sizeof(*m);
+	m->cpu = calloc(ncpus, sizeof(*m->cpu));
+	ok = m->cpu != NULL && level_init(m, &m->llc, &p->llc);
+	m->bytes += ncpus * sizeof(*m->cpu);
+	for (unsigned c = 0; ok && c < ncpus; c++)
+		ok = level_init(m, &m->cpu[c].l1, &p->l1d) &&
+		     level_init(m, &m->cpu[c].l2, &p->l2);
+	if (!ok) {
+		cm_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+void cm_destroy(struct cm_model *m)
+{
+	if (!m)
+		return;
+	for (unsigned c = 0; m->cpu && c < m->ncpus; c++) {
+		level_free(&m->cpu[c].l1);
+		level_free(&m->cpu[c].l2);
+	}
+	free(m->cpu);
+	level_free(&m->llc);
+	for (unsigned i = 0; i < TYPE_CHUNKS; i++)
+		free(m->types[i]);
+	free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory types                                                         */
+
+enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa)
+{
+	uint64_t page = pa >> CM_PAGE_SHIFT;
+	uint64_t chunk = page >> PAGES_PER_CHUNK_SHIFT;
+
+	if (chunk >= TYPE_CHUNKS || !m->types[chunk])
+		return CM_WB;
+	return (enum cm_memtype)m->types[chunk][page & (PAGES_PER_CHUNK - 1)];
+}
+
+static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line);
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b);
+
+static bool line_in(uint64_t line, uint64_t first, uint64_t last)
+{
+	return line >= first && line <= last;
+}
+
+/* Evict every cached line and WC buffer of [first, last] (line numbers). */
+static void evict_range(struct cm_model *m, uint64_t first, uint64_t last)
+{
+	struct level *lv[2 * CM_MAX_CPUS + 1];
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < m->ncpus; c++) {
+		for (unsigned b = 0; b < m->p.wc_buffers; b++) {
+			struct wc_buffer *w = &m->cpu[c].wc[b];
+
+			if (w->mask && line_in(w->line, first, last))
+				wc_flush(m, c, w);
+		}
+		lv[n++] = &m->cpu[c].l1;
+		lv[n++] = &m->cpu[c].l2;
+	}
+	lv[n++] = &m->llc;
+	/* Scan the caches rather than the range: ranges may be huge. */
+	for (unsigned k = 0; k < n; k++) {
+		struct level *l = lv[k];
+		size_t ways = (size_t)l->sets * l->ways;
+
+		for (size_t i = 0; i < ways; i++)
+			if (l->state[i] != ST_I &&
+			    line_in(l->line[i], first, last))
+				evict_everywhere(m, NO_CPU, l->line[i]);
+	}
+}
+
+bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
+		 enum cm_memtype t)
+{
+	uint64_t first = pa >> CM_PAGE_SHIFT;
+	uint64_t end = (pa + len + (1ull << CM_PAGE_SHIFT) - 1) >> CM_PAGE_SHIFT;
+	uint64_t limit = 1ull << (CM_MAX_PHYS_BITS - CM_PAGE_SHIFT);
+
+	if ((unsigned)t >= CM_NTYPES || len == 0 || pa + len < pa ||
+	    end > limit)
+		return false;
+	for (uint64_t c = first >> PAGES_PER_CHUNK_SHIFT;
+	     c <= (end - 1) >> PAGES_PER_CHUNK_SHIFT; c++) {
+		if (m->types[c])
+			continue;
+		m->types[c] = calloc(PAGES_PER_CHUNK, 1);
+		if (!m->types[c])
+			return false;
+		m->bytes += PAGES_PER_CHUNK;
+	}
+	for (uint64_t pg = first; pg < end; pg++)
+		m->types[pg >> PAGES_PER_CHUNK_SHIFT]
+			[pg & (PAGES_PER_CHUNK - 1)] = (uint8_t)t;
+	evict_range(m, first << (CM_PAGE_SHIFT - CM_LINE_SHIFT),
+		    (end << (CM_PAGE_SHIFT - CM_LINE_SHIFT)) - 1);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Private caches and coherence                                         */
+
+/* The outermost private level: where a CPU's MESI state lives. */
+static struct level *outer(struct cpu *c)
+{
+	return level_present(&c->l2) ? &c->l2 : &c->l1;
+}
+
+static enum line_state priv_state(struct cpu *c, uint64_t line)
+{
+	struct level *o = outer(c);
+	long i = level_find(o, line);
+
+	return i < 0 ? ST_I : (enum line_state)o->state[i];
+}
+
+static void priv_set_state(struct cpu *c, uint64_t line, enum line_state st)
+{
+	long i = level_find(&c->l1, line);
+
+	if (i >= 0)
+		c->l1.state[i] = st;
+	i = level_find(&c->l2, line);
+	if (i >= 0)
+		c->l2.state[i] = st;
+}
+
+/* Remove line from cpu's private caches; returns its state there. */
+static enum line_state priv_drop(struct cpu *c, uint64_t line)
+{
+	enum line_state a = level_drop(&c->l1, line);
+	enum line_state b = level_drop(&c->l2, line);
+
+	return a > b ? a : b;
+}
+
+/* A dirty line leaves the private caches: it goes to the LLC, dirty. */
+static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+		     bool dirty)
+{
+	long i = level_find(&m->llc, line);
+	uint64_t vline;
+	enum line_state vst;
+
+	if (i >= 0) {
+		if (dirty)
+			m->llc.state[i] = ST_M;
+		level_touch(m, &m->llc, i);
+		return;
+	}
+	level_insert(m, &m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
+	if (vst == ST_M)
+		m->cpu[cpu].st.writebacks++;
+}
+
+/* Put line into cpu's private caches with state st (not present there). */
+static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+		      enum line_state st)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t vline;
+	enum line_state vst;
+
+	if (level_present(&c->l2)) {
+		level_insert(m, &c->l2, line, st, &vline, &vst);
+		if (vst != ST_I) {
+			/* Inclusion: the L2 victim leaves L1 too. */
+			enum line_state l1st = level_drop(&c->l1, vline);
+
+			if (vst == ST_M || l1st == ST_M)
+				llc_fill(m, cpu, vline, true);
+		}
+		level_insert(m, &c->l1, line, st, &vline, &vst);
+		/* An L1 victim stays in L2, same state. */
+		return;
+	}
+	level_insert(m, &c->l1, line, st, &vline, &vst);
+	if (vst == ST_M)
+		llc_fill(m, cpu, vline, true);
+}
+
+/*
+ * Look line up in cpu's private caches, refreshing LRU and filling L1
+ * from L2. Returns the state (ST_I on a private miss) and adds the hit
+ * latency and hit/miss counts.
+ */
+static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
+				   uint64_t line)
+{
+	struct cpu *c = &m->cpu[cpu];
+	long i = level_find(&c->l1, line);
+	uint64_t vline;
+	enum line_state vst, st;
+
+	if (i >= 0) {
+		c->st.l1_hits++;
+		c->st.mem_cycles += c->l1.latency;
+		/* L2 does not see L1D hits (as in hardware): its LRU order
+		 * is that of L1D misses, so it may evict a line L1D uses. */
+		level_touch(m, &c->l1, i);
+		return (enum line_state)c->l1.state[i];
+	}
+	c->st.l1_misses++;
+	if (!level_present(&c->l2))
+		return ST_I;
+	i = level_find(&c->l2, line);
+	if (i < 0) {
+		c->st.l2_misses++;
+		return ST_I;
+	}
+	c->st.l2_hits++;
+	c->st.mem_cycles += c->l2.latency;
+	level_touch(m, &c->l2, i);
+	st = (enum line_state)c->l2.state[i];
+	level_insert(m, &c->l1, line, st, &vline, &vst);
+	return st;
+}
+
+/* Shared part of a private miss: from the LLC or from memory. */
+static void fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	struct cpu *c = &m->cpu[cpu];
+	long i = level_find(&m->llc, line);
+
+	if (i >= 0) {
+		c->st.llc_hits++;
+		c->st.mem_cycles += m->llc.latency;
+		level_touch(m, &m->llc, i);
+		return;
+	}
+	c->st.llc_misses++;
+	c->st.mem_cycles += m->p.mem_latency;
+	llc_fill(m, cpu, line, false);
+}
+
+/* A WB read that missed cpu's private caches. */
+static void read_miss(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	struct cpu *c = &m->cpu[cpu];
+	bool shared = false, transferred = false;
+
+	for (unsigned d = 0; d < m->ncpus; d++) {
+		enum line_state st;
+
+		if (d == cpu)
+			continue;
+		st = priv_state(&m->cpu[d], line);
+		if (st == ST_I)
+			continue;
+		shared = true;
+		if (st == ST_M || st == ST_E) {
+			/* The owner supplies the line and keeps a copy. */
+			if (st == ST_M)
+				llc_fill(m, cpu, line, true);
+			priv_set_state(&m->cpu[d], line, ST_S);
+			transferred = true;
+		}
+	}
+	if (transferred) {
+		c->st.transfers++;
+		c->st.mem_cycles += m->p.remote_latency;
+	} else {
+		fetch_shared(m, cpu, line);
+	}
+	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
+}
+
+/*
+ * Invalidate line in every other CPU (a read-for-ownership or an
+ * upgrade). Returns true if one of them held it modified (it then
+ * supplies the data).
+ */
+static bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	bool dirty = false;
+
+	for (unsigned d = 0; d < m->ncpus; d++) {
+		enum line_state st;
+
+		if (d == cpu)
+			continue;
+		st = priv_drop(&m->cpu[d], line);
+		if (st == ST_I)
+			continue;
+		m->cpu[cpu].st.invalidations++;
+		if (st == ST_M)
+			dirty = true;
+	}
+	return dirty;
+}
+
+/* A WB write (or locked read): the line ends up M in cpu's caches. */
+static void write_back_access(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	struct cpu *c = &m->cpu[cpu];
+	enum line_state st = priv_lookup(m, cpu, line);
+
+	switch (st) {
+	case ST_M:
+		return;
+	case ST_E:
+		priv_set_state(c, line, ST_M);
+		return;
+	case ST_S:
+		/* Upgrade: ask the LLC to invalidate the other copies. */
+		invalidate_others(m, cpu, line);
+		c->st.mem_cycles += m->llc.latency;
+		priv_set_state(c, line, ST_M);
+		return;
+	case ST_I:
+		break;
+	}
+	if (invalidate_others(m, cpu, line)) {
+		c->st.transfers++;
+		c->st.mem_cycles += m->p.remote_latency;
+	} else {
+		fetch_shared(m, cpu, line);
+	}
+	priv_fill(m, cpu, line, ST_M);
+}
+
+static void write_back_read(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	if (priv_lookup(m, cpu, line) == ST_I)
+		read_miss(m, cpu, line);
+}
+
+/*
+ * Remove line from every cache; a dirty copy is written to memory,
+ * counted on cpu (not counted when cpu is NO_CPU).
+ */
+static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	bool dirty = false;
+
+	for (unsigned d = 0; d < m->ncpus; d++)
+		if (priv_drop(&m->cpu[d], line) == ST_M)
+			dirty = true;
+	if (level_drop(&m->llc, line) == ST_M)
+		dirty = true;
+	if (dirty && cpu != NO_CPU)
+		m->cpu[cpu].st.writebacks++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Write combining                                                      */
+
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b)
+{
+	struct cm_stats *s = &m->cpu[cpu].st;
+
+	if (b->mask == WC_FULL_MASK) {
+		s->wc_bursts++;
+		s->mem_cycles += m->p.wc_burst;
+	} else if (b->mask) {
+		unsigned chunks = 0;
+
+		for (unsigned k = 0; k < CM_LINE_SIZE; k += WC_CHUNK_BYTES)
+			if ((b->mask >> k) & 0xff)
+				chunks++;
+		s->wc_partials++;
+		s->mem_cycles += (uint64_t)chunks * m->p.wc_chunk;
+	}
+	b->mask = 0;
+}
+
+static void wc_drain(struct cm_model *m, unsigned cpu)
+{
+	for (unsigned b = 0; b < m->p.wc_buffers; b++)
+		wc_flush(m, cpu, &m->cpu[cpu].wc[b]);
+}
+
+static struct wc_buffer *wc_find(struct cm_model *m, unsigned cpu,
+				 uint64_t line)
+{
+	for (unsigned b = 0; b < m->p.wc_buffers; b++) {
+		struct wc_buffer *w = &m->cpu[cpu].wc[b];
+
+		if (w->mask && w->line == line)
+			return w;
+	}
+	return NULL;
+}
+
+/* Bytes [off, off + n) of a line as a mask; off + n <= 64. */
+static uint64_t byte_mask(unsigned off, unsigned n)
+{
+	uint64_t bits = n >= CM_LINE_SIZE ? WC_FULL_MASK : (1ull << n) - 1;
+
+	return bits << off;
+}
+
+static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
+		     unsigned off, unsigned n)
+{
+	struct wc_buffer *w = wc_find(m, cpu, line);
+
+	if (!w) {
+		/* A free buffer, else the least recently written one. */
+		struct wc_buffer *all = m->cpu[cpu].wc;
+
+		w = &all[0];
+		for (unsigned b = 0; b < m->p.wc_buffers; b++) {
+			if (!all[b].mask) {
+				w = &all[b];
+				break;
+			}
+			if (all[b].stamp < w->stamp)
+				w = &all[b];
+		}
+		wc_flush(m, cpu, w);
+		w->line = line;
+	}
+	w->mask |= byte_mask(off, n);
+	w->stamp = ++m->tick;
+	if (w->mask == WC_FULL_MASK)
+		wc_flush(m, cpu, w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Accesses                                                             */
+
+static void uncached(struct cm_model *m, unsigned cpu, uint32_t cycles)
+{
+	m->cpu[cpu].st.uncached++;
+	m->cpu[cpu].st.mem_cycles += cycles;
+}
+
+/* One access within one line. */
+static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
+			unsigned n, unsigned flags)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t line = pa >> CM_LINE_SHIFT;
+	unsigned off = pa & (CM_LINE_SIZE - 1);
+	enum cm_memtype t = flags & CM_IO ? CM_UC : cm_type_of(m, pa);
+	bool store = flags & CM_STORE;
+	struct wc_buffer *w;
+
+	if (flags & CM_LOCKED) {
+		/* A locked RMW drains the WC buffers and owns the line. */
+		wc_drain(m, cpu);
+		if (!store) {
+			c->st.locked++;
+			c->st.mem_cycles += m->p.locked;
+		}
+		if (t == CM_WB) {
+			write_back_access(m, cpu, line);
+			return;
+		}
+	}
+	if (store && (flags & CM_NT) && t != CM_UC && t != CM_UC_MINUS) {
+		/* Non-temporal: a WC store that also evicts the line. */
+		c->st.nt_stores++;
+		evict_everywhere(m, cpu, line);
+		wc_store(m, cpu, line, off, n);
+		return;
+	}
+	switch (t) {
+	case CM_WB:
+		if (store)
+			write_back_access(m, cpu, line);
+		else
+			write_back_read(m, cpu, line);
+		return;
+	case CM_WT:
+	case CM_WP:
+		if (!store) {
+			write_back_read(m, cpu, line);
+			return;
+		}
+		/* The write goes to memory. WT keeps (clean) copies up to
+		 * date in this CPU; WP invalidates every copy. */
+		if (t == CM_WP || priv_state(c, line) == ST_I)
+			evict_everywhere(m, cpu, line);
+		else
+			invalidate_others(m, cpu, line);
+		uncached(m, cpu, m->p.uc_store);
+		return;
+	case CM_WC:
+		if (store) {
+			wc_store(m, cpu, line, off, n);
+			return;
+		}
+		/* No store forwarding from a WC buffer: flush it first. */
+		w = wc_find(m, cpu, line);
+		if (w)
+			wc_flush(m, cpu, w);
+		uncached(m, cpu, m->p.uc_load);
+		return;
+	case CM_UC:
+	case CM_UC_MINUS:
+	default:
+		/* Strongly ordered: earlier WC stores go out first. */
+		wc_drain(m, cpu);
+		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
+		return;
+	}
+}
+
+void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
+	       unsigned flags)
+{
+	struct cm_stats *s = &m->cpu[cpu].st;
+
+	if (flags & CM_STORE)
+		s->stores++;
+	else
+		s->loads++;
+	while (size > 0) {
+		unsigned off = pa & (CM_LINE_SIZE - 1);
+		unsigned n = CM_LINE_SIZE - off;
+
+		if (n > size)
+			n = size;
+		access_line(m, cpu, pa, n, flags);
+		pa += n;
+		size -= n;
+	}
+}
+
+void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)
+{
+	(void)kind;	/* both drain the WC buffers; loads are in order here */
+	m->cpu[cpu].st.fences++;
+	m->cpu[cpu].st.mem_cycles += m->p.fence;
+	wc_drain(m, cpu);
+}
+
+void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
+{
+	uint64_t line = pa >> CM_LINE_SHIFT;
+	struct cm_stats *s = &m->cpu[cpu].st;
+	uint64_t before = s->writebacks;
+	struct wc_buffer *w = wc_find(m, cpu, line);
+
+	if (w)
+		wc_flush(m, cpu, w);
+	s->clflushes++;
+	evict_everywhere(m, cpu, line);
+	s->mem_cycles += m->p.clflush;
+	if (s->writebacks != before)
+		s->mem_cycles += m->p.mem_latency;
+}
+
+void cm_clflush_unseen(struct cm_model *m, unsigned cpu)
+{
+	m->cpu[cpu].st.clflushes++;
+	m->cpu[cpu].st.mem_cycles += m->p.clflush;
+}
+
+void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
+{
+	m->cpu[cpu].st.insns += n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Read-out                                                             */
+
+const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu)
+{
+	return &m->cpu[cpu].st;
+}
+
+uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s)
+{
+	return s->insns * m->p.cpi_x100 / 100 + s->mem_cycles;
+}
+
+const struct cm_profile *cm_profile(const struct cm_model *m)
+{
+	return &m->p;
+}
+
+unsigned cm_ncpus(const struct cm_model *m)
+{
+	return m->ncpus;
+}
+
+size_t cm_state_bytes(const struct cm_model *m)
+{
+	return m->bytes;
+}

@@ -1,0 +1,177 @@
+/*
+ * The cache, coherence and memory-type timing model: the engine.
+ *
+ * Portable C with no QEMU in it: the QEMU plugin (cachemodel/plugin.c)
+ * feeds it physical accesses, host tests (tests/host/test_cachemodel.c)
+ * feed it hand-made streams. docs/cachemodel.md explains what it models.
+ *
+ *   CPU 0                 CPU 1                 ...
+ *   +-----------+         +-----------+
+ *   | WC buffers|         | WC buffers|    stores to WC memory and
+ *   +-----------+         +-----------+    non-temporal stores
+ *   | L1D  MESI |         | L1D  MESI |
+ *   | L2   MESI |         | L2   MESI |    (L2 optional: size 0)
+ *   +-----+-----+         +-----+-----+
+ *         |   snoop the other CPUs' L2/L1 on every private miss/upgrade
+ *   +-----+-----------------------+-----+
+ *   |       shared LLC (clean/dirty)    |
+ *   +-----------------------------------+
+ *   |  memory: a type per 4 KiB page    |  WB WT WC UC UC- WP
+ *   +-----------------------------------+
+ *
+ * Invariants:
+ *  1. Lines are 64 bytes; every level is set-associative with true LRU
+ *     (a per-model access counter stamps each touched way).
+ *  2. L1D is a subset of L2 when L2 exists (an L2 eviction removes the
+ *     line from L1D); a line has the same MESI state in both. L2's LRU
+ *     order follows L1D misses only, as in hardware.
+ *  3. At most one CPU holds a line in M or E; if one does, no other CPU
+ *     holds it at all (single writer, MESI).
+ *  4. The LLC is non-inclusive: filled on every memory fill and by
+ *     private write-backs, never back-invalidating private caches.
+ *  5. Cost model: blocking, in order. A CPU's modelled cycles are
+ *     instructions x CPI plus the full latency of each access (no
+ *     overlap, no prefetch).
+ *  6. Lines of non-WB types are never allocated by stores; WC and UC
+ *     lines are never allocated at all.
+ */
+#ifndef CACHEMODEL_MODEL_H
+#define CACHEMODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CM_LINE_SHIFT 6
+#define CM_LINE_SIZE (1u << CM_LINE_SHIFT)
+#define CM_PAGE_SHIFT 12
+#define CM_MAX_CPUS 64
+#define CM_MAX_WC_BUFFERS 16
+/* Physical addresses the type map covers; beyond, memory is WB. */
+#define CM_MAX_PHYS_BITS 36
+#define CM_NAME_MAX 32
+
+/* Memory types (the engine's own numbering; WB is 0 so fresh maps are WB). */
+enum cm_memtype {
+	CM_WB = 0,
+	CM_WT,
+	CM_WC,
+	CM_UC,
+	CM_UC_MINUS,
+	CM_WP,
+	CM_NTYPES,
+};
+
+/* "WB", "WT", "WC", "UC", "UC-", "WP"; "?" for anything else. */
+const char *cm_memtype_name(enum cm_memtype t);
+
+struct cm_level_cfg {
+	uint32_t size;		/* bytes; 0 = the level does not exist */
+	uint32_t ways;
+	uint32_t latency;	/* cycles for a hit at this level */
+};
+
+/* A machine profile (cachemodel/profiles.txt, parsed by profile.c). */
+struct cm_profile {
+	char name[CM_NAME_MAX];
+	uint32_t freq_mhz;	/* to convert cycles to time, reports only */
+	uint32_t cpi_x100;	/* base cycles per instruction, x100 */
+	struct cm_level_cfg l1d, l2, llc;
+	uint32_t mem_latency;	/* WB miss served by DRAM */
+	uint32_t remote_latency; /* line taken from another CPU's cache */
+	uint32_t uc_load;	/* one UC, UC- or WC load */
+	uint32_t uc_store;	/* one UC/UC- store, WT/WP store to memory */
+	uint32_t wc_buffers;	/* per CPU, 1..CM_MAX_WC_BUFFERS */
+	uint32_t wc_burst;	/* flushing a full 64-byte WC buffer */
+	uint32_t wc_chunk;	/* each 8-byte chunk of a partial flush */
+	uint32_t locked;	/* extra cycles of a locked read-modify-write */
+	uint32_t fence;		/* extra cycles of sfence / mfence */
+	uint32_t clflush;	/* cycles of a clflush (plus a write-back) */
+};
+
+/* Per-CPU counters. All monotonic; regions subtract two snapshots. */
+struct cm_stats {
+	uint64_t insns;
+	uint64_t loads, stores;
+	uint64_t l1_hits, l1_misses;
+	uint64_t l2_hits, l2_misses;
+	uint64_t llc_hits, llc_misses;
+	uint64_t invalidations;	/* other CPUs' copies this CPU invalidated */
+	uint64_t transfers;	/* lines taken from another CPU's cache */
+	uint64_t writebacks;	/* dirty lines written to memory */
+	uint64_t uncached;	/* accesses that went to memory uncached */
+	uint64_t wc_bursts;	/* full 64-byte WC buffer flushes */
+	uint64_t wc_partials;	/* partial WC buffer flushes */
+	uint64_t nt_stores;
+	uint64_t clflushes;
+	uint64_t locked;
+	uint64_t fences;
+	uint64_t mem_cycles;	/* cycles of memory accesses and flushes */
+};
+
+/* Access flags for cm_access(). */
+#define CM_STORE (1u << 0)
+#define CM_NT (1u << 1)		/* non-temporal store (movnti, movntdq...) */
+#define CM_LOCKED (1u << 2)	/* part of a locked read-modify-write */
+#define CM_IO (1u << 3)		/* a device register: UC whatever the page */
+
+enum cm_fence_kind {
+	CM_SFENCE,
+	CM_MFENCE,
+};
+
+struct cm_model;
+
+/*
+ * Check a profile: levels with ways >= 1 and size a multiple of
+ * ways * 64, L1D and LLC present, 1..CM_MAX_WC_BUFFERS WC buffers.
+ * Returns NULL when valid, else a static message naming the problem.
+ */
+const char *cm_profile_check(const struct cm_profile *p);
+
+/*
+ * A model of ncpus CPUs (1..CM_MAX_CPUS) with profile p (copied).
+ * Returns NULL if the profile is invalid or memory runs out.
+ */
+struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus);
+void cm_destroy(struct cm_model *m);
+
+/*
+ * One access of size bytes (>= 1) at physical address pa by cpu, with
+ * CM_* flags. Accesses crossing a line boundary count once per line.
+ */
+void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
+	       unsigned flags);
+/* sfence / mfence: drain cpu's WC buffers. */
+void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);
+/* clflush / clflushopt of the line holding pa: evicted from every cache. */
+void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa);
+/*
+ * A clflush whose address the caller cannot see (QEMU's TCG performs no
+ * access for clflush): counted and charged, nothing is evicted.
+ */
+void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
+/* n more instructions retired on cpu. */
+void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
+
+/*
+ * Give [pa, pa + len) memory type t, page granular (the range is widened
+ * to whole pages). Like the kernel's set_memory_type(), lines of the range
+ * are written back and evicted from every cache and WC buffer. Returns
+ * false (and changes nothing) if the range reaches beyond
+ * 2^CM_MAX_PHYS_BITS, t is invalid, or memory runs out.
+ */
+bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
+		 enum cm_memtype t);
+enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa);
+
+/* The counters of cpu (valid until the next call on m). */
+const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu);
+/* Modelled cycles of counters s: insns x CPI + mem_cycles. */
+uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s);
+const struct cm_profile *cm_profile(const struct cm_model *m);
+unsigned cm_ncpus(const struct cm_model *m);
+/* Bytes of host memory the model's state occupies. */
+size_t cm_state_bytes(const struct cm_model *m);
+
+#endif

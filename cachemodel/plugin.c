@@ -1,0 +1,637 @@
+/*
+ * The QEMU TCG plugin around the cache model: QEMU's callbacks in, the
+ * engine's figures out as @@MODEL lines (docs/cachemodel.md).
+ *
+ *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
+ *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
+ *       [,sync=CYCLES]   (multi-threaded TCG: keep vCPUs within CYCLES)
+ *
+ * At translation time each instruction is classified from its bytes
+ * (cachemodel/x86_insn.c): its memory callback carries the NT-store and
+ * locked flags, fences and clflush get an execution callback. At run
+ * time each access is translated to a physical address (the hwaddr API)
+ * and given to the engine, except reads of the doorbell page
+ * (cachemodel/doorbell.h), which are commands from the kernel.
+ *
+ * Invariants:
+ *  1. The engine is entered only with model_lock held: under
+ *     multi-threaded TCG the vCPU threads share the LLC and the other
+ *     CPUs' private caches (snoops), so the whole model is one critical
+ *     section. Single-threaded TCG takes the lock uncontended.
+ *  2. Per-vCPU state (doorbell arguments, pending label characters, open
+ *     region, instruction count) is written only by that vCPU's
+ *     callbacks; instruction counts are atomics because region snapshots
+ *     read every CPU's. The current label is global, under model_lock.
+ *  3. Output lines are written whole under model_lock.
+ *  4. With sync=Q (multi-threaded TCG only), a vCPU whose modelled clock
+ *     is more than Q cycles ahead of the slowest running vCPU waits (lock
+ *     released) until that one catches up, or SYNC_WAIT_MAX_NS passes
+ *     (counted as a timeout: QEMU may need the waiting thread, e.g. for
+ *     an exclusive section, and a hang is worse than a late access).
+ *     Halted vCPUs do not hold the others back; when one starts or
+ *     resumes, its clock is moved up to the slowest running one's.
+ *  5. Each vCPU caches the physical page of the virtual pages it used
+ *     (QEMU's hwaddr lookup is a large part of the cost), like a TLB:
+ *     the cache is emptied whenever that vCPU executes an instruction
+ *     that changes translations (mov to CR0/CR3/CR4, invlpg, invpcid), so
+ *     it never holds a translation QEMU's own TLB would not.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+#include "cachemodel/doorbell.h"
+#include "cachemodel/model.h"
+#include "cachemodel/profile.h"
+#include "cachemodel/qemu_plugin_api.h"
+#include "cachemodel/x86_insn.h"
+
+#define PREFIX "@@MODEL "
+#define DEFAULT_PROFILES "cachemodel/profiles.txt"
+#define PROFILES_MAX_BYTES (1u << 20)
+#define ERR_MAX 256
+#define PAT_UC 0
+#define PAT_WC 1
+#define PAT_WT 4
+#define PAT_WP 5
+#define PAT_WB 6
+#define PAT_UC_MINUS 7
+#define SYNC_WAIT_MAX_NS 2000000ll	/* 2 ms of host time */
+#define NS_PER_SEC 1000000000ll
+#define XLAT_ENTRIES 256		/* per vCPU, direct mapped, a power of 2 */
+#define GUEST_PAGE_SHIFT 12
+#define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
+
+/* One remembered translation (invariant 5). */
+struct xlat {
+	uint64_t vpage;		/* virtual page number + 1; 0 = empty */
+	uint64_t ppage;		/* physical page number */
+	bool io;		/* a device region, not RAM */
+};
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
+
+struct vcpu {
+	uint64_t insns;			/* atomic (invariant 2) */
+	uint64_t acc;
+	uint64_t args[DB_MAX_ARGS];
+	unsigned nargs;
+	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
+	unsigned pending_len;
+	bool region_open;
+	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
+	uint64_t region_id;
+	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
+	/* sync= (invariant 4), under model_lock */
+	bool running;		/* executing, not halted */
+	uint64_t skip;		/* cycles added to the clock at resumes */
+	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
+};
+
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cm_model *model;
+static struct vcpu *vcpus;
+static unsigned nvcpus;
+static FILE *out;
+static struct timespec started;
+static uint64_t regions, hellos, type_changes, doorbell_errors;
+/* The last label any CPU set: an experiment names itself on one CPU and
+ * runs its repetitions on several. */
+static char label[DB_LABEL_MAX];
+static uint64_t sync_quantum;	/* 0: no synchronisation */
+static uint64_t sync_waits, sync_timeouts;
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+
+static void stats_now(unsigned cpu, struct cm_stats *s)
+{
+	*s = *cm_stats(model, cpu);
+	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
+}
+
+#define DIFF(f) d.f = now->f - then->f
+static void print_counters(const char *kind, const char *label, int64_t id,
+			   uint64_t iters, unsigned by, unsigned cpu,
+			   const struct cm_stats *now,
+			   const struct cm_stats *then)
+{
+	struct cm_stats d;
+
+	DIFF(insns); DIFF(loads); DIFF(stores);
+	DIFF(l1_hits); DIFF(l1_misses); DIFF(l2_hits); DIFF(l2_misses);
+	DIFF(llc_hits); DIFF(llc_misses); DIFF(invalidations);
+	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
+	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
+	DIFF(fences); DIFF(mem_cycles);
+	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
+		"\"label\":\"%s\",\"id\":%" PRId64 ",\"iters\":%" PRIu64
+		",\"by\":%u,\"cpu\":%u,"
+		"\"insns\":%" PRIu64 ",\"loads\":%" PRIu64
+		",\"stores\":%" PRIu64 ",\"l1_hits\":%" PRIu64
+		",\"l1_misses\":%" PRIu64 ",\"l2_hits\":%" PRIu64
+		",\"l2_misses\":%" PRIu64 ",\"llc_hits\":%" PRIu64
+		",\"llc_misses\":%" PRIu64 ",\"invalidations\":%" PRIu64
+		",\"transfers\":%" PRIu64 ",\"writebacks\":%" PRIu64
+		",\"uncached\":%" PRIu64 ",\"wc_bursts\":%" PRIu64
+		",\"wc_partials\":%" PRIu64 ",\"nt_stores\":%" PRIu64
+		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
+		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
+		",\"cycles\":%" PRIu64 "}\n",
+		kind, cm_profile(model)->name, label, id, iters, by, cpu,
+		d.insns,
+		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
+		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
+		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
+		d.wc_partials, d.nt_stores, d.clflushes, d.locked, d.fences,
+		d.mem_cycles, cm_cycles(model, &d));
+}
+
+/* ------------------------------------------------------------------ */
+/* Doorbell                                                             */
+
+static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
+{
+	switch (pat) {
+	case PAT_UC: *t = CM_UC; return true;
+	case PAT_WC: *t = CM_WC; return true;
+	case PAT_WT: *t = CM_WT; return true;
+	case PAT_WP: *t = CM_WP; return true;
+	case PAT_WB: *t = CM_WB; return true;
+	case PAT_UC_MINUS: *t = CM_UC_MINUS; return true;
+	default: return false;
+	}
+}
+
+/* Called with model_lock held. */
+static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
+{
+	enum cm_memtype t;
+	struct cm_stats now;
+
+	switch (cmd) {
+	case DB_CMD_HELLO:
+		hellos++;
+		fprintf(out, PREFIX "{\"kind\":\"hello\",\"profile\":\"%s\","
+			"\"cpu\":%u,\"version\":%" PRIu64 ",\"supported\":%d}\n",
+			cm_profile(model)->name, cpu,
+			v->nargs ? v->args[0] : 0, DB_VERSION);
+		break;
+	case DB_CMD_SET_TYPE:
+		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||
+		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT) ||
+		    !cm_set_type(model, v->args[0],
+				 v->args[1] << CM_PAGE_SHIFT, t)) {
+			doorbell_errors++;
+			break;
+		}
+		type_changes++;
+		break;
+	case DB_CMD_BEGIN:
+		if (v->nargs != 1) {
+			doorbell_errors++;
+			break;
+		}
+		v->region_open = true;
+		v->region_id = v->args[0];
+		memcpy(v->region_label, label, sizeof(label));
+		for (unsigned c = 0; c < nvcpus; c++)
+			stats_now(c, &v->snap[c]);
+		break;
+	case DB_CMD_END:
+		if (v->nargs != 2 || !v->region_open ||
+		    v->region_id != v->args[0]) {
+			doorbell_errors++;
+			break;
+		}
+		v->region_open = false;
+		regions++;
+		for (unsigned c = 0; c < nvcpus; c++) {
+			stats_now(c, &now);
+			/* CPUs that did nothing (halted) are left out. */
+			if (now.insns == v->snap[c].insns &&
+			    now.loads + now.stores ==
+				    v->snap[c].loads + v->snap[c].stores)
+				continue;
+			print_counters("region", v->region_label,
+				       (int64_t)v->region_id, v->args[1], cpu,
+				       c, &now, &v->snap[c]);
+		}
+		break;
+	case DB_CMD_LABEL:
+		memcpy(label, v->pending, v->pending_len);
+		label[v->pending_len] = '\0';
+		v->pending_len = 0;
+		break;
+	default:
+		doorbell_errors++;
+		break;
+	}
+	v->nargs = 0;
+	v->acc = 0;
+}
+
+static bool label_char_ok(unsigned ch)
+{
+	/* Plain printable ASCII, nothing JSON would need to escape. */
+	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+}
+
+/* One read of the doorbell page at offset off. Called with model_lock. */
+static void doorbell(unsigned cpu, uint64_t off)
+{
+	struct vcpu *v = &vcpus[cpu];
+	unsigned byte = off & DB_BYTE_MASK;
+
+	if (off < DB_PUSH) {
+		v->acc = v->acc << DB_DIGIT_BITS | byte;
+	} else if (off == DB_PUSH) {
+		if (v->nargs < DB_MAX_ARGS)
+			v->args[v->nargs++] = v->acc;
+		else
+			doorbell_errors++;
+		v->acc = 0;
+	} else if (off >= DB_CMD_BASE && off < DB_CMD_BASE + 0x100) {
+		doorbell_command(cpu, v, byte);
+	} else if (off >= DB_CHAR_BASE && off < DB_CHAR_BASE + 0x100) {
+		if (v->pending_len + 1 < DB_LABEL_MAX && label_char_ok(byte))
+			v->pending[v->pending_len++] = (char)byte;
+		else
+			doorbell_errors++;
+	} else {
+		doorbell_errors++;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Clock synchronisation (invariant 4)                                  */
+
+/* cpu's modelled clock for ordering; model_lock held. */
+static uint64_t sync_clock(unsigned cpu)
+{
+	struct cm_stats s;
+
+	stats_now(cpu, &s);
+	return cm_cycles(model, &s) + vcpus[cpu].skip;
+}
+
+/* The slowest running vCPU's clock other than cpu; UINT64_MAX if none. */
+static uint64_t slowest_other(unsigned cpu)
+{
+	uint64_t min = UINT64_MAX;
+
+	for (unsigned c = 0; c < nvcpus; c++)
+		if (c != cpu && vcpus[c].running) {
+			uint64_t t = sync_clock(c);
+
+			if (t < min)
+				min = t;
+		}
+	return min;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+/* cpu starts or resumes running: its clock joins the slowest running
+ * one's, so the others do not wait for it to live through its halt. */
+static void sync_join(unsigned cpu)
+{
+	uint64_t other = slowest_other(cpu), mine = sync_clock(cpu);
+
+	if (other != UINT64_MAX && other > mine)
+		vcpus[cpu].skip += other - mine;
+	vcpus[cpu].running = true;
+}
+
+/* Called with model_lock held; returns with it held. */
+static void sync_wait(unsigned cpu)
+{
+	int64_t deadline;
+	uint64_t mine;
+
+	if (!vcpus[cpu].running)
+		sync_join(cpu);	/* its first access, or a missed resume */
+	mine = sync_clock(cpu);
+	if (slowest_other(cpu) == UINT64_MAX ||
+	    mine <= slowest_other(cpu) + sync_quantum)
+		return;
+	sync_waits++;
+	deadline = now_ns() + SYNC_WAIT_MAX_NS;
+	for (;;) {
+		uint64_t other;
+
+		pthread_mutex_unlock(&model_lock);
+		sched_yield();
+		pthread_mutex_lock(&model_lock);
+		other = slowest_other(cpu);
+		if (other == UINT64_MAX || mine <= other + sync_quantum)
+			return;
+		if (now_ns() > deadline) {
+			sync_timeouts++;
+			return;
+		}
+	}
+}
+
+static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
+{
+	(void)id;
+	if (cpu >= nvcpus)
+		return;
+	pthread_mutex_lock(&model_lock);
+	vcpus[cpu].running = false;
+	pthread_mutex_unlock(&model_lock);
+}
+
+static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
+{
+	(void)id;
+	if (cpu >= nvcpus)
+		return;
+	pthread_mutex_lock(&model_lock);
+	sync_join(cpu);
+	pthread_mutex_unlock(&model_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Callbacks                                                            */
+
+/*
+ * The physical address of vaddr for cpu, and whether it is a device
+ * region; false if QEMU cannot say.
+ */
+static bool translate(unsigned cpu, qemu_plugin_meminfo_t info,
+		      uint64_t vaddr, uint64_t *pa, bool *io)
+{
+	uint64_t vpage = vaddr >> GUEST_PAGE_SHIFT;
+	struct xlat *x = &vcpus[cpu].xlat[vpage & (XLAT_ENTRIES - 1)];
+	struct qemu_plugin_hwaddr *hw;
+
+	if (x->vpage != vpage + 1) {
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
+		if (!hw)
+			return false;
+		x->vpage = vpage + 1;
+		x->ppage = qemu_plugin_hwaddr_phys_addr(hw) >> GUEST_PAGE_SHIFT;
+		x->io = qemu_plugin_hwaddr_is_io(hw);
+	}
+	*pa = x->ppage << GUEST_PAGE_SHIFT | (vaddr & GUEST_PAGE_MASK);
+	*io = x->io;
+	return true;
+}
+
+static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata)
+{
+	unsigned insn = (unsigned)(uintptr_t)udata;
+	bool store = qemu_plugin_mem_is_store(info);
+	unsigned flags = 0;
+	uint64_t pa;
+	bool io;
+
+	if (cpu >= nvcpus)
+		return;
+	if (vaddr - DB_VA < DB_SIZE) {
+		if (!store) {
+			pthread_mutex_lock(&model_lock);
+			doorbell(cpu, vaddr - DB_VA);
+			pthread_mutex_unlock(&model_lock);
+		}
+		return;
+	}
+	if (!translate(cpu, info, vaddr, &pa, &io))
+		return;
+	if (store)
+		flags |= CM_STORE;
+	if (store && (insn & X86_NT_STORE))
+		flags |= CM_NT;
+	if (insn & X86_LOCKED)
+		flags |= CM_LOCKED;
+	if (io)
+		flags |= CM_IO;
+	pthread_mutex_lock(&model_lock);
+	cm_access(model, cpu, pa, 1u << qemu_plugin_mem_size_shift(info),
+		  flags);
+	if (sync_quantum)
+		sync_wait(cpu);
+	pthread_mutex_unlock(&model_lock);
+}
+
+static void on_special(unsigned int cpu, void *udata)
+{
+	unsigned insn = (unsigned)(uintptr_t)udata;
+
+	if (cpu >= nvcpus)
+		return;
+	if (insn & X86_TLB_FLUSH) {
+		/* This vCPU's own state: no lock (invariant 5). */
+		memset(vcpus[cpu].xlat, 0, sizeof(vcpus[cpu].xlat));
+		return;
+	}
+	pthread_mutex_lock(&model_lock);
+	if (insn & X86_SFENCE)
+		cm_fence(model, cpu, CM_SFENCE);
+	if (insn & X86_MFENCE)
+		cm_fence(model, cpu, CM_MFENCE);
+	if (insn & X86_CLFLUSH)
+		cm_clflush_unseen(model, cpu);
+	pthread_mutex_unlock(&model_lock);
+}
+
+static void on_tb(unsigned int cpu, void *udata)
+{
+	if (cpu < nvcpus)
+		__atomic_fetch_add(&vcpus[cpu].insns, (uint64_t)(uintptr_t)udata,
+				   __ATOMIC_RELAXED);
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+
+	(void)id;
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)n);
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
+						  qemu_plugin_insn_size(insn));
+
+		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
+						 QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW,
+						 (void *)(uintptr_t)kind);
+		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH |
+			    X86_TLB_FLUSH))
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_special, QEMU_PLUGIN_CB_NO_REGS,
+				(void *)(uintptr_t)kind);
+	}
+}
+
+static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
+{
+	struct cm_stats now, zero;
+
+	(void)id;
+	(void)udata;
+	memset(&zero, 0, sizeof(zero));
+	pthread_mutex_lock(&model_lock);
+	for (unsigned c = 0; c < nvcpus; c++) {
+		stats_now(c, &now);
+		print_counters("total", "", -1, 0, c, c, &now, &zero);
+	}
+	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
+		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
+		",\"type_changes\":%" PRIu64 ",\"doorbell_errors\":%" PRIu64
+		",\"sync_quantum\":%" PRIu64 ",\"sync_waits\":%" PRIu64
+		",\"sync_timeouts\":%" PRIu64
+		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
+		cm_profile(model)->name, nvcpus, hellos, regions, type_changes,
+		doorbell_errors, sync_quantum, sync_waits, sync_timeouts,
+		cm_state_bytes(model), seconds_since(&started));
+	fclose(out);
+	out = NULL;
+	pthread_mutex_unlock(&model_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Installation                                                         */
+
+static char *read_text(const char *path, char *err, size_t err_size)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f) {
+		snprintf(err, err_size, "cannot open %s: %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	buf = malloc(PROFILES_MAX_BYTES + 1);
+	if (!buf) {
+		fclose(f);
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	n = fread(buf, 1, PROFILES_MAX_BYTES + 1, f);
+	fclose(f);
+	if (n > PROFILES_MAX_BYTES) {
+		free(buf);
+		snprintf(err, err_size, "%s is larger than %u bytes", path,
+			 PROFILES_MAX_BYTES);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int fail(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "cachemodel plugin: ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "\n");
+	return -1;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info, int argc,
+					   char **argv)
+{
+	const char *profile = NULL, *profiles = DEFAULT_PROFILES;
+	const char *out_path = NULL;
+	char err[ERR_MAX], num[32];
+	struct cm_profile p;
+	char *text;
+
+	clock_gettime(CLOCK_MONOTONIC, &started);
+	if (info->version.cur < CM_QEMU_PLUGIN_VERSION ||
+	    info->version.min > CM_QEMU_PLUGIN_VERSION) {
+		snprintf(num, sizeof(num), "%d..%d", info->version.min,
+			 info->version.cur);
+		return fail("this QEMU offers plugin API versions %s; the "
+			    "plugin is written for version 1 (QEMU 7.x)%s",
+			    num, "");
+	}
+	if (!info->system_emulation || strcmp(info->target_name, "x86_64"))
+		return fail("needs qemu-system-x86_64 (this is %s%s)",
+			    info->target_name,
+			    info->system_emulation ? "" : " user mode");
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "profile=", 8))
+			profile = argv[i] + 8;
+		else if (!strncmp(argv[i], "profiles=", 9))
+			profiles = argv[i] + 9;
+		else if (!strncmp(argv[i], "out=", 4))
+			out_path = argv[i] + 4;
+		else if (!strncmp(argv[i], "sync=", 5)) {
+			char *end;
+
+			sync_quantum = strtoull(argv[i] + 5, &end, 10);
+			if (argv[i][5] < '0' || argv[i][5] > '9' || *end)
+				return fail("sync=%s: expected a number of "
+					    "cycles%s", argv[i] + 5, "");
+		}
+		else
+			return fail("unknown argument '%s' (known: profile=, "
+				    "profiles=, out=, sync=)%s", argv[i], "");
+	}
+	if (!profile || !out_path)
+		return fail("profile=NAME and out=FILE are required%s%s", "",
+			    "");
+	text = read_text(profiles, err, sizeof(err));
+	if (!text)
+		return fail("%s%s", err, "");
+	if (!cm_profile_parse(text, profile, &p, err, sizeof(err))) {
+		free(text);
+		return fail("%s: %s", profiles, err);
+	}
+	free(text);
+	nvcpus = (unsigned)info->system.max_vcpus;
+	if (nvcpus < 1 || nvcpus > CM_MAX_CPUS) {
+		snprintf(num, sizeof(num), "%u", nvcpus);
+		return fail("%s CPUs; the model handles 1..64%s", num, "");
+	}
+	model = cm_create(&p, nvcpus);
+	vcpus = calloc(nvcpus, sizeof(*vcpus));
+	if (!model || !vcpus)
+		return fail("out of memory for the model%s%s", "", "");
+	for (unsigned c = 0; c < nvcpus; c++) {
+		vcpus[c].snap = calloc(nvcpus, sizeof(struct cm_stats));
+		if (!vcpus[c].snap)
+			return fail("out of memory%s%s", "", "");
+	}
+	out = fopen(out_path, "w");
+	if (!out)
+		return fail("cannot write %s: %s", out_path, strerror(errno));
+	fprintf(out, PREFIX "{\"kind\":\"start\",\"profile\":\"%s\","
+		"\"cpus\":%u,\"api\":%d,\"freq_mhz\":%u,\"cpi_x100\":%u}\n",
+		p.name, nvcpus, info->version.cur, p.freq_mhz, p.cpi_x100);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+	if (sync_quantum) {
+		qemu_plugin_register_vcpu_idle_cb(id, on_idle);
+		qemu_plugin_register_vcpu_resume_cb(id, on_resume);
+	}
+	return 0;
+}

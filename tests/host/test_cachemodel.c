@@ -1,0 +1,472 @@
+/*
+ * Host tests for the cache model engine and its profile parser, on
+ * access streams whose outcome is computed by hand in the comments: a
+ * streaming read, LRU order in one set, UC reads, WC bursts and partial
+ * flushes, non-temporal stores, MESI hand-overs between two CPUs, locked
+ * operations, WT/WP stores, clflush, the shipped profiles file, and the
+ * instruction classifier on encodings taken from the SDM.
+ */
+// HOST_SRCS: cachemodel/model.c cachemodel/profile.c cachemodel/x86_insn.c
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cachemodel/model.h"
+#include "cachemodel/profile.h"
+#include "cachemodel/x86_insn.h"
+#include "lib/ktest.h"
+#include "tests/host/host_shim.h"
+
+#define PAGE 4096u
+#define PROFILES_FILE "cachemodel/profiles.txt"
+
+/*
+ * A tiny machine: L1D 1 KiB 2-way (8 sets), L2 4 KiB 4-way (16 sets),
+ * LLC 16 KiB 4-way (64 sets), easy latencies.
+ */
+static const char tiny_text[] =
+	"# test profile\n"
+	"[other]\n"
+	"freq_mhz 1000\n"
+	"[tiny]\n"
+	"freq_mhz       1000\n"
+	"cpi_x100       100   # one cycle per instruction\n"
+	"l1d            1024 2 3\n"
+	"l2             4096 4 10\n"
+	"llc            16384 4 30\n"
+	"mem_latency    100\n"
+	"remote_latency 50\n"
+	"uc_load        120\n"
+	"uc_store       110\n"
+	"wc_buffers     2\n"
+	"wc_burst       20\n"
+	"wc_chunk       7\n"
+	"locked         15\n"
+	"fence          5\n"
+	"clflush        40\n";
+
+static struct cm_model *tiny(unsigned ncpus)
+{
+	struct cm_profile p;
+	char err[128];
+
+	if (!cm_profile_parse(tiny_text, "tiny", &p, err, sizeof(err))) {
+		fprintf(stderr, "tiny profile: %s\n", err);
+		abort();
+	}
+	return cm_create(&p, ncpus);
+}
+
+static void load(struct cm_model *m, unsigned cpu, uint64_t pa)
+{
+	cm_access(m, cpu, pa, 8, 0);
+}
+
+static void store(struct cm_model *m, unsigned cpu, uint64_t pa)
+{
+	cm_access(m, cpu, pa, 8, CM_STORE);
+}
+
+KTEST(cachemodel, streaming_read_misses_once_per_line)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* 512 bytes = 8 lines, 8-byte loads: 8 misses to memory, 56 hits. */
+	for (uint64_t a = 0; a < 512; a += 8)
+		load(m, 0, a);
+	EXPECT_EQ(s->loads, 64);
+	EXPECT_EQ(s->l1_misses, 8);
+	EXPECT_EQ(s->l1_hits, 56);
+	EXPECT_EQ(s->l2_misses, 8);
+	EXPECT_EQ(s->llc_misses, 8);
+	EXPECT_EQ(s->mem_cycles, 8 * 100 + 56 * 3);
+	/* Again: all 64 hit L1 (8 lines fit one way of each of 8 sets). */
+	for (uint64_t a = 0; a < 512; a += 8)
+		load(m, 0, a);
+	EXPECT_EQ(s->l1_hits, 56 + 64);
+	EXPECT_EQ(s->l1_misses, 8);
+	/* 10 instructions at CPI 1 on top. */
+	cm_instructions(m, 0, 10);
+	EXPECT_EQ(cm_cycles(m, s), 10 + 8 * 100 + 120 * 3);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, lru_eviction_order_in_one_set)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+	/* L1D has 8 sets of 64 bytes: lines 512 bytes apart share set 0. */
+	const uint64_t a = 0, b = 512, c = 1024;
+
+	load(m, 0, a);			/* miss */
+	load(m, 0, b);			/* miss; set 0 = {a, b} */
+	load(m, 0, a);			/* hit; b is now least recent */
+	load(m, 0, c);			/* miss, evicts b */
+	EXPECT_EQ(s->l1_hits, 1);
+	EXPECT_EQ(s->l1_misses, 3);
+	load(m, 0, a);			/* still there */
+	EXPECT_EQ(s->l1_hits, 2);
+	load(m, 0, b);			/* gone from L1, found in L2 */
+	EXPECT_EQ(s->l1_misses, 4);
+	EXPECT_EQ(s->l2_hits, 1);
+	/* b came back and evicted c (a was touched later than c). */
+	load(m, 0, a);
+	EXPECT_EQ(s->l1_hits, 3);
+	load(m, 0, c);
+	EXPECT_EQ(s->l1_misses, 5);
+	EXPECT_EQ(s->l2_hits, 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, l2_eviction_removes_hot_l1_line)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+	/* Lines 16 apart share L2 set 0 (16 sets) and L1D set 0 (8 sets). */
+	const uint64_t a = 0, step = 16 * 64;
+
+	load(m, 0, a);
+	for (uint64_t k = 1; k <= 4; k++) {
+		load(m, 0, k * step);	/* L1D set 0 keeps a, the MRU */
+		load(m, 0, a);		/* an L1D hit: L2 does not see it */
+	}
+	/* The fourth newcomer found L2 set 0 full and evicted a, the
+	 * least recently filled there, and inclusion took it out of L1D:
+	 * the last load of a missed both. */
+	EXPECT_EQ(s->l1_hits, 3);
+	EXPECT_EQ(s->l1_misses, 6);
+	EXPECT_EQ(s->l2_misses, 6);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, uc_read_always_goes_to_memory)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, PAGE, PAGE, CM_UC));
+	EXPECT_EQ(cm_type_of(m, PAGE + 100), CM_UC);
+	EXPECT_EQ(cm_type_of(m, 0), CM_WB);
+	for (int i = 0; i < 3; i++)
+		load(m, 0, PAGE + 8);
+	store(m, 0, PAGE + 8);
+	EXPECT_EQ(s->uncached, 4);
+	EXPECT_EQ(s->l1_hits + s->l1_misses, 0);
+	EXPECT_EQ(s->mem_cycles, 3 * 120 + 110);
+	/* UC- behaves the same. */
+	ASSERT_TRUE(cm_set_type(m, PAGE, PAGE, CM_UC_MINUS));
+	load(m, 0, PAGE + 8);
+	EXPECT_EQ(s->uncached, 5);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, wc_full_line_is_one_burst_and_sfence_flushes_partial)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WC));
+	for (uint64_t a = 0; a < 64; a += 8)
+		store(m, 0, a);
+	EXPECT_EQ(s->wc_bursts, 1);
+	EXPECT_EQ(s->wc_partials, 0);
+	EXPECT_EQ(s->mem_cycles, 20);
+	/* 24 bytes (3 chunks) of the next line, then sfence. */
+	for (uint64_t a = 64; a < 88; a += 8)
+		store(m, 0, a);
+	EXPECT_EQ(s->wc_partials, 0);
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->wc_partials, 1);
+	EXPECT_EQ(s->mem_cycles, 20 + 5 + 3 * 7);
+	/* Nothing was cached. */
+	EXPECT_EQ(s->l1_hits + s->l1_misses, 0);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, wc_buffers_flush_on_reuse_uc_access_and_lock)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WC));
+	ASSERT_TRUE(cm_set_type(m, PAGE, PAGE, CM_UC));
+	/* Three lines, two buffers: the third evicts the first. */
+	store(m, 0, 0);
+	store(m, 0, 64);
+	store(m, 0, 128);
+	EXPECT_EQ(s->wc_partials, 1);
+	/* A UC access drains both others. */
+	load(m, 0, PAGE);
+	EXPECT_EQ(s->wc_partials, 3);
+	/* A locked operation drains too. */
+	store(m, 0, 0);
+	cm_access(m, 0, 8192, 8, CM_LOCKED);
+	cm_access(m, 0, 8192, 8, CM_LOCKED | CM_STORE);
+	EXPECT_EQ(s->wc_partials, 4);
+	EXPECT_EQ(s->locked, 1);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, nt_store_leaves_line_uncached)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	load(m, 0, 0);			/* cached now */
+	load(m, 0, 0);
+	EXPECT_EQ(s->l1_hits, 1);
+	for (uint64_t a = 0; a < 64; a += 8)
+		cm_access(m, 0, a, 8, CM_STORE | CM_NT);
+	EXPECT_EQ(s->nt_stores, 8);
+	EXPECT_EQ(s->wc_bursts, 1);
+	/* The next load goes all the way to memory. */
+	load(m, 0, 0);
+	EXPECT_EQ(s->l1_misses, 2);
+	EXPECT_EQ(s->l2_misses, 2);
+	EXPECT_EQ(s->llc_misses, 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, two_cpus_one_line_one_invalidation_per_handover)
+{
+	struct cm_model *m = tiny(2);
+	const struct cm_stats *s0 = cm_stats(m, 0), *s1 = cm_stats(m, 1);
+
+	/* 10 writes alternating 0,1,0,1...: 9 hand-overs. */
+	for (int i = 0; i < 10; i++)
+		store(m, i & 1, 0);
+	EXPECT_EQ(s0->invalidations + s1->invalidations, 9);
+	EXPECT_EQ(s0->transfers + s1->transfers, 9);
+	EXPECT_EQ(s1->invalidations, 5);	/* writes 1, 3, 5, 7, 9 */
+	/* Each hand-over costs the remote latency, except the first write. */
+	EXPECT_EQ(s0->mem_cycles, 100 + 4 * 50);
+	EXPECT_EQ(s1->mem_cycles, 5 * 50);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, two_cpus_separate_lines_no_invalidation)
+{
+	struct cm_model *m = tiny(2);
+
+	for (int i = 0; i < 10; i++)
+		store(m, i & 1, (uint64_t)(i & 1) * 64);
+	EXPECT_EQ(cm_stats(m, 0)->invalidations, 0);
+	EXPECT_EQ(cm_stats(m, 1)->invalidations, 0);
+	/* After the first write each CPU hits its own M line. */
+	EXPECT_EQ(cm_stats(m, 0)->l1_hits, 4);
+	EXPECT_EQ(cm_stats(m, 1)->l1_hits, 4);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, sharing_then_upgrade)
+{
+	struct cm_model *m = tiny(2);
+	const struct cm_stats *s0 = cm_stats(m, 0), *s1 = cm_stats(m, 1);
+
+	load(m, 0, 0);		/* memory, E in CPU 0 */
+	load(m, 1, 0);		/* CPU 0 supplies it: both S */
+	EXPECT_EQ(s1->transfers, 1);
+	EXPECT_EQ(s1->mem_cycles, 50);
+	load(m, 0, 0);		/* S hit */
+	EXPECT_EQ(s0->l1_hits, 1);
+	store(m, 0, 0);		/* upgrade: invalidates CPU 1 */
+	EXPECT_EQ(s0->invalidations, 1);
+	EXPECT_EQ(s0->mem_cycles, 100 + 3 + 3 + 30);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, locked_rmw_takes_line_exclusive)
+{
+	struct cm_model *m = tiny(2);
+	const struct cm_stats *s0 = cm_stats(m, 0);
+
+	load(m, 1, 0);
+	load(m, 0, 0);		/* both S */
+	cm_access(m, 0, 0, 8, CM_LOCKED);
+	EXPECT_EQ(s0->invalidations, 1);
+	EXPECT_EQ(s0->locked, 1);
+	/* The store half hits the M line. */
+	cm_access(m, 0, 0, 8, CM_LOCKED | CM_STORE);
+	EXPECT_EQ(s0->invalidations, 1);
+	EXPECT_EQ(s0->l1_hits, 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, wt_and_wp_stores_write_through)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WT));
+	store(m, 0, 0);			/* no allocation */
+	EXPECT_EQ(s->uncached, 1);
+	load(m, 0, 0);			/* read miss fills */
+	load(m, 0, 0);			/* hit */
+	EXPECT_EQ(s->l1_misses, 1);
+	EXPECT_EQ(s->l1_hits, 1);
+	store(m, 0, 0);			/* through to memory, copy kept */
+	load(m, 0, 0);
+	EXPECT_EQ(s->l1_hits, 2);
+	EXPECT_EQ(s->uncached, 2);
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WP));
+	load(m, 0, 0);			/* set_type evicted it */
+	store(m, 0, 0);			/* WP: invalidates the copy */
+	load(m, 0, 0);
+	EXPECT_EQ(s->l1_misses, 3);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, clflush_evicts_and_writes_back)
+{
+	struct cm_model *m = tiny(2);
+	const struct cm_stats *s0 = cm_stats(m, 0);
+
+	store(m, 1, 0);			/* dirty in CPU 1 */
+	cm_clflush(m, 0, 0);
+	EXPECT_EQ(s0->clflushes, 1);
+	EXPECT_EQ(s0->writebacks, 1);
+	EXPECT_EQ(s0->mem_cycles, 40 + 100);
+	load(m, 1, 0);
+	EXPECT_EQ(cm_stats(m, 1)->llc_misses, 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, line_crossing_access_counts_both_lines)
+{
+	struct cm_model *m = tiny(1);
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	cm_access(m, 0, 60, 8, 0);
+	EXPECT_EQ(s->loads, 1);
+	EXPECT_EQ(s->l1_misses, 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, set_type_rejects_bad_ranges)
+{
+	struct cm_model *m = tiny(1);
+
+	EXPECT_FALSE(cm_set_type(m, 0, 0, CM_UC));
+	EXPECT_FALSE(cm_set_type(m, 1ull << CM_MAX_PHYS_BITS, PAGE, CM_UC));
+	EXPECT_FALSE(cm_set_type(m, 0, PAGE, CM_NTYPES));
+	EXPECT_EQ(cm_type_of(m, 0), CM_WB);
+	EXPECT_TRUE(cm_state_bytes(m) > 0);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, profile_errors_are_reported)
+{
+	struct cm_profile p;
+	char err[128];
+
+	EXPECT_FALSE(cm_profile_parse(tiny_text, "nosuch", &p, err,
+				      sizeof(err)));
+	EXPECT_STREQ(err, "no profile 'nosuch' (profiles: other tiny)");
+	EXPECT_FALSE(cm_profile_parse(tiny_text, "other", &p, err,
+				      sizeof(err)));
+	EXPECT_STREQ(err, "profile 'other' lacks 'cpi_x100'");
+	EXPECT_FALSE(cm_profile_parse("[x]\nfoo 1\n", "x", &p, err,
+				      sizeof(err)));
+	EXPECT_STREQ(err, "line 2: unknown key");
+	EXPECT_FALSE(cm_profile_parse("[x]\nl1d 1 2\n", "x", &p, err,
+				      sizeof(err)));
+	EXPECT_STREQ(err, "line 2: expected: bytes ways latency");
+	EXPECT_FALSE(cm_profile_parse("[x]\nfence 99999999999\n", "x", &p,
+				      err, sizeof(err)));
+	EXPECT_STREQ(err, "line 2: expected one number");
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+KTEST(cachemodel, shipped_profiles_parse)
+{
+	static const char *const names[] = {"core2-2007", "skylake-2015"};
+	char *text = read_file(PROFILES_FILE);
+	struct cm_profile p;
+	char err[128];
+
+	ASSERT_TRUE(text != NULL);
+	for (unsigned i = 0; i < 2; i++) {
+		bool ok = cm_profile_parse(text, names[i], &p, err,
+					   sizeof(err));
+
+		if (!ok)
+			ktest_diag("%s: %s", names[i], err);
+		EXPECT_TRUE(ok);
+	}
+	/* Core 2: no private L2, so an L1 miss goes straight to the LLC. */
+	ASSERT_TRUE(cm_profile_parse(text, "core2-2007", &p, err,
+				     sizeof(err)));
+	EXPECT_EQ(p.l2.size, 0);
+	EXPECT_EQ(p.llc.latency, 14);
+	{
+		struct cm_model *m = cm_create(&p, 2);
+		const struct cm_stats *s = cm_stats(m, 0);
+
+		ASSERT_TRUE(m != NULL);
+		load(m, 1, 0);
+		cm_clflush(m, 1, 0);
+		load(m, 0, 0);	/* memory */
+		load(m, 1, 64);
+		load(m, 1, 64);
+		EXPECT_EQ(s->mem_cycles, 200);
+		EXPECT_EQ(cm_stats(m, 1)->l1_hits, 1);
+		cm_destroy(m);
+	}
+	free(text);
+}
+
+
+#define CLASSIFY(...)                                                       \
+	({                                                                  \
+		static const uint8_t b_[] = {__VA_ARGS__};                  \
+		x86_insn_classify(b_, sizeof(b_));                          \
+	})
+
+KTEST(cachemodel, x86_classify)
+{
+	EXPECT_EQ(CLASSIFY(0x0f, 0xc3, 0x07), X86_NT_STORE);	/* movnti [rdi], eax */
+	EXPECT_EQ(CLASSIFY(0x48, 0x0f, 0xc3, 0x07), X86_NT_STORE);	/* REX.W */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xe7, 0x07), X86_NT_STORE);	/* movntdq */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x2b, 0x07), X86_NT_STORE);	/* movntps */
+	EXPECT_EQ(CLASSIFY(0xc5, 0xf9, 0xe7, 0x07), X86_NT_STORE);	/* vmovntdq */
+	EXPECT_EQ(CLASSIFY(0xc4, 0xe1, 0x79, 0xe7, 0x07), X86_NT_STORE);
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xf7, 0xc1), X86_NT_STORE);	/* maskmovdqu */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x38), X86_CLFLUSH);	/* clflush [rax] */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0xae, 0x38), X86_CLFLUSH);	/* clflushopt */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xf8), X86_SFENCE);
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xf0), X86_MFENCE);
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xe8), X86_LFENCE);
+	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xc1, 0x07), X86_LOCKED);	/* lock xadd */
+	EXPECT_EQ(CLASSIFY(0xf0, 0xff, 0x07), X86_LOCKED);	/* lock inc */
+	EXPECT_EQ(CLASSIFY(0x87, 0x07), X86_LOCKED);		/* xchg [rdi], eax */
+	EXPECT_EQ(CLASSIFY(0x87, 0xc1), 0);			/* xchg ecx, eax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x30), 0);		/* xsaveopt/ /6 mem */
+	EXPECT_EQ(CLASSIFY(0x48, 0x89, 0x07), 0);		/* mov [rdi], rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x22, 0xd8), X86_TLB_FLUSH);	/* mov cr3, rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x22, 0xe0), X86_TLB_FLUSH);	/* mov cr4, rax */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0x38), X86_TLB_FLUSH);	/* invlpg [rax] */
+	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0xf8), 0);		/* swapgs */
+	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0x38, 0x82, 0x08), X86_TLB_FLUSH);
+	EXPECT_EQ(CLASSIFY(0x0f, 0x20, 0xd8), 0);		/* mov rax, cr3 */
+	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
+	EXPECT_EQ(CLASSIFY(0xf0), 0);
+}

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Read the cache-model plugin's @@MODEL lines (docs/cachemodel.md).
+
+The plugin (cachemodel/plugin.c) writes one JSON object per line to its own
+file: "start", "hello", one "region" per CPU per measured repetition,
+"total" per CPU and a closing "summary". This module parses them, ties
+regions to the @@RESULT figures of the serial log, and checks them:
+
+    model.py summary MODEL.jsonl
+    model.py check-calibration MODEL.jsonl [--profiles cachemodel/profiles.txt]
+    model.py compare A.jsonl B.jsonl          (identical region lines?)
+    model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
+
+Attribution. The kernel labels regions with the experiment's name and the
+benchmark harness marks every measured repetition, so the regions of one
+experiment arrive in the order of its @@RESULT figures: a figure with n
+repetitions owns the next n regions opened by its CPU (variant ".../cpuN":
+CPU N; otherwise the CPU of the next region), and an aggregate over CPUs
+(a variant V when V/cpuN exist) owns none. When the counts do not add up
+the experiment's regions stay unattributed, never guessed.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import re
+import statistics
+import sys
+
+PREFIX = "@@MODEL "
+KINDS = ("start", "hello", "region", "total", "summary")
+COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
+            "l2_misses", "llc_hits", "llc_misses", "invalidations",
+            "transfers", "writebacks", "uncached", "wc_bursts",
+            "wc_partials", "nt_stores", "clflushes", "locked", "fences",
+            "mem_cycles", "cycles")
+PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
+# Calibration: modelled per-load latency within this fraction of the
+# profile's number (the loop's own few stack accesses dilute it slightly).
+CAL_TOLERANCE = 0.02
+LINE_BYTES = 64
+KIB = 1024
+
+
+class ModelError(Exception):
+    pass
+
+
+def parse_lines(lines, source="model"):
+    """The objects of the @@MODEL lines; ModelError on a malformed one."""
+    out = []
+    for n, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        if not line.startswith(PREFIX):
+            raise ModelError("%s:%d: not a @@MODEL line" % (source, n))
+        try:
+            obj = json.loads(line[len(PREFIX):])
+        except ValueError as e:
+            raise ModelError("%s:%d: bad JSON: %s" % (source, n, e))
+        if not isinstance(obj, dict) or obj.get("kind") not in KINDS:
+            raise ModelError("%s:%d: unknown kind" % (source, n))
+        if obj["kind"] in ("region", "total"):
+            for key in COUNTERS + ("id", "cpu", "by", "iters"):
+                if not isinstance(obj.get(key), int):
+                    raise ModelError("%s:%d: '%s' missing or not an "
+                                     "integer" % (source, n, key))
+        out.append(obj)
+    return out
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        objs = parse_lines(f, path)
+    if not objs or objs[0]["kind"] != "start":
+        raise ModelError("%s: no start line (did the plugin load?)" % path)
+    return objs
+
+
+def info(objs):
+    """profile, hello seen, summary (or None) of a parsed file."""
+    start = objs[0]
+    hello = any(o["kind"] == "hello" for o in objs)
+    summary = next((o for o in objs if o["kind"] == "summary"), None)
+    return start["profile"], hello, summary
+
+
+def regions(objs):
+    """Region lines of the CPU that opened each region, in id order."""
+    own = [o for o in objs if o["kind"] == "region" and o["cpu"] == o["by"]]
+    return sorted(own, key=lambda o: o["id"])
+
+
+def region_figures(r, freq_mhz):
+    """Per-iteration figures of one region line."""
+    it = r["iters"] or 1
+    return {
+        "cycles_per_iter": r["cycles"] / it,
+        "ns_per_iter": r["cycles"] / it * 1000.0 / freq_mhz,
+        "l1_misses_per_iter": r["l1_misses"] / it,
+        "llc_misses_per_iter": r["llc_misses"] / it,
+        "invalidations_per_iter": r["invalidations"] / it,
+        "transfers_per_iter": r["transfers"] / it,
+        "uncached_per_iter": r["uncached"] / it,
+        "wc_bursts_per_iter": r["wc_bursts"] / it,
+    }
+
+
+def attribute(results, objs):
+    """Attach modelled figures to results (list of @@RESULT dicts, in log
+    order). Returns {experiment: reason} for experiments left out."""
+    profile, _, _ = info(objs)
+    freq = objs[0].get("freq_mhz") or 1000
+    by_label = {}
+    for r in regions(objs):
+        by_label.setdefault(r["label"].split("/")[0], []).append(r)
+    skipped = {}
+    exps = []
+    for res in results:
+        if res["experiment"] not in exps:
+            exps.append(res["experiment"])
+    for exp in exps:
+        regs = by_label.get(exp, [])
+        mine = [r for r in results if r["experiment"] == exp]
+        if not regs:
+            skipped[exp] = "no model regions"
+            continue
+        per_cpu = {}
+        for r in regs:
+            per_cpu.setdefault(r["by"], []).append(r)
+        variants = {m["variant"] for m in mine}
+        plan = []
+        for res in mine:
+            m = PER_CPU_VARIANT_RE.match(res["variant"])
+            if m:
+                plan.append((res, int(m.group(2))))
+            elif any(v.startswith(res["variant"] + "/cpu")
+                     for v in variants):
+                continue                     # an aggregate: no regions
+            else:
+                plan.append((res, None))
+        pos = {c: 0 for c in per_cpu}
+        used = set()
+        ok = True
+        taken = []
+        for res, cpu in plan:
+            if cpu is None:
+                free = [r for r in regs if r["id"] not in used]
+                if not free:
+                    ok = False
+                    break
+                cpu = free[0]["by"]
+            q = per_cpu.get(cpu, [])
+            n = res["n"]
+            if pos.get(cpu, 0) + n > len(q):
+                ok = False
+                break
+            rs = q[pos[cpu]:pos[cpu] + n]
+            used.update(r["id"] for r in rs)
+            taken.append((res, rs))
+            pos[cpu] += n
+        if not ok or any(pos[c] != len(per_cpu[c]) for c in per_cpu):
+            skipped[exp] = ("%d regions do not match its figures' "
+                            "repetitions" % len(regs))
+            continue
+        for res, rs in taken:
+            figs = [region_figures(r, freq) for r in rs]
+            res["model"] = {
+                "profile": profile,
+                "regions": [r["id"] for r in rs],
+                **{k: statistics.median(f[k] for f in figs)
+                   for k in figs[0]},
+            }
+    return skipped
+
+
+# --------------------------------------------------------------------------
+# Profiles (the same format as cachemodel/profile.c reads)
+# --------------------------------------------------------------------------
+LEVEL_KEYS = ("l1d", "l2", "llc")
+
+
+def read_profile(path, name):
+    prof, cur = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("["):
+                cur = line.strip("[]")
+                continue
+            if cur != name:
+                continue
+            key, *vals = line.split()
+            vals = [int(v, 0) for v in vals]
+            prof[key] = vals if key in LEVEL_KEYS else vals[0]
+    if not prof:
+        raise ModelError("%s: no profile %r" % (path, name))
+    return prof
+
+
+def calibration_expectations(prof):
+    """Per-load latency (mem_cycles per load) each chase must show."""
+    return {
+        "modelcal/chase-l1": prof["l1d"][2],
+        "modelcal/chase-llc": prof["llc"][2],
+        "modelcal/chase-mem": prof["mem_latency"],
+        "modelcal/chase-uc": prof["uc_load"],
+    }
+
+
+def check_calibration(objs, profiles_path, out=sys.stdout):
+    profile, hello, _ = info(objs)
+    prof = read_profile(profiles_path, profile)
+    regs = regions(objs)
+    problems = []
+    if not hello:
+        problems.append("the kernel never said hello")
+    out.write("calibration of profile %s (modelled cycles, per access)\n"
+              % profile)
+    out.write("%-22s %10s %10s  %s\n" % ("figure", "modelled", "profile",
+                                        "verdict"))
+    measured = {}
+    for label, want in calibration_expectations(prof).items():
+        rs = [r for r in regs if r["label"] == label]
+        if not rs:
+            problems.append("no regions labelled %s" % label)
+            continue
+        got = statistics.median(r["mem_cycles"] / r["loads"] for r in rs)
+        measured[label] = got
+        good = abs(got - want) <= CAL_TOLERANCE * want
+        out.write("%-22s %10.2f %10d  %s\n" % (label, got, want,
+                                               "ok" if good else "WRONG"))
+        if not good:
+            problems.append("%s: %.2f cycles per load, profile says %d" %
+                            (label, got, want))
+    if "modelcal/chase-l1" in measured and "modelcal/chase-uc" in measured:
+        ratio = measured["modelcal/chase-uc"] / measured["modelcal/chase-l1"]
+        want = prof["uc_load"] / prof["l1d"][2]
+        good = abs(ratio - want) <= CAL_TOLERANCE * want
+        out.write("%-22s %10.2f %10.2f  %s\n" % ("UC / WB (L1) ratio", ratio,
+                                               want,
+                                               "ok" if good else "WRONG"))
+        if not good:
+            problems.append("UC/WB ratio %.2f, profile says %.2f" %
+                            (ratio, want))
+    wc = [r for r in regs if r["label"] == "modelcal/wc-write"]
+    if not wc:
+        problems.append("no regions labelled modelcal/wc-write")
+    for r in wc[:1]:
+        kib = r["iters"] * LINE_BYTES / KIB
+        per_kib = r["wc_bursts"] / kib if kib else 0
+        good = per_kib == KIB / LINE_BYTES and r["wc_partials"] == 0
+        out.write("%-22s %10.2f %10d  %s\n" % ("WC bursts per KiB", per_kib,
+                                               KIB // LINE_BYTES,
+                                               "ok" if good else "WRONG"))
+        if not good:
+            problems.append("WC: %.2f bursts per KiB, %d partial flushes" %
+                            (per_kib, r["wc_partials"]))
+    return problems
+
+
+def comparable(objs):
+    """The lines that must repeat exactly from run to run."""
+    return [json.dumps(o, sort_keys=True) for o in objs
+            if o["kind"] in ("start", "hello", "region")]
+
+
+def check_falseshare(results, objs):
+    """Packed counters must cost far more invalidations than aligned ones
+    on the model. Returns (problems, text)."""
+    skipped = attribute(results, objs)
+    if "falseshare" in skipped:
+        return ["falseshare: %s" % skipped["falseshare"]], ""
+    inv = {}
+    for res in results:
+        if res["experiment"] != "falseshare" or "model" not in res:
+            continue
+        base = PER_CPU_VARIANT_RE.match(res["variant"])
+        name = base.group(1) if base else res["variant"]
+        inv.setdefault(name, []).append(
+            res["model"]["invalidations_per_iter"])
+    if "packed" not in inv or "aligned" not in inv:
+        return ["falseshare: no packed/aligned figures with model data"], ""
+    packed = sum(inv["packed"]) / len(inv["packed"])
+    aligned = sum(inv["aligned"]) / len(inv["aligned"])
+    text = ("falseshare on the model: %.3f invalidations per increment "
+            "packed, %.3f aligned\n" % (packed, aligned))
+    if not (packed >= 0.1 and packed > 10 * aligned):
+        return ["falseshare: packed %.3f is not >> aligned %.3f "
+                "invalidations per increment" % (packed, aligned)], text
+    return [], text
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("summary", help="what a model file holds")
+    s.add_argument("model")
+    s = sub.add_parser("check-calibration",
+                       help="modelcal regions against the profile")
+    s.add_argument("model")
+    s.add_argument("--profiles", default="cachemodel/profiles.txt")
+    s = sub.add_parser("compare", help="identical region lines?")
+    s.add_argument("a")
+    s.add_argument("b")
+    s = sub.add_parser("check-falseshare",
+                       help="packed >> aligned invalidations?")
+    s.add_argument("log")
+    s.add_argument("model")
+    args = ap.parse_args(argv)
+
+    try:
+        if args.cmd == "summary":
+            objs = load(args.model)
+            profile, hello, summ = info(objs)
+            print("profile %s, hello %s, %d region lines" %
+                  (profile, "yes" if hello else "NO",
+                   sum(o["kind"] == "region" for o in objs)))
+            if summ:
+                print("model state %.1f MiB, host time %.1f s" %
+                      (summ["state_bytes"] / 2**20, summ["host_seconds"]))
+            return 0
+        if args.cmd == "check-calibration":
+            problems = check_calibration(load(args.model), args.profiles)
+        elif args.cmd == "compare":
+            a, b = comparable(load(args.a)), comparable(load(args.b))
+            problems = []
+            if a != b:
+                diff = next((i for i, (x, y) in enumerate(zip(a, b))
+                             if x != y), min(len(a), len(b)))
+                problems.append("the runs differ from line %d of %d/%d "
+                                "compared lines" % (diff + 1, len(a),
+                                                    len(b)))
+            else:
+                print("identical: %d lines" % len(a))
+        else:
+            sys.path.insert(0, "tools")
+            import results as results_mod
+            envs, res, errs = results_mod.parse_log(args.log)
+            if errs:
+                raise ModelError("%s: %s" % (args.log, errs[0].message))
+            problems, text = check_falseshare(res, load(args.model))
+            sys.stdout.write(text)
+    except (OSError, ModelError) as e:
+        print("model: %s" % e, file=sys.stderr)
+        return 1
+    for p in problems:
+        print("model: %s" % p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""What the cache model costs: one boot under plain TCG, the same boot
+under the cache-model plugin, and the figures side by side
+(docs/cachemodel.md, "Cost of the model").
+
+    model_cost.py --profile core2-2007 [--smp 2] [--cmdline run=default]
+                  [--pairs 1]
+
+Prints, per pair and overall, wall time and CPU time (user + system of
+QEMU) of both boots and their ratio, and the model's state in bytes (the
+plugin's summary line). The host may be shared: run pairs back to back and
+read the spread, not one figure. Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import qemu  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, "build")
+KERNEL = os.path.join(BUILD, "kernel.elf")
+MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
+PROFILES = os.path.join(ROOT, "cachemodel", "profiles.txt")
+MKISO = os.path.join(ROOT, "tools", "mkiso.sh")
+OUT = os.path.join(BUILD, "cost")
+TIMEOUT_S = 1800
+MIB = 1 << 20
+
+
+def image(name, cmdline):
+    path = os.path.join(OUT, name + ".iso")
+    subprocess.run(["sh", MKISO, KERNEL, path, cmdline, "0"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return path
+
+
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def boot(iso, smp, log, plugins=()):
+    """(wall seconds, CPU seconds) of one boot; raises on a failed one."""
+    launch = qemu.Launch(iso, smp=smp, serial="file:" + log,
+                         plugins=plugins, timeout=TIMEOUT_S)
+    before = cpu_seconds()
+    ex, wall = qemu.run(launch, stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if ex.kind != "status" or ex.status != 0:
+        raise RuntimeError("%s: the boot did not end with status 0 (%s)"
+                           % (log, qemu.describe_exit(ex, TIMEOUT_S)))
+    return wall, cpu_seconds() - before
+
+
+def state_bytes(model_file):
+    with open(model_file) as f:
+        for line in f:
+            obj = json.loads(line.split(" ", 1)[1])
+            if obj.get("kind") == "summary":
+                return obj["state_bytes"]
+    raise RuntimeError("%s: no summary line" % model_file)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--smp", default="2")
+    ap.add_argument("--cmdline", default="run=default")
+    ap.add_argument("--pairs", type=int, default=1)
+    args = ap.parse_args(argv)
+    for need in (KERNEL, MODEL_SO):
+        if not os.path.exists(need):
+            print("model_cost: %s missing (make %s)" % (need, need),
+                  file=sys.stderr)
+            return 1
+    os.makedirs(OUT, exist_ok=True)
+    plain_iso = image("plain", args.cmdline)
+    model_iso = image("model", args.cmdline + " cachemodel=" + args.profile)
+    model_file = os.path.join(OUT, "model.jsonl")
+    plugin = qemu.Plugin(MODEL_SO, ["profile=" + args.profile,
+                                    "profiles=" + PROFILES,
+                                    "out=" + model_file])
+    tot = [0.0, 0.0, 0.0, 0.0]
+    print("%-6s %12s %12s %12s %12s %8s %8s" % (
+        "pair", "plain wall", "model wall", "plain CPU", "model CPU",
+        "wall x", "CPU x"))
+    try:
+        for i in range(1, args.pairs + 1):
+            pw, pc = boot(plain_iso, args.smp,
+                          os.path.join(OUT, "plain%d.log" % i))
+            mw, mc = boot(model_iso, args.smp,
+                          os.path.join(OUT, "model%d.log" % i), [plugin])
+            for k, v in enumerate((pw, mw, pc, mc)):
+                tot[k] += v
+            print("%-6d %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
+                  (i, pw, mw, pc, mc, mw / pw, mc / pc))
+        print("%-6s %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
+              ("all", tot[0], tot[1], tot[2], tot[3], tot[1] / tot[0],
+               tot[3] / tot[2]))
+        print("model state: %.1f MiB (profile %s, %s CPUs)" %
+              (state_bytes(model_file) / MIB, args.profile, args.smp))
+    except (RuntimeError, OSError, qemu.LaunchError,
+            subprocess.CalledProcessError) as e:
+        print("model_cost: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
