@@ -96,7 +96,7 @@ struct tp_size {
 /* Quick: bounded so that naive's IPIs (milliseconds each under TCG)
  * keep the experiments boot short; the time cap only matters on a host
  * too loaded to give the vCPUs time (the phase line says so). The
- * budget stays below what the file cache alone can hold
+ * budget stays below what the files alone take in the page cache
  * (TP_CACHE_SLOTS pages), so pressure always comes. */
 static const struct tp_size tp_quick = {128, 15000, 512};
 static const struct tp_size tp_full = {4096, 60000, 768};
@@ -462,7 +462,7 @@ static void warm_up(const struct tp_size *size, uint64_t low_free)
 		if (!full && !cache_stream())
 			break;
 	}
-	kprintf("tlb_purge: warm-up: %lu ms, the file cache holds %u pages\n",
+	kprintf("tlb_purge: warm-up: %lu ms, the page cache holds %u pages of the files\n",
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
 		cache_pages());
 }
@@ -507,7 +507,7 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 	}
 	ph->ipis = sum_sent() - ipis0;
 	kprintf("tlb_purge: %s phase: %lu ms, %lu pages reclaimed (%lu "
-		"file, %lu anonymous) with %lu flushes and %lu IPIs; the file "
+		"file, %lu anonymous) with %lu flushes and %lu IPIs; the page "
 		"cache holds %u pages (%lu read in, %lu evicted so far)%s\n",
 		tlb_policy_name(ph->policy),
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
@@ -741,7 +741,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 	low_free = page_alloc_free_pages() > size->budget_pages ?
 			   page_alloc_free_pages() - size->budget_pages :
 			   0;
-	kprintf("tlb_purge: %u CPUs: CPU 0 streams into a cache and "
+	kprintf("tlb_purge: %u CPUs: CPU 0 streams into the page cache and "
 		"reclaims, %u run jobs of %u spaces x (%u anonymous + %u "
 		"file pages); %u files of %u pages; budget %lu pages; %lu "
 		"reclaimed pages per policy (at most %lu ms); PCIDs %s, "

@@ -1,6 +1,6 @@
 /*
- * Reclaim of anonymous pages through the reverse map, with two TLB
- * policies:
+ * Reclaim of anonymous and page-cache pages through the reverse map,
+ * with two TLB policies:
  *
  *   naive    unmap a page and flush it at once: one shootdown per page
  *            to every CPU that has its space loaded (try_to_unmap with
