@@ -155,6 +155,7 @@ static const struct experiment_param kb_params[] = {
 	{"files", KB_MIN_FILES, KBUILD_MAX_FILES / 2 - 1,
 	 "source files (quick 48, full 400)"},
 	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 5)"},
+	{"trace", 0, 1, "1: also the traced variants (default), 0: not"},
 };
 
 static int kbuild_run(enum experiment_mode mode)
@@ -190,7 +191,10 @@ static int kbuild_run(enum experiment_mode mode)
 	kprintf("kbuild: reference compile (one CPU, no ramfs): objects "
 		"hash %#lx, %lu ms\n", (unsigned long)expect,
 		(unsigned long)(ticks_to_ms_scaled(t1 - t0) / KB_MS_SCALE));
-	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
+	/* The recorded hash holds for the quick tree; reps= and trace= do
+	 * not change it. */
+	if (mode == EXPERIMENT_QUICK &&
+	    custom.corpus.files == kbuild_quick.corpus.files &&
 	    expect != KBUILD_QUICK_EXPECT_HASH) {
 		kprintf("kbuild: quick objects hash %#lx, expected %#llx\n",
 			(unsigned long)expect, KBUILD_QUICK_EXPECT_HASH);
@@ -212,7 +216,7 @@ static int kbuild_run(enum experiment_mode mode)
 	}
 	if (cpus > 1 && !rc)
 		rc |= kb_variant(cpus, expect, figs, &nfig, NULL);
-	if (!rc)
+	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
 	if (rc) {

@@ -19,6 +19,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
+#include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "workloads/tbench.h"
 #include "experiments/trace_variants.h"
@@ -194,6 +195,7 @@ static const struct experiment_param tb_params[] = {
 	{"steps", 1, TB_MAX_STEPS,
 	 "script steps per client (quick 300, full 2000)"},
 	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 7)"},
+	{"trace", 0, 1, "1: also the traced variants (default), 0: not"},
 };
 
 static int tbench_run(enum experiment_mode mode)
@@ -204,6 +206,9 @@ static int tbench_run(enum experiment_mode mode)
 	static struct bench_figure figs[TB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
 	uint64_t free_before = page_alloc_free_pages(), t0, t1;
+	uint64_t kmalloc_before = kmalloc_backend_pages();
+	size_t in_use_before = kmalloc_in_use_bytes();
+	int64_t lost, leaked;
 	struct tbench_check ref;
 	size_t nfig = 0;
 	int rc = 0;
@@ -239,7 +244,11 @@ static int tbench_run(enum experiment_mode mode)
 		(unsigned long)ref.hash,
 		(unsigned long)stats_muldiv(t1 - t0, 1000,
 					    bench_kernel_clock()->hz));
-	if (mode == EXPERIMENT_QUICK && !experiment_params_given() &&
+	/* The recorded checksum holds for the quick script (clients and
+	 * steps); repetitions and trace= do not change it. */
+	if (mode == EXPERIMENT_QUICK &&
+	    custom.clients == tbench_quick.clients &&
+	    custom.steps == tbench_quick.steps &&
 	    (ref.hash != TBENCH_QUICK_EXPECT_HASH ||
 	     ref.bytes != TBENCH_QUICK_EXPECT_BYTES)) {
 		kprintf("tbench: quick checksum %#lx bytes %lu, expected "
@@ -264,14 +273,23 @@ static int tbench_run(enum experiment_mode mode)
 				break;
 		}
 	}
-	if (!rc)
+	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= tb_trace_variants(mode, size, &ref, figs, &nfig,
 					maxpairs);
-	if (page_alloc_free_pages() != free_before) {
-		/* kmalloc keeps slabs cached: report, do not fail. */
-		kprintf("tbench: note: %ld pages fewer free than before "
-			"(kmalloc slab caches)\n",
-			(long)(free_before - page_alloc_free_pages()));
+	/* Pages neither free again nor held by kmalloc's slab caches
+	 * (which keep empty slabs) are leaked: a failure. So are live
+	 * kmalloc objects left behind. */
+	lost = (int64_t)(free_before - page_alloc_free_pages());
+	leaked = lost - (int64_t)(kmalloc_backend_pages() - kmalloc_before);
+	if (lost)
+		kprintf("tbench: %ld pages fewer free than before, %ld of "
+			"them held by kmalloc's caches\n", (long)lost,
+			(long)(lost - leaked));
+	if (leaked > 0 || kmalloc_in_use_bytes() > in_use_before) {
+		kprintf("tbench: LEAK: %ld pages and %ld kmalloc bytes not "
+			"returned after the run\n", (long)leaked,
+			(long)(kmalloc_in_use_bytes() - in_use_before));
+		rc = 1;
 	}
 	if (rc) {
 		kprintf("tbench: FAILED\n");

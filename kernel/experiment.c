@@ -55,11 +55,6 @@ bool experiment_param(const char *name, uint64_t *value)
 	return false;
 }
 
-bool experiment_params_given(void)
-{
-	return ncurrent > 0;
-}
-
 /* The shell's profile command: profile this run whatever profile= says. */
 static bool profile_forced;
 

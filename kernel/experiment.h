@@ -92,8 +92,5 @@ int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
  * parameter name for this run, false when it keeps its default.
  */
 bool experiment_param(const char *name, uint64_t *value);
-/* True when any parameter was set for this run (recorded reference
- * checksums of the default sizes then do not apply). */
-bool experiment_params_given(void);
 
 #endif
