@@ -8,8 +8,8 @@
  * batch (batched); a stale-translation detector under both policies
  * (one CPU reads through a mapping while another unmaps the page, frees
  * it and reuses it with new contents); file regions map page-cache
- * pages, reclaim unmaps such a page from every space and drops its
- * references only after the flush; PCIDs when the CPU has them.
+ * pages, reclaim (also the allocator's hook) unmaps such a page from
+ * every space and drops its references only after the flush; PCIDs when the CPU has them.
  * The multi-CPU tests want 4 CPUs and skip with fewer than they need.
  */
 #include "arch/x86_64/cpu.h"
@@ -606,6 +606,34 @@ KTEST(space, file_mapping_reads_page_cache)
 	space_destroy(b);
 	/* The file's pages outlive the spaces; nobody maps them now. */
 	EXPECT_EQ(truncate_inode_pages(&t.m), 1);
+}
+
+KTEST(space, allocator_reclaim_hook_unmaps_mapped_pages)
+{
+	struct tfile t;
+	struct addr_space *a = space_create("file-hook");
+	struct file_read rd = {a, 0, false};
+	struct vm_translation tr;
+	struct page *pg;
+
+	ASSERT_TRUE(a != NULL);
+	tfile_init(&t);
+	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
+	file_read_fn(&rd);
+	EXPECT_TRUE(rd.ok);
+	pg = mapped_page(a);
+	ASSERT_TRUE(pg != NULL);
+	get_page(pg); /* ours, to look at it afterwards */
+	/* Ask for every cached page: the unmapped ones go first, then the
+	 * mapped one is unmapped and taken out. */
+	reclaim_page_cache(pagecache_lru_pages());
+	EXPECT_FALSE(vm_translate(a, TFILE_VA, &tr));
+	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 0);
+	EXPECT_TRUE(find_get_page(&t.m, 0) == NULL);
+	EXPECT_EQ(page_count(pg), 1);
+	page_cache_release(pg);
+	space_destroy(a);
+	EXPECT_EQ(truncate_inode_pages(&t.m), 0);
 }
 
 /* Victims of the batched test, first then second; before taking the
