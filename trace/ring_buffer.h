@@ -339,7 +339,9 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	     uint32_t len, uint32_t size, uint64_t (*now)(void))
 {
 	unsigned long nesting = READ_ONCE(rb->nesting);
-	unsigned long o, off, in_page, slot, lap, phys, old;
+	unsigned shift = rb->cfg.subbuf_shift;
+	unsigned long mask = rb->subbuf_mask, slot_mask = rb->slot_mask;
+	unsigned long o, in_page, slot, lap, phys, old;
 	uint64_t tsc, last, w;
 	char *rec;
 
@@ -350,24 +352,28 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	o = READ_ONCE(rb->offset);
 	last = READ_ONCE(rb->last_tsc);
 	tsc = now();
-	off = o & rb->subbuf_mask;
 	in_page = o & (RB_PAGE_SIZE - 1);
-	if (unlikely(id >= RB_EXTENDED_ID || off == 0 ||
-		     off + size >= rb->subbuf_size ||
-		     in_page + size > RB_PAGE_SIZE ||
+	/*
+	 * One unsigned compare: 0 < in_page and in_page + size < page size.
+	 * Then the record neither starts a sub-buffer (offset 0 there means
+	 * "to be opened") nor reaches its end (pages divide sub-buffers),
+	 * and it lies in one page.
+	 */
+	if (unlikely(id >= RB_EXTENDED_ID ||
+		     in_page - 1 >= RB_PAGE_SIZE - 1 - size ||
 		     ((tsc - last) >> RB_COMPACT_TS_BITS) != 0 ||
 		     local_cmpxchg(&rb->offset, o, o + size) != o)) {
 		rb_nest_exit(rb);
 		return false;
 	}
 	WRITE_ONCE(rb->last_tsc, tsc);
-	slot = (o >> rb->cfg.subbuf_shift) & rb->slot_mask;
+	slot = (o >> shift) & slot_mask;
 	lap = o >> rb->buf_shift;
 	w = atomic_load_relaxed(&rb->wsb[slot]);
 	if (unlikely(RB_WSB_LAP(w) != (uint32_t)lap))
 		w = rb_claim(rb, slot, (uint32_t)lap);
 	phys = w & RB_WSB_ID_MASK;
-	rec = (char *)rb_page_address(rb, phys, off >> RB_PAGE_SHIFT) +
+	rec = (char *)rb_page_address(rb, phys, (o & mask) >> RB_PAGE_SHIFT) +
 	      in_page;
 	if (at == sizeof(uint64_t)) {
 		uint64_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
@@ -384,7 +390,7 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 		wmb_wc();
 	old = local_fetch_add(&rb->commit[slot * rb->commit_stride],
 			      (unsigned long)size);
-	if (unlikely(old + size == (lap + 1) << rb->cfg.subbuf_shift))
+	if (unlikely(old + size == (lap + 1) << shift))
 		rb_deliver(rb, slot, phys, (uint32_t)lap);
 	rb_nest_exit(rb);
 	return true;
