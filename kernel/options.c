@@ -11,6 +11,7 @@
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
+ *   trace.crash= enum  as crash=, inside trace_export   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
