@@ -178,10 +178,14 @@ VOLATILE_RES = [
 # The memory-type verdict of the environment header comes from measured
 # latencies; under TCG it may read "no" or "unknown" from run to run.
 VERDICT_RE = re.compile(r"^(Memory types\s*: honoured:).*$")
+# The same measured verdict, repeated in some experiments' own lines.
+PLATFORM_VERDICT_RE = re.compile(
+    r"(memory types honoured on this platform:) \w+")
 
 
 def comparable(lines):
-    return [mask(VERDICT_RE.sub(r"\1 #", l)) for l in lines
+    return [mask(PLATFORM_VERDICT_RE.sub(
+        r"\1 #", VERDICT_RE.sub(r"\1 #", l))) for l in lines
             if not any(r.search(l) for r in VOLATILE_RES)]
 
 
