@@ -306,7 +306,8 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 			add_figure(&figs[nfig++], rt[k].name, phase_metric[p],
 				   UNIT_CYCLES, ps[p].ticks, reps, bytes,
 				   size);
-			if (c->miss_idx >= 0)
+			if (c->miss_idx >= 0 &&
+			    !bench_kernel_counters_failed())
 				add_figure(&figs[nfig++], rt[k].name,
 					   phase_miss_metric[p], UNIT_MISSES,
 					   ps[p].misses, reps, bytes, size);
@@ -340,7 +341,7 @@ static void measure_baseline(struct copy_ctx *c, unsigned reps)
 	}
 	add_figure(&figs[nfig++], "no_copy", "bystander", UNIT_CYCLES,
 		   ps.ticks, reps, c->ws_bytes, 0);
-	if (c->miss_idx >= 0)
+	if (c->miss_idx >= 0 && !bench_kernel_counters_failed())
 		add_figure(&figs[nfig++], "no_copy", "bystander_llc_misses",
 			   UNIT_MISSES, ps.misses, reps, c->ws_bytes, 0);
 	bench_report("copy: bystander baseline (no copy in between)", figs,

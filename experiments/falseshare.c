@@ -13,6 +13,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/bench_smp.h"
 #include "kernel/experiment.h"
+#include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
@@ -50,8 +51,9 @@ static int fs_variant(const char *name, bool aligned,
 	struct bench_result agg;
 	struct bench_params p;
 	struct cpumask all;
+	struct bench_overlap ov;
 	uint64_t *packed = NULL, v;
-	unsigned n, ncpu = smp_cpus_online();
+	unsigned n, rank = 0, ncpu = smp_cpus_online();
 	int rc = 0;
 
 	bench_params_default(&p);
@@ -68,19 +70,37 @@ static int fs_variant(const char *name, bool aligned,
 			return 1;
 		memset(packed, 0, ncpu * sizeof(uint64_t));
 	}
-	for (unsigned cpu = 0; cpu < ncpu; cpu++) {
+	/* Counters are indexed by CPU number, which may have gaps (an AP
+	 * that did not answer keeps its number); packed slots go by rank. */
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (!smp_cpu_online(cpu))
+			continue;
+		kassert(rank < ncpu);
 		ctx.counter[cpu] = aligned ? kzalloc_aligned(CACHE_LINE_SIZE,
 							     CACHE_LINE_SIZE) :
-					     &packed[cpu];
+					     &packed[rank];
+		rank++;
 		if (!ctx.counter[cpu])
 			rc = 1;
 	}
 	cpumask_online(&all, false);
 	n = rc ? 0 :
 		 bench_run_cpus(&all, &p, fs_increment, fs_arg_of, &ctx,
-				percpu, ids, MAX_CPUS, &agg);
+				percpu, ids, MAX_CPUS, &agg, &ov);
 	if (n == 0)
 		rc = 1;
+	if (!rc && n > 1) {
+		kprintf("falseshare: %s: the %u CPUs' windows overlapped "
+			"%u.%u%%..%u.%u%% of each repetition's span\n", name, n,
+			ov.min_permille / 10, ov.min_permille % 10,
+			ov.max_permille / 10, ov.max_permille % 10);
+		if (ov.alone_reps)
+			kprintf("falseshare: %s: WARNING: in %u of %u "
+				"repetitions a CPU finished before another "
+				"started (it ran alone): the aggregate is not "
+				"a measurement of sharing\n", name,
+				ov.alone_reps, ov.reps);
+	}
 
 	/* Self-check: every CPU did at least its rounds, exactly. */
 	for (unsigned i = 0; i < n && !rc; i++) {
@@ -104,16 +124,19 @@ static int fs_variant(const char *name, bool aligned,
 		bench_figure_init(&figs[*nfig], "falseshare", v,
 				  "increment", "ns/op", NS_PER_OP_SCALE,
 				  &percpu[i].ns_per_iter);
+		figs[*nfig].capped = percpu[i].capped;
 		figs[(*nfig)++].cpus = 1;
 	}
 	if (!rc) {
 		bench_figure_init(&figs[*nfig], "falseshare", name,
 				  "increment", "ns/op", NS_PER_OP_SCALE,
 				  &agg.ns_per_iter);
+		figs[*nfig].capped = agg.capped;
 		figs[(*nfig)++].cpus = n;
 	}
-	for (unsigned cpu = 0; cpu < ncpu && aligned; cpu++)
-		kfree((void *)ctx.counter[cpu]);
+	for (unsigned cpu = 0; cpu < MAX_CPUS && aligned; cpu++)
+		if (ctx.counter[cpu])
+			kfree((void *)ctx.counter[cpu]);
 	kfree(packed);
 	return rc;
 }

@@ -107,12 +107,14 @@ static void explain(enum bench_tristate v)
 			"are in its own file (docs/cachemodel.md).\n",
 			kopt.cachemodel);
 	if (bench_env_is_tcg()) {
-		kprintf("memtype: verdict: NOT HONOURED here. This is QEMU's "
-			"TCG, which models neither caches nor memory types: "
-			"every access costs the same whatever the PAT says. "
-			"The figures above show emulation speed, not "
-			"hardware; run on a real machine to see the "
-			"difference.\n");
+		kprintf("memtype: verdict: %s (measured). This is QEMU's TCG, "
+			"which models neither caches nor memory types: every "
+			"access is emulated the same way whatever the PAT "
+			"says, so UC and WB should cost the same here. The "
+			"figures above show emulation speed, not hardware; "
+			"run on a real machine to see the difference.\n",
+			v == BENCH_YES ? "HONOURED" :
+			v == BENCH_NO  ? "NOT HONOURED" : "UNCLEAR");
 		return;
 	}
 	if (v == BENCH_YES) {
@@ -209,12 +211,14 @@ static int memtype_run(enum experiment_mode mode)
 		rates_from(&st, &r, b.m.bytes);
 		bench_figure_init(&figs[nfig], "memtype", name, "read", "MB/s",
 				  BENCH_SCALE_DIGITS, &st);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 
 		bench_run(&r, clk, ctr, &p, bench_write, &b);
 		rates_from(&st, &r, b.m.bytes);
 		bench_figure_init(&figs[nfig], "memtype", name, "write",
 				  "MB/s", BENCH_SCALE_DIGITS, &st);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 
 		memchase_build(&b.m);
@@ -227,6 +231,7 @@ static int memtype_run(enum experiment_mode mode)
 		bench_figure_init(&figs[nfig], "memtype", name, "latency",
 				  "tsc-cycles/load", BENCH_SCALE_DIGITS,
 				  &r.ticks_per_iter);
+		figs[nfig].capped = r.capped;
 		figs[nfig++].size = b.m.bytes;
 		if (t == MEMTYPE_WB)
 			lat_wb = r.ticks_per_iter.median;

@@ -19,6 +19,7 @@
 #include "lib/assert.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
+#include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "workloads/tbench.h"
 #include "experiments/trace_variants.h"
@@ -205,6 +206,9 @@ static int tbench_run(enum experiment_mode mode)
 	static struct bench_figure figs[TB_MAX_FIGS];
 	unsigned cpus = smp_cpus_online(), maxpairs = cpus / 2;
 	uint64_t free_before = page_alloc_free_pages(), t0, t1;
+	uint64_t kmalloc_before = kmalloc_backend_pages();
+	size_t in_use_before = kmalloc_in_use_bytes();
+	int64_t lost, leaked;
 	struct tbench_check ref;
 	size_t nfig = 0;
 	int rc = 0;
@@ -272,11 +276,20 @@ static int tbench_run(enum experiment_mode mode)
 	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= tb_trace_variants(mode, size, &ref, figs, &nfig,
 					maxpairs);
-	if (page_alloc_free_pages() != free_before) {
-		/* kmalloc keeps slabs cached: report, do not fail. */
-		kprintf("tbench: note: %ld pages fewer free than before "
-			"(kmalloc slab caches)\n",
-			(long)(free_before - page_alloc_free_pages()));
+	/* Pages neither free again nor held by kmalloc's slab caches
+	 * (which keep empty slabs) are leaked: a failure. So are live
+	 * kmalloc objects left behind. */
+	lost = (int64_t)(free_before - page_alloc_free_pages());
+	leaked = lost - (int64_t)(kmalloc_backend_pages() - kmalloc_before);
+	if (lost)
+		kprintf("tbench: %ld pages fewer free than before, %ld of "
+			"them held by kmalloc's caches\n", (long)lost,
+			(long)(lost - leaked));
+	if (leaked > 0 || kmalloc_in_use_bytes() > in_use_before) {
+		kprintf("tbench: LEAK: %ld pages and %ld kmalloc bytes not "
+			"returned after the run\n", (long)leaked,
+			(long)(kmalloc_in_use_bytes() - in_use_before));
+		rc = 1;
 	}
 	if (rc) {
 		kprintf("tbench: FAILED\n");

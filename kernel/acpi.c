@@ -18,6 +18,7 @@
 #include "lib/assert.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
+#include "mm/fwmap.h"
 #include "lib/string.h"
 
 /* ---- On-disk layouts ---------------------------------------------------- */
@@ -273,6 +274,35 @@ static const void *map_range(acpi_map_fn map, void *arg, uint64_t phys,
 	if (len == 0 || phys + len < phys)
 		return NULL;
 	return map(phys, len, arg);
+}
+
+const void *acpi_guarded_map(uint64_t phys, size_t len, void *arg)
+{
+	struct acpi_guard *g = arg;
+	enum fwmap_range_verdict v =
+		fwmap_check_range(g->map, phys, len, g->phys_bits);
+	bool noted = g->last_noted == phys && (g->refused || g->suspicious);
+
+	if (fwmap_range_refused(v)) {
+		if (!noted)
+			kprintf("acpi: [%#llx +%#zx) refused: %s (%u-bit "
+				"physical addresses)\n",
+				(unsigned long long)phys, len,
+				fwmap_range_verdict_name(v), g->phys_bits);
+		g->refused++;
+		g->last_noted = phys;
+		return NULL;
+	}
+	if (v == FWMAP_RANGE_USABLE) {
+		if (!noted)
+			kprintf("acpi: [%#llx +%#zx) lies in usable RAM: "
+				"suspicious (firmware should reserve its "
+				"tables), used\n",
+				(unsigned long long)phys, len);
+		g->suspicious++;
+		g->last_noted = phys;
+	}
+	return g->inner(phys, len, g->inner_arg);
 }
 
 /* Copy n chars, replacing anything unprintable by '?', and terminate. */

@@ -26,6 +26,30 @@
  */
 typedef const void *(*acpi_map_fn)(uint64_t phys, size_t len, void *arg);
 
+struct fwmap;
+
+/*
+ * A guard in front of a map callback: every physical range the parser
+ * follows (RSDP, RSDT/XSDT entries, the RSDP's XSDT address, the FADT's
+ * DSDT and FACS) is checked against the CPU's physical address width and
+ * the memory map (fwmap_check_range()) before inner sees it. A range
+ * beyond the width, wrapping, or overlapping the kernel is refused with
+ * an "acpi: ..." line (the parser then skips that table only); one in
+ * usable RAM is suspicious but legal: noted once, then mapped.
+ */
+struct acpi_guard {
+	const struct fwmap *map;	/* sanitised, with the kernel's ranges */
+	unsigned int phys_bits;		/* CPUID MAXPHYADDR */
+	acpi_map_fn inner;
+	void *inner_arg;
+	uint64_t last_noted;		/* base of the last range reported */
+	unsigned int refused, suspicious;
+};
+
+/* An acpi_map_fn: arg is a struct acpi_guard. NULL for a refused range,
+ * else whatever guard->inner returns. */
+const void *acpi_guarded_map(uint64_t phys, size_t len, void *arg);
+
 /* Capacity of struct acpi_info; entries beyond these are counted, not kept. */
 #define ACPI_MAX_CPUS		256
 #define ACPI_MAX_IOAPICS	16

@@ -1,10 +1,12 @@
 /*
  * acpi_init() and the parse result it keeps (see acpi_boot.h).
  */
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/power.h"
 #include "kernel/acpi_boot.h"
 #include "kernel/multiboot2.h"
 #include "lib/compiler.h"
+#include "mm/page_alloc.h"
 #include "mm/vm.h"
 
 static struct acpi_info acpi;
@@ -16,7 +18,8 @@ const struct acpi_info *acpi_tables(void)
 }
 
 /* ACPI tables are ordinary write-back memory; phys_map() adds them to
- * the direct map when they lie outside RAM. */
+ * the direct map when they lie outside RAM. Only ranges the guard
+ * (acpi_guarded_map()) let through get here. */
 static const void *acpi_map(uint64_t phys, size_t len, void *arg __unused)
 {
 	if (len == 0 || phys + len < phys)
@@ -27,6 +30,11 @@ static const void *acpi_map(uint64_t phys, size_t len, void *arg __unused)
 void acpi_init(void)
 {
 	struct acpi_rsdp_src src = {0};
+	struct acpi_guard guard = {
+		.map = page_alloc_fwmap(),
+		.phys_bits = cpu_info.phys_addr_bits,
+		.inner = acpi_map,
+	};
 
 	if (boot_info.rsdp_version >= 2) {
 		src.mb2_new = boot_info.rsdp;
@@ -36,7 +44,7 @@ void acpi_init(void)
 		src.mb2_old_len = boot_info.rsdp_len;
 	}
 	src.bios_scan = true;
-	acpi_ok = acpi_parse(&acpi, &src, acpi_map, NULL) == 0;
+	acpi_ok = acpi_parse(&acpi, &src, acpi_guarded_map, &guard) == 0;
 	acpi_print(&acpi);
 	if (acpi_ok && acpi.reset_supported &&
 	    acpi.reset_reg.space_id == ACPI_GAS_IO &&

@@ -5,6 +5,7 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/bench_env.h"
+#include "kernel/cache_sweep.h"
 #include "kernel/memtype_check.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
@@ -37,11 +38,28 @@ static const enum pmu_event counter_events[] = {
 static const char *const counter_names[] = {"cycles", "instructions",
 					    "llc_references", "llc_misses"};
 static struct pmu_session session;
+static bool counters_failed;
 
+/* A session that cannot start leaves every figure taken with these
+ * counters unmeasured, never zero: it is remembered, said once, and
+ * bench_kernel_counters_failed() tells the experiments. */
 static void counters_start(void *ctx)
 {
 	(void)ctx;
-	pmu_start(&session, counter_events, ARRAY_SIZE(counter_events));
+	if (pmu_start(&session, counter_events,
+		      ARRAY_SIZE(counter_events)) == 0)
+		return;
+	if (!counters_failed)
+		kprintf("bench: pmu_start() failed (%u events, %u general "
+			"counters): counter figures are not measured\n",
+			(unsigned)ARRAY_SIZE(counter_events),
+			pmu_caps()->gp_counters);
+	counters_failed = true;
+}
+
+bool bench_kernel_counters_failed(void)
+{
+	return counters_failed;
 }
 
 static void counters_stop(void *ctx)
@@ -66,10 +84,13 @@ static const struct bench_counters pmu_counters = {
 
 const struct bench_counters *bench_kernel_counters(void)
 {
+	if (!pmu_caps()->present || counters_failed ||
+	    pmu_caps()->gp_counters < ARRAY_SIZE(counter_events))
+		return NULL;
 	for (unsigned i = 0; i < ARRAY_SIZE(counter_events); i++)
 		if (!pmu_event_available(counter_events[i]))
 			return NULL;
-	return pmu_caps()->present ? &pmu_counters : NULL;
+	return &pmu_counters;
 }
 
 bool bench_env_is_tcg(void)
@@ -103,7 +124,15 @@ void bench_env_report(void)
 	memset(&env, 0, sizeof(env));
 	env.cpu_model = brand;
 	env.hypervisor = cpu_info.hypervisor[0] ? cpu_info.hypervisor : NULL;
-	env.caches_modelled = !bench_env_is_tcg();
+	env.caches_modelled = cache_sweep_caches_modelled();
+	if (cache_sweep_verdict() == BENCH_NO && memtypes == BENCH_YES) {
+		/* UC slower than WB needs a cache to skip: with a flat
+		 * sweep the two measurements contradict each other. */
+		kprintf("bench: the memtype probe says honoured but the "
+			"latency sweep finds no cache: memtypes_honoured "
+			"unknown\n");
+		memtypes = BENCH_UNKNOWN;
+	}
 	env.cpus_online = smp_cpus_online();
 	env.ram_bytes = page_alloc_total_pages() << 12;
 	env.tsc_hz = tsc_hz();

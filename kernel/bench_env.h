@@ -12,6 +12,10 @@
 const struct bench_clock *bench_kernel_clock(void);
 /* Cycles, instructions, LLC references and misses; NULL without a PMU. */
 const struct bench_counters *bench_kernel_counters(void);
+/* True once a counter session failed to start: figures read through
+ * bench_kernel_counters() since are not measured and must not be
+ * published (they would read as zero). */
+bool bench_kernel_counters_failed(void);
 /* Print the environment header once per boot (later calls do nothing). */
 void bench_env_report(void);
 /* The memory-type verdict the header states (set by the probe). */

@@ -11,6 +11,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/bench_smp.h"
 #include "lib/assert.h"
+#include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 
@@ -23,6 +24,9 @@ struct run {
 	uint64_t iters;
 	struct smp_barrier barrier;
 	struct bench_samples samples[MAX_CPUS];
+	/* Each CPU's window per measured repetition, for the overlap. */
+	uint64_t win_start[MAX_CPUS][BENCH_MAX_REPS];
+	uint64_t win_end[MAX_CPUS][BENCH_MAX_REPS];
 };
 
 static void participant(void *arg)
@@ -39,7 +43,9 @@ static void participant(void *arg)
 	}
 	for (unsigned rep = 0; rep < r->p->reps; rep++) {
 		smp_barrier_wait(&r->barrier);
+		r->win_start[cpu][rep] = r->clk->now();
 		bench_sample_once(s, r->clk, NULL, r->fn, fn_arg);
+		r->win_end[cpu][rep] = r->clk->now();
 	}
 }
 
@@ -47,11 +53,14 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 			const struct bench_params *p, bench_fn fn,
 			void *(*arg_of)(unsigned cpu, void *ctx), void *ctx,
 			struct bench_result *percpu, unsigned *cpus_out,
-			unsigned max, struct bench_result *agg)
+			unsigned max, struct bench_result *agg,
+			struct bench_overlap *ov)
 {
 	static struct run run; /* large: not on a kernel stack */
+	static uint64_t st[MAX_CPUS], en[MAX_CPUS];
 	struct cpumask online;
-	unsigned n = 0;
+	unsigned n = 0, ran;
+	bool capped;
 
 	kassert(p->reps >= 1 && p->reps <= BENCH_MAX_REPS);
 	cpumask_clear(&online);
@@ -69,17 +78,39 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 	run.arg_of = arg_of;
 	run.ctx = ctx;
 	run.iters = bench_calibrate(run.clk, p, fn,
-				    arg_of(smp_this_cpu(), ctx), NULL);
+				    arg_of(smp_this_cpu(), ctx), &capped);
 	smp_barrier_init(&run.barrier, n);
-	smp_run_on(&online, participant, &run);
+	/* smp_run_on() waits for busy slots, so all n reach the barrier. */
+	ran = smp_run_on(&online, participant, &run);
+	kassert(ran == n);
 
 	for (unsigned cpu = 0, i = 0; cpu < MAX_CPUS && i < n; cpu++) {
 		if (!cpumask_test(&online, cpu))
 			continue;
 		bench_result_from_samples(&percpu[i], &run.samples[cpu],
 					  run.clk->hz, NULL);
+		percpu[i].capped = capped;
 		cpus_out[i++] = cpu;
 	}
 	bench_aggregate(agg, percpu, n);
+	if (ov) {
+		ov->reps = p->reps;
+		ov->min_permille = BENCH_OVERLAP_FULL;
+		ov->max_permille = 0;
+		ov->alone_reps = 0;
+		for (unsigned rep = 0; rep < p->reps; rep++) {
+			unsigned o;
+
+			for (unsigned i = 0; i < n; i++) {
+				st[i] = run.win_start[cpus_out[i]][rep];
+				en[i] = run.win_end[cpus_out[i]][rep];
+			}
+			o = bench_window_overlap(st, en, n);
+			ov->min_permille = MIN(ov->min_permille, o);
+			ov->max_permille = MAX(ov->max_permille, o);
+			if (o == 0)
+				ov->alone_reps++;
+		}
+	}
 	return n;
 }

@@ -15,12 +15,20 @@
  * p->warmup + p->reps rounds, each started by a barrier. fn gets
  * arg_of(cpu, ctx) as its argument. percpu[] receives one result per
  * participating CPU (in CPU order, at most max), *cpus_out their ids,
- * agg the aggregate. Returns the number of CPUs that ran, 0 on error.
+ * agg the aggregate, *ov (if not NULL) how well the CPUs' windows
+ * overlapped. Returns the number of CPUs that ran, 0 on error.
  */
+struct bench_overlap {
+	unsigned reps;		/* measured repetitions */
+	unsigned min_permille;	/* worst repetition (bench_window_overlap) */
+	unsigned max_permille;	/* best repetition */
+	unsigned alone_reps;	/* repetitions where some CPU ran alone */
+};
 unsigned bench_run_cpus(const struct cpumask *mask,
 			const struct bench_params *p, bench_fn fn,
 			void *(*arg_of)(unsigned cpu, void *ctx), void *ctx,
 			struct bench_result *percpu, unsigned *cpus_out,
-			unsigned max, struct bench_result *agg);
+			unsigned max, struct bench_result *agg,
+			struct bench_overlap *ov);
 
 #endif

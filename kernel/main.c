@@ -23,6 +23,7 @@
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
 #include "kernel/acpi_boot.h"
+#include "kernel/cache_sweep.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
@@ -85,7 +86,7 @@ static void vm_init_from_boot_info(void)
 {
 	const struct boot_framebuffer *fb = &boot_info.fb;
 
-	if (fb->present && fb->type == MB2_FB_TYPE_RGB)
+	if (fb->present && fb->type == MB2_FB_TYPE_RGB && !fb->refused)
 		vm_init(fb->addr, (uint64_t)fb->pitch * fb->height);
 	else
 		vm_init(0, 0);
@@ -107,10 +108,47 @@ static void memory_report(void)
 	pt_walk(&kernel_space, (uint64_t)phys_to_virt(boot_info.mbi_phys));
 }
 
+/*
+ * Check the loader's framebuffer before anything draws into it: against
+ * the firmware's map with the kernel image carved out (page_alloc has not
+ * run yet), the CPU's physical width and the boot direct map.
+ */
+static void check_framebuffer(void)
+{
+	static struct fwmap_entry raw[BOOT_MAX_MMAP], storage[BOOT_MAX_MMAP + 8];
+	struct boot_framebuffer *fb = &boot_info.fb;
+	struct fwmap map;
+
+	if (!fb->present)
+		return;
+	for (unsigned i = 0; i < boot_info.mmap_count; i++)
+		raw[i] = (struct fwmap_entry){boot_info.mmap[i].base,
+					      boot_info.mmap[i].len,
+					      boot_info.mmap[i].type};
+	fwmap_init(&map, storage, BOOT_MAX_MMAP + 8);
+	map.quiet = true; /* page_alloc reports the map's problems */
+	fwmap_sanitize(&map, raw, boot_info.mmap_count);
+	fwmap_reserve(&map, (uint64_t)__kernel_phys_start,
+		      (uint64_t)__kernel_phys_end -
+			      (uint64_t)__kernel_phys_start,
+		      FWMAP_KERNEL);
+	fb->refused = mb2_framebuffer_problem(fb, &map,
+					      cpu_info.phys_addr_bits,
+					      EARLY_DIRECT_MAP_SIZE);
+	if (fb->refused)
+		kprintf("console: framebuffer %ux%u pitch %u at %#llx "
+			"refused (%s): no screen console\n", fb->width,
+			fb->height, fb->pitch, (unsigned long long)fb->addr,
+			fb->refused);
+}
+
 static void setup_screen_console(void)
 {
 	const struct boot_framebuffer *fb = &boot_info.fb;
 
+	check_framebuffer();
+	if (fb->refused)
+		return;
 	if (fb->present && fb->type == MB2_FB_TYPE_EGA_TEXT &&
 	    (kopt.consoles & CONSOLE_VGA)) {
 		vga_init(phys_to_virt(fb->addr), fb->width, fb->height);
@@ -140,6 +178,12 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	 * about to reuse. */
 	mb2_parse(phys_to_virt(mbi_phys), mbi_phys);
 	options_parse(boot_info.cmdline);
+
+	gdt_init_cpu(&boot_cpu_tables);
+	idt_init();
+	fault_init();
+	cpu_identify();
+	/* After cpu_identify(): the framebuffer check needs MAXPHYADDR. */
 	setup_screen_console();
 	/* Serial was registered before the command line could be read. */
 	if (!(kopt.consoles & CONSOLE_SERIAL) && serial_present()) {
@@ -151,11 +195,6 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 				"is no other console; keeping serial\n");
 		}
 	}
-
-	gdt_init_cpu(&boot_cpu_tables);
-	idt_init();
-	fault_init();
-	cpu_identify();
 	fpu_init_cpu();
 
 	console_print_list();
@@ -203,6 +242,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	apic_print();
 	pmu_init();
 	pmu_print();
+	cache_sweep_run();
+	if (log_enabled(LOG_INFO))
+		cache_sweep_print();
 	smp_init();
 	smp_print();
 	cpu_sti();

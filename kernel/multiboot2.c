@@ -7,6 +7,7 @@
 #include "kernel/multiboot2.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/fwmap.h"
 
 struct boot_info boot_info;
 
@@ -32,14 +33,20 @@ struct mb2_tag_framebuffer {
 #define MB2_MAX_TOTAL_SIZE (1u << 20)
 #define MB2_HEADER_SIZE 8
 
-static void copy_string(char *dst, size_t cap, const struct mb2_tag *tag)
+/* Copy the tag's string into dst (cap bytes, always terminated). Returns
+ * the string's length in the tag (up to its NUL or the tag's end), which
+ * is >= cap when the copy was truncated. */
+static size_t copy_string(char *dst, size_t cap, const struct mb2_tag *tag)
 {
-	size_t n = tag->size - sizeof(*tag);
+	const char *src = (const char *)(tag + 1);
+	size_t room = tag->size - sizeof(*tag), len = 0, n;
 
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, (const char *)(tag + 1), n);
+	while (len < room && src[len])
+		len++;
+	n = len < cap ? len : cap - 1;
+	memcpy(dst, src, n);
 	dst[n] = '\0';
+	return len;
 }
 
 static void parse_mmap(const struct mb2_tag *tag)
@@ -111,12 +118,12 @@ bool mb2_parse(const void *mbi, uint64_t mbi_phys)
 	uint32_t off = MB2_HEADER_SIZE;
 
 	boot_info.mbi_phys = mbi_phys;
-	boot_info.mbi_size = total;
 	if (total < MB2_HEADER_SIZE || total > MB2_MAX_TOTAL_SIZE) {
 		kprintf("multiboot2: implausible total size %u, ignoring the "
 			"boot information\n", total);
 		return false;
 	}
+	boot_info.mbi_size = total;
 	while (off + sizeof(struct mb2_tag) <= total) {
 		const struct mb2_tag *tag = (const void *)(base + off);
 
@@ -129,11 +136,17 @@ bool mb2_parse(const void *mbi, uint64_t mbi_phys)
 		}
 		switch (tag->type) {
 		case MB2_TAG_CMDLINE:
-			copy_string(boot_info.cmdline, sizeof(boot_info.cmdline),
-				    tag);
+			boot_info.cmdline_len = (uint32_t)copy_string(
+				boot_info.cmdline, sizeof(boot_info.cmdline),
+				tag);
+			if (boot_info.cmdline_len >= sizeof(boot_info.cmdline))
+				kprintf("multiboot2: the command line is %u "
+					"bytes, the kernel keeps %zu: the rest "
+					"is ignored\n", boot_info.cmdline_len,
+					sizeof(boot_info.cmdline) - 1);
 			break;
 		case MB2_TAG_BOOTLOADER:
-			copy_string(boot_info.loader, sizeof(boot_info.loader),
+			(void)copy_string(boot_info.loader, sizeof(boot_info.loader),
 				    tag);
 			break;
 		case MB2_TAG_MODULE:
@@ -164,6 +177,39 @@ bool mb2_parse(const void *mbi, uint64_t mbi_phys)
 		off += ALIGN_UP(tag->size, MB2_TAG_ALIGN);
 	}
 	return true;
+}
+
+const char *mb2_framebuffer_problem(const struct boot_framebuffer *fb,
+				    const struct fwmap *map,
+				    unsigned int phys_bits, uint64_t reach)
+{
+	uint64_t bytes = (uint64_t)fb->pitch * fb->height;
+	enum fwmap_range_verdict v;
+
+	if (!fb->present)
+		return "no framebuffer";
+	if (fb->width == 0 || fb->height == 0 || fb->pitch == 0)
+		return "zero width, height or pitch";
+	if (fb->type == MB2_FB_TYPE_EGA_TEXT) {
+		if ((uint64_t)fb->width * EGA_TEXT_CELL_BYTES > fb->pitch)
+			return "pitch shorter than a line of text cells";
+		if (fb->addr < VGA_WINDOW_START || fb->addr > VGA_WINDOW_END ||
+		    bytes > VGA_WINDOW_END - fb->addr)
+			return "text screen outside the VGA window "
+			       "0xa0000-0xbffff";
+		return NULL;
+	}
+	if (fb->type != MB2_FB_TYPE_RGB)
+		return "indexed colour is not supported";
+	if (fb->bpp == 0 || fb->bpp > 32 ||
+	    ((uint64_t)fb->width * fb->bpp + 7) / 8 > fb->pitch)
+		return "pitch shorter than a line of pixels";
+	v = fwmap_check_range(map, fb->addr, bytes, phys_bits);
+	if (fwmap_range_refused(v) || v == FWMAP_RANGE_USABLE)
+		return fwmap_range_verdict_name(v);
+	if (fb->addr + bytes > reach)
+		return "beyond the memory the kernel maps at boot";
+	return NULL;
 }
 
 const char *mb2_mmap_type_name(uint32_t type)
@@ -203,11 +249,13 @@ void mb2_print(void)
 	}
 	if (fb->present)
 		kprintf("boot: framebuffer %ux%u, %u bpp, pitch %u, at %#llx "
-			"(%s)\n", fb->width, fb->height, fb->bpp, fb->pitch,
+			"(%s)%s%s\n", fb->width, fb->height, fb->bpp, fb->pitch,
 			(unsigned long long)fb->addr,
 			fb->type == MB2_FB_TYPE_EGA_TEXT ? "EGA text" :
 			fb->type == MB2_FB_TYPE_RGB	 ? "RGB" :
-							   "indexed");
+							   "indexed",
+			fb->refused ? ": refused, " : "",
+			fb->refused ? fb->refused : "");
 	else
 		kprintf("boot: no framebuffer information\n");
 	kprintf("boot: ACPI RSDP %s\n",

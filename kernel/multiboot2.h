@@ -51,6 +51,7 @@ struct mb2_mmap_entry {
 
 struct boot_framebuffer {
 	bool present;
+	const char *refused; /* NULL, or why the kernel will not draw in it */
 	uint8_t type; /* MB2_FB_TYPE_* */
 	uint64_t addr; /* physical */
 	uint32_t pitch, width, height;
@@ -65,6 +66,8 @@ struct boot_module {
 struct boot_info {
 	uint64_t mbi_phys, mbi_size; /* where GRUB left the original */
 	char cmdline[BOOT_CMDLINE_MAX];
+	uint32_t cmdline_len; /* as the loader gave it; > BOOT_CMDLINE_MAX - 1
+				 when cmdline holds a truncated copy */
 	char loader[64];
 	unsigned mmap_count;
 	struct mb2_mmap_entry mmap[BOOT_MAX_MMAP];
@@ -87,6 +90,27 @@ extern struct boot_info boot_info;
  */
 bool mb2_parse(const void *mbi, uint64_t mbi_phys);
 void mb2_print(void);
+
+struct fwmap;
+
+/* The legacy VGA window the EGA text mode lives in. */
+#define VGA_WINDOW_START 0xa0000ull
+#define VGA_WINDOW_END 0xc0000ull
+#define EGA_TEXT_CELL_BYTES 2
+
+/*
+ * Whether the kernel may draw into fb. EGA text: width and height non-zero,
+ * pitch at least a line of cells, the whole screen inside the VGA window
+ * (so no geometry can make the console write into low memory or the
+ * kernel). RGB: non-zero geometry, a pitch that holds a line, and pitch x
+ * height bytes at addr that are neither usable RAM nor the kernel
+ * (fwmap_check_range() over map), inside 2^phys_bits and below reach (the
+ * first byte the kernel cannot map yet). Returns NULL when usable, else
+ * the reason, a constant string. Indexed colour is never usable.
+ */
+const char *mb2_framebuffer_problem(const struct boot_framebuffer *fb,
+				    const struct fwmap *map,
+				    unsigned int phys_bits, uint64_t reach);
 const char *mb2_mmap_type_name(uint32_t type);
 
 #endif

@@ -14,6 +14,7 @@
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
+ *   cpuhole=   number  1..255: leave that CPU number unstarted (tests)  0
  *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
  *   nopcid     flag    do not use PCIDs                 off
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
@@ -75,6 +76,9 @@ static const struct option_desc options[] = {
 	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
 	 "experiment size: quick (tests, make run) or full (make bench)"},
+	{"cpuhole", OPT_UINT, OFF(cpuhole), NULL, 1, MAX_CPUS - 1,
+	 "test: do not start the AP that would get this CPU number, as if "
+	 "it did not answer (online CPU numbers then have a gap)"},
 	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
 	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
 	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
@@ -223,14 +227,19 @@ unsigned options_parse(const char *line)
 void options_print(void)
 {
 	kprintf("options: console=%s%s%s exit=%s ktest=%s run=%s maxcpus=%u "
-		"loglevel=%u runmode=%s%s%s%s",
+		"loglevel=%u runmode=%s%s%s%s%s",
 		kopt.consoles & CONSOLE_SERIAL ? "serial," : "",
 		kopt.consoles & CONSOLE_VGA ? "vga," : "",
 		kopt.consoles & CONSOLE_FB ? "fb" : "", exit_names[kopt.exit],
 		kopt.ktest, kopt.run, kopt.maxcpus, kopt.loglevel,
 		runmode_names[kopt.runmode], kopt.nosmp ? " nosmp" : "",
-		kopt.poison ? " poison" : "", kopt.nopcid ? " nopcid" : "");
+		kopt.poison ? " poison" : "", kopt.icount ? " icount" : "",
+		kopt.nopcid ? " nopcid" : "");
 	if (kopt.tlb_ceiling)
 		kprintf(" tlb.ceiling=%u", kopt.tlb_ceiling);
+	if (kopt.profile)
+		kprintf(" profile=%u", kopt.profile);
+	if (kopt.cpuhole)
+		kprintf(" cpuhole=%u", kopt.cpuhole);
 	kprintf("\n");
 }

@@ -44,6 +44,7 @@ struct kernel_options {
 	bool poison; /* fill freed pages with a pattern */
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
+	unsigned cpuhole; /* 0, or a CPU number left unstarted (tests) */
 	/* The trace_export experiment: buffer memory type, export size. */
 	char trace_memtype[OPT_STRING_MAX];
 	unsigned trace_export_kib;

@@ -216,9 +216,16 @@ unsigned smp_run_on(const struct cpumask *mask, void (*fn)(void *),
 {
 	unsigned self = smp_this_cpu(), n = 0;
 
-	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
-		if (cpumask_test(mask, cpu) && smp_work_post(cpu, fn, arg))
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		if (cpu == self || !cpumask_test(mask, cpu) ||
+		    !smp_cpu_online(cpu))
+			continue;
+		/* A busy slot finishes its item: wait for it rather than
+		 * leave this CPU out of a run whose barriers count it. */
+		smp_work_wait(cpu);
+		if (smp_work_post(cpu, fn, arg))
 			n++;
+	}
 	if (cpumask_test(mask, self)) {
 		fn(arg);
 		n++;

@@ -72,7 +72,10 @@ bool smp_work_post(unsigned cpu, void (*fn)(void *), void *arg);
 /* Wait until CPU cpu's work slot is idle again. */
 void smp_work_wait(unsigned cpu);
 /* Run fn(arg) on every online CPU in mask as work items, the caller's own
- * CPU included (run last, in place), and wait for all. Returns the count. */
+ * CPU included (run last, in place), and wait for all. A CPU whose slot
+ * is busy is waited for, not skipped, so every online CPU of mask runs fn
+ * and callers may size barriers by the online CPUs of mask. Returns how
+ * many CPUs ran fn (offline CPUs in mask are not counted). */
 unsigned smp_run_on(const struct cpumask *mask, void (*fn)(void *),
 		    void *arg);
 

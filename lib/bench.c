@@ -4,6 +4,7 @@
  */
 #include "lib/bench.h"
 #include "lib/assert.h"
+#include "lib/compiler.h"
 #include "lib/atomic.h"
 
 /* Picoseconds per second: ns_per_iter is in ns * BENCH_SCALE. */
@@ -216,4 +217,27 @@ uint64_t bench_rate_scaled(uint64_t amount, uint64_t ticks, uint64_t hz)
 	if (hz <= UINT64_MAX / BENCH_SCALE)
 		return stats_muldiv(amount, hz * BENCH_SCALE, ticks);
 	return per_sec * BENCH_SCALE;
+}
+
+unsigned bench_window_overlap(const uint64_t *start, const uint64_t *end,
+			      unsigned n)
+{
+	uint64_t first_start, last_start, first_end, last_end;
+
+	kassert(n > 0);
+	first_start = last_start = start[0];
+	first_end = last_end = end[0];
+	for (unsigned i = 0; i < n; i++) {
+		kassert(end[i] >= start[i]);
+		first_start = MIN(first_start, start[i]);
+		last_start = MAX(last_start, start[i]);
+		first_end = MIN(first_end, end[i]);
+		last_end = MAX(last_end, end[i]);
+	}
+	if (first_end <= last_start)
+		return 0;
+	if (last_end == first_start)
+		return BENCH_OVERLAP_FULL;
+	return (unsigned)((first_end - last_start) * BENCH_OVERLAP_FULL /
+			  (last_end - first_start));
 }

@@ -159,6 +159,19 @@ void bench_result_from_samples(struct bench_result *res,
 void bench_aggregate(struct bench_result *agg,
 		     const struct bench_result *percpu, unsigned ncpus);
 
+/*
+ * How well n CPUs' windows [start[i], end[i]) of one repetition
+ * overlapped: the time all of them were running (latest start to
+ * earliest end) over the span from the earliest start to the latest end,
+ * in per mille. 1000: they ran exactly together; 0: some CPU ended
+ * before another started, so at least one ran alone. The aggregate of
+ * bench_aggregate() assumes the CPUs ran together; this says whether they
+ * did. n == 1 gives 1000.
+ */
+#define BENCH_OVERLAP_FULL 1000u
+unsigned bench_window_overlap(const uint64_t *start, const uint64_t *end,
+			      unsigned n);
+
 /* Calibrate, warm up, measure p->reps repetitions, compute statistics. */
 void bench_run(struct bench_result *res, const struct bench_clock *clk,
 	       const struct bench_counters *ctr, const struct bench_params *p,

@@ -316,6 +316,8 @@ int bench_format_result_line(char *buf, size_t size,
 		sb_kv_u64(&sb, "size", f->size);
 	if (f->clients)
 		sb_kv_u64(&sb, "clients", f->clients);
+	if (f->capped)
+		sb_kv_bool(&sb, "capped", true);
 	sb_kv_bool(&sb, "caches_modelled", caches_modelled);
 	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
 	sb_puts(&sb, "}\n");
@@ -422,6 +424,7 @@ void bench_figure_init(struct bench_figure *f, const char *experiment,
 	f->cpus = 1;
 	f->size = 0;
 	f->clients = 0;
+	f->capped = false;
 }
 
 void bench_result_print(const struct bench_figure *f)
@@ -548,6 +551,13 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 			cells[c] = row[c];
 		table_emit_row(cells, width);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (figs[i].capped)
+			emit_printf("note: %s %s: capped: the iteration count "
+				    "hit its maximum before the minimum time, "
+				    "so its repetitions are shorter than asked "
+				    "(noisier)\n", figs[i].variant,
+				    figs[i].metric);
 }
 
 void bench_report(const char *title, const struct bench_figure *figs,

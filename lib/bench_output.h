@@ -83,6 +83,9 @@ struct bench_figure {
 	unsigned cpus;		/* CPUs that ran the work, >= 1 */
 	uint64_t size;		/* bytes per operation; 0 = not applicable */
 	unsigned clients;	/* client count; 0 = not applicable */
+	bool capped;		/* from bench_result.capped: max_iters was
+				   reached before min_time_ns, so each
+				   repetition is shorter than asked */
 };
 
 /* Where output lines go: one call per complete line (with its '\n'). */

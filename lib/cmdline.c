@@ -3,8 +3,10 @@
  *   token := key | key "=" value
  *   key   := [A-Za-z0-9_.-]+
  *   value := bare characters up to whitespace | '"' anything but '"' '"'
- * A token that breaks the grammar is reported and skipped whole, so one
- * typo never hides the options after it.
+ * A quote is special only where it opens a value (key="..."); anywhere
+ * else it is a bad character. A token that breaks the grammar is reported
+ * and skipped up to the next whitespace, so one typo (a stray quote, an
+ * unterminated one) never hides the options after it.
  */
 #include "lib/cmdline.h"
 
@@ -28,18 +30,15 @@ void cmdline_iter_init(struct cmdline_iter *it, const char *line)
 	it->error_len = 0;
 }
 
-/* Skip to the end of a malformed token (respecting quotes) and report. */
+/* Skip to the end of a malformed token (the next whitespace: a quote in
+ * a bad token opens nothing) and report. */
 static enum cmdline_status fail(struct cmdline_iter *it, const char *start,
 				const char *why)
 {
 	const char *p = it->p;
-	bool quoted = false;
 
-	while (*p && (quoted || !is_space(*p))) {
-		if (*p == '"')
-			quoted = !quoted;
+	while (*p && !is_space(*p))
 		p++;
-	}
 	it->error = why;
 	it->error_at = start;
 	it->error_len = (size_t)(p - start);
@@ -75,17 +74,10 @@ enum cmdline_status cmdline_next(struct cmdline_iter *it,
 			while (*it->p && *it->p != '"')
 				it->p++;
 			if (!*it->p) {
-				it->p = start;
-				it->p += tok->key_len;
-				/* Consume the rest of the line: the quote
-				 * swallowed it. */
-				while (*it->p)
-					it->p++;
-				it->error = "unterminated quote";
-				it->error_at = start;
-				it->error_len = (size_t)(it->p - start);
-				it->index++;
-				return CMDLINE_ERROR;
+				/* No closing quote: the token ends at the
+				 * next whitespace after the opening one. */
+				it->p = v;
+				return fail(it, start, "unterminated quote");
 			}
 			tok->value = v;
 			tok->value_len = (size_t)(it->p - v);
@@ -97,6 +89,8 @@ enum cmdline_status cmdline_next(struct cmdline_iter *it,
 			tok->value_len = (size_t)(it->p - tok->value);
 		}
 	}
+	if (*it->p == '"')
+		return fail(it, start, "stray quote in option");
 	if (*it->p && !is_space(*it->p))
 		return fail(it, start, "bad character in option");
 	tok->index = it->index++;

@@ -45,6 +45,51 @@ bool ktest_suite_selected(const char *filter, const char *suite)
 	return false;
 }
 
+/* a < b, a == b or a > b as -1, 0, 1, on mathematical values: a negative
+ * operand is below every non-negative one; two operands of the same sign
+ * order like their 64-bit patterns. */
+static int ktest_order(struct ktest_val a, struct ktest_val b)
+{
+	if (a.negative != b.negative)
+		return a.negative ? -1 : 1;
+	if (a.bits == b.bits)
+		return 0;
+	return a.bits < b.bits ? -1 : 1;
+}
+
+bool ktest_cmp(struct ktest_val a, enum ktest_op op, struct ktest_val b)
+{
+	int o = ktest_order(a, b);
+
+	switch (op) {
+	case KTEST_OP_EQ:
+		return o == 0;
+	case KTEST_OP_NE:
+		return o != 0;
+	case KTEST_OP_LT:
+		return o < 0;
+	case KTEST_OP_LE:
+		return o <= 0;
+	case KTEST_OP_GT:
+		return o > 0;
+	case KTEST_OP_GE:
+		return o >= 0;
+	}
+	return false;
+}
+
+const char *ktest_op_name(enum ktest_op op)
+{
+	static const char *const names[] = {
+		[KTEST_OP_EQ] = "==", [KTEST_OP_NE] = "!=",
+		[KTEST_OP_LT] = "<",  [KTEST_OP_LE] = "<=",
+		[KTEST_OP_GT] = ">",  [KTEST_OP_GE] = ">=",
+	};
+
+	return (unsigned int)op < sizeof(names) / sizeof(names[0]) ?
+		       names[op] : "?";
+}
+
 void ktest_fail(struct ktest_ctx *ctx, const char *file, int line,
 		const char *fmt, ...)
 {

@@ -47,6 +47,8 @@ static unsigned int fwmap_rank(uint32_t type)
 		return 8;
 	case FWMAP_BAD:
 		return 9;
+	case FWMAP_BEYOND_WIDTH:
+		return 10;
 	case FWMAP_RESERVED:
 	default:
 		return 7;
@@ -76,6 +78,8 @@ const char *fwmap_type_name(uint32_t type)
 		return "module";
 	case FWMAP_BOOTALLOC:
 		return "boot alloc";
+	case FWMAP_BEYOND_WIDTH:
+		return "beyond MAXPHYADDR";
 	default:
 		return "unknown";
 	}
@@ -418,6 +422,15 @@ void fwmap_dump(const struct fwmap *map)
 	for (size_t i = 0; i < map->n; i++) {
 		const struct fwmap_entry *e = &map->entries[i];
 
+		if (e->type == FWMAP_BEYOND_WIDTH) {
+			/* Derived by the kernel, not said by firmware: no
+			 * address here can be generated, so no size. */
+			kprintf("fwmap: [0x%016llx-2^64) %-16s (kernel: no "
+				"address the CPU can generate)\n",
+				(unsigned long long)e->base,
+				fwmap_type_name(e->type));
+			continue;
+		}
 		kprintf("fwmap: [0x%016llx-0x%016llx) %-16s %llu KiB\n",
 			(unsigned long long)e->base,
 			(unsigned long long)entry_end(e),
@@ -427,4 +440,54 @@ void fwmap_dump(const struct fwmap *map)
 	kprintf("fwmap: %zu entries, %llu KiB usable, %u problems\n", map->n,
 		(unsigned long long)(fwmap_usable_bytes(map) >> 10),
 		fwmap_problems(map));
+}
+
+enum fwmap_range_verdict fwmap_check_range(const struct fwmap *map,
+					   uint64_t base, uint64_t len,
+					   unsigned int phys_bits)
+{
+	uint64_t end;
+	bool usable = false;
+
+	if (len == 0 || len > UINT64_MAX - base)
+		return FWMAP_RANGE_EMPTY;
+	end = base + len;
+	if (phys_bits < 64 && end > (1ull << phys_bits))
+		return FWMAP_RANGE_BEYOND_WIDTH;
+	for (size_t i = find_from(map, base); i < map->n; i++) {
+		const struct fwmap_entry *e = &map->entries[i];
+
+		if (e->base >= end)
+			break;
+		if (e->type == FWMAP_KERNEL || e->type == FWMAP_BOOTALLOC)
+			return FWMAP_RANGE_KERNEL;
+		if (e->type == FWMAP_BEYOND_WIDTH)
+			return FWMAP_RANGE_BEYOND_WIDTH;
+		if (e->type == FWMAP_AVAILABLE)
+			usable = true;
+	}
+	return usable ? FWMAP_RANGE_USABLE : FWMAP_RANGE_OK;
+}
+
+bool fwmap_range_refused(enum fwmap_range_verdict v)
+{
+	return v == FWMAP_RANGE_EMPTY || v == FWMAP_RANGE_BEYOND_WIDTH ||
+	       v == FWMAP_RANGE_KERNEL;
+}
+
+const char *fwmap_range_verdict_name(enum fwmap_range_verdict v)
+{
+	switch (v) {
+	case FWMAP_RANGE_OK:
+		return "outside RAM";
+	case FWMAP_RANGE_USABLE:
+		return "in usable RAM";
+	case FWMAP_RANGE_EMPTY:
+		return "empty or wrapping past 2^64";
+	case FWMAP_RANGE_BEYOND_WIDTH:
+		return "beyond the CPU's physical address width";
+	case FWMAP_RANGE_KERNEL:
+		return "overlapping the kernel";
+	}
+	return "?";
 }

@@ -41,6 +41,7 @@ enum fwmap_type {
 	FWMAP_BOOTINFO,		     /* multiboot information */
 	FWMAP_MODULE,			     /* boot modules */
 	FWMAP_BOOTALLOC,		     /* early allocations (pages[]) */
+	FWMAP_BEYOND_WIDTH,		     /* at or above 2^MAXPHYADDR */
 };
 
 /* One region: input from firmware, and output of the sanitiser. */
@@ -105,6 +106,38 @@ uint64_t fwmap_usable_bytes(const struct fwmap *map);
 unsigned int fwmap_problems(const struct fwmap *map);
 
 const char *fwmap_type_name(uint32_t type);
+
+/*
+ * What a physical range handed over by firmware (an ACPI table address, a
+ * framebuffer) is, before anything maps it:
+ *   FWMAP_RANGE_OK            outside usable RAM and the kernel's own
+ *                             memory: reserved, ACPI, device or unlisted
+ *   FWMAP_RANGE_USABLE        overlaps usable RAM: suspicious (the
+ *                             allocator may hand it out) but legal
+ *   FWMAP_RANGE_EMPTY         zero length, or base + len wraps past 2^64
+ *   FWMAP_RANGE_BEYOND_WIDTH  reaches 2^phys_bits or above: no CPU access
+ *                             can reach it, and a page-table entry for it
+ *                             would set reserved bits
+ *   FWMAP_RANGE_KERNEL        overlaps the kernel image or the kernel's
+ *                             boot allocations
+ * The last three are to be refused. Pure: reads map only.
+ */
+enum fwmap_range_verdict {
+	FWMAP_RANGE_OK,
+	FWMAP_RANGE_USABLE,
+	FWMAP_RANGE_EMPTY,
+	FWMAP_RANGE_BEYOND_WIDTH,
+	FWMAP_RANGE_KERNEL,
+};
+enum fwmap_range_verdict fwmap_check_range(const struct fwmap *map,
+					   uint64_t base, uint64_t len,
+					   unsigned int phys_bits);
+
+/* True for the verdicts that must not be mapped. */
+bool fwmap_range_refused(enum fwmap_range_verdict v);
+
+/* "in usable RAM", "beyond the physical address width", ... */
+const char *fwmap_range_verdict_name(enum fwmap_range_verdict v);
 
 /* Print the map, one line per entry, via kprintf. */
 void fwmap_dump(const struct fwmap *map);

@@ -42,6 +42,7 @@ static bool direct_map_wanted(const struct fwmap_entry *e)
 {
 	switch (e->type) {
 	case FWMAP_BAD:
+	case FWMAP_BEYOND_WIDTH:
 		return false;
 	case FWMAP_RESERVED:
 		return e->base < FOUR_GIB && e->len <= FIRMWARE_RANGE_MAX;
@@ -159,8 +160,19 @@ void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
 {
 	uint64_t base = ALIGN_DOWN(pa, PAGE_SIZE);
-	uint64_t end = ALIGN_UP(pa + len, PAGE_SIZE);
+	uint64_t end;
 
+	/* Last line of defence: callers check firmware's addresses first
+	 * (fwmap_check_range()); a range the CPU cannot address would give
+	 * a PTE with reserved bits set. */
+	if (len == 0 || len > page_alloc_phys_limit() ||
+	    pa > page_alloc_phys_limit() - len) {
+		kprintf("phys_map: [%#llx +%#llx) is beyond the physical "
+			"address width, refused\n", (unsigned long long)pa,
+			(unsigned long long)len);
+		return NULL;
+	}
+	end = ALIGN_UP(pa + len, PAGE_SIZE);
 	for (uint64_t p = base; p < end; p += PAGE_SIZE) {
 		struct vm_translation t;
 		int err;

@@ -58,6 +58,11 @@ void page_alloc_set_phys_limit(unsigned phys_bits)
 		phys_limit = 1ull << phys_bits;
 }
 
+uint64_t page_alloc_phys_limit(void)
+{
+	return phys_limit;
+}
+
 static void add_ranges(uint64_t lo, uint64_t hi)
 {
 	size_t iter = 0;
@@ -95,7 +100,7 @@ void page_alloc_init(const struct page_alloc_boot *boot)
 		fwmap_reserve(&mm_map, boot->in_use[i].base,
 			       boot->in_use[i].len, boot->in_use[i].type);
 	fwmap_reserve(&mm_map, phys_limit, UINT64_MAX - phys_limit,
-		       FWMAP_RESERVED);
+		       FWMAP_BEYOND_WIDTH);
 
 	while (fwmap_next_usable(&mm_map, &iter, &base, &end))
 		if (end > max_end)

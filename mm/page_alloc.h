@@ -36,6 +36,8 @@ void page_alloc_init(const struct page_alloc_boot *boot);
 void page_alloc_enable_high(void);
 /* Treat memory at or above 2^phys_bits as unusable (CPUID MAXPHYADDR). */
 void page_alloc_set_phys_limit(unsigned phys_bits);
+/* 2^phys_bits as set above (2^52 before): the first unaddressable byte. */
+uint64_t page_alloc_phys_limit(void);
 /* The sanitised memory map (reserved ranges included). */
 const struct fwmap *page_alloc_fwmap(void);
 /* Walk the free lists and check their invariants; returns problems. */

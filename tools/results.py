@@ -88,6 +88,7 @@ RESULT_SCHEMA = {
 RESULT_OPTIONAL = {
     "size": INT,
     "clients": INT,
+    "capped": BOOL,
 }
 
 # Column order of the CSV: the result fields, then where they came from.

@@ -179,3 +179,56 @@ void cpu_print_report(void)
 			features[f].name);
 	kprintf("\n");
 }
+
+/* CPUID deterministic cache parameters (Intel leaf 4, AMD 0x8000001d). */
+#define CPUID_LEAF_CACHE_INTEL 4
+#define CPUID_LEAF_CACHE_AMD 0x8000001du
+#define CACHE_TYPE_MASK 0x1fu
+#define CACHE_TYPE_NONE 0
+#define CACHE_TYPE_INSTRUCTION 2
+#define CACHE_LEVEL_SHIFT 5
+#define CACHE_LEVEL_MASK 0x7u
+#define CACHE_MAX_SUBLEAVES 16
+/* EBX: ways, partitions and line size, each stored minus one. */
+#define CACHE_WAYS_SHIFT 22
+#define CACHE_PARTS_SHIFT 12
+#define CACHE_PARTS_MASK 0x3ffu
+#define CACHE_LINE_MASK 0xfffu
+
+/* Size of the last-level data or unified cache from CPUID, 0 unknown. */
+static uint64_t llc_bytes_from(uint32_t leaf)
+{
+	uint64_t best = 0;
+	unsigned best_level = 0;
+
+	for (uint32_t sub = 0; sub < CACHE_MAX_SUBLEAVES; sub++) {
+		struct cpuid_regs r = cpuid(leaf, sub);
+		unsigned type = r.eax & CACHE_TYPE_MASK;
+		unsigned level = (r.eax >> CACHE_LEVEL_SHIFT) &
+				 CACHE_LEVEL_MASK;
+		uint64_t ways = (r.ebx >> CACHE_WAYS_SHIFT) + 1;
+		uint64_t parts =
+			((r.ebx >> CACHE_PARTS_SHIFT) & CACHE_PARTS_MASK) + 1;
+		uint64_t line = (r.ebx & CACHE_LINE_MASK) + 1;
+		uint64_t sets = (uint64_t)r.ecx + 1;
+
+		if (type == CACHE_TYPE_NONE)
+			break;
+		if (type == CACHE_TYPE_INSTRUCTION || level < best_level)
+			continue;
+		best_level = level;
+		best = ways * parts * line * sets;
+	}
+	return best;
+}
+
+uint64_t cpu_llc_bytes(void)
+{
+	uint64_t b = 0;
+
+	if (cpu_info.max_leaf >= CPUID_LEAF_CACHE_INTEL)
+		b = llc_bytes_from(CPUID_LEAF_CACHE_INTEL);
+	if (!b && cpu_info.max_ext_leaf >= CPUID_LEAF_CACHE_AMD)
+		b = llc_bytes_from(CPUID_LEAF_CACHE_AMD);
+	return b;
+}

@@ -9,6 +9,8 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
 #include "lib/assert.h"
+#include "lib/compiler.h"
+#include "lib/counter_check.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 
@@ -62,6 +64,78 @@ bool pmu_event_available(enum pmu_event e)
 	return caps.present && e < PMU_EV_COUNT && (caps.events >> e) & 1;
 }
 
+/* Iterations of the self-test loop: two instructions each (dec, jnz), so
+ * the few hundred around the reads are far below the tolerance. */
+#define SELFTEST_LOOP 1000000ull
+#define SELFTEST_INSNS_PER_ITER 2
+
+static void known_loop(uint64_t n)
+{
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+/* Run the loop under a session of n copies of ev; counts in *delta. */
+static bool selftest_run(enum pmu_event ev, unsigned n, uint64_t *delta)
+{
+	enum pmu_event evs[PMU_MAX_EVENTS];
+	struct pmu_session s;
+	struct pmu_sample a, b;
+	uint64_t flags;
+
+	for (unsigned i = 0; i < n; i++)
+		evs[i] = ev;
+	if (pmu_start(&s, evs, n) != 0)
+		return false;
+	flags = cpu_irq_save();
+	pmu_read(&s, &a);
+	known_loop(SELFTEST_LOOP);
+	pmu_read(&s, &b);
+	cpu_irq_restore(flags);
+	pmu_stop(&s);
+	for (unsigned i = 0; i < n; i++)
+		delta[i] = b.count[i] - a.count[i];
+	return true;
+}
+
+static void selftest_fail(const char *fmt, unsigned counter,
+			  const char *why)
+{
+	caps.selftest_failed = true;
+	caps.present = false;
+	ksnprintf(caps.selftest_why, sizeof(caps.selftest_why), fmt, counter,
+		  why);
+	caps.why_absent = caps.selftest_why;
+}
+
+static void pmu_selftest(void)
+{
+	uint64_t delta[PMU_MAX_EVENTS];
+	unsigned n = MIN(caps.gp_counters, PMU_MAX_EVENTS);
+	char why[96];
+
+	if (pmu_event_available(PMU_EV_INSTRUCTIONS)) {
+		if (!selftest_run(PMU_EV_INSTRUCTIONS, n, delta)) {
+			selftest_fail("self-test: counter %u: %s", 0,
+				      "could not be programmed");
+			return;
+		}
+		for (unsigned i = 0; i < n; i++)
+			if (!counter_check_instructions(
+				    delta[i],
+				    SELFTEST_LOOP * SELFTEST_INSNS_PER_ITER,
+				    why, sizeof(why))) {
+				selftest_fail("self-test: counter %u %s", i,
+					      why);
+				return;
+			}
+	}
+	if (pmu_event_available(PMU_EV_CYCLES)) {
+		if (!selftest_run(PMU_EV_CYCLES, 1, delta) ||
+		    !counter_check_cycles(delta[0], why, sizeof(why)))
+			selftest_fail("self-test: counter %u: %s", 0, why);
+	}
+}
+
 void pmu_init(void)
 {
 	struct cpuid_regs r;
@@ -93,6 +167,7 @@ void pmu_init(void)
 		return;
 	}
 	caps.present = true;
+	pmu_selftest();
 }
 
 int pmu_start(struct pmu_session *s, const enum pmu_event *ev, unsigned n)
@@ -159,6 +234,13 @@ void pmu_stop(struct pmu_session *s)
 
 void pmu_print(void)
 {
+	if (caps.selftest_failed) {
+		kprintf("pmu: CPUID 0xa advertises version %u with %u general "
+			"counters, but it is UNUSABLE: %s; measurements use the "
+			"TSC only, counter figures are not measured\n",
+			caps.version, caps.gp_counters, caps.why_absent);
+		return;
+	}
 	if (!caps.present) {
 		kprintf("pmu: none: %s; measurements use the TSC only\n",
 			caps.why_absent);
@@ -173,4 +255,10 @@ void pmu_print(void)
 		kprintf(" %s%s", pmu_event_available(e) ? "+" : "-",
 			arch_events[e].name);
 	kprintf("\n");
+	kprintf("pmu: self-test passed: %u counter(s) counted a %llu-"
+		"instruction loop within %u%%%s\n",
+		MIN(caps.gp_counters, PMU_MAX_EVENTS),
+		SELFTEST_LOOP * SELFTEST_INSNS_PER_ITER,
+		COUNTER_CHECK_TOLERANCE_PCT,
+		pmu_event_available(PMU_EV_CYCLES) ? "; cycles advance" : "");
 }

@@ -36,6 +36,8 @@ struct pmu_caps {
 	unsigned fixed_counters, fixed_width;
 	uint32_t events;	/* bit e set: enum pmu_event e available */
 	const char *why_absent; /* when !present */
+	bool selftest_failed;	/* CPUID advertised it, it did not count */
+	char selftest_why[128];	/* then: which counter, what it said */
 };
 
 /* A set of events being counted on one CPU. */
@@ -51,7 +53,15 @@ struct pmu_sample {
 	uint64_t count[PMU_MAX_EVENTS]; /* 0 for unavailable events */
 };
 
-/* Read CPUID 0xA (boot CPU; all CPUs are assumed identical). */
+/*
+ * Read CPUID 0xA (boot CPU; all CPUs are assumed identical), then
+ * self-test what it advertises: each general counter the harness may use
+ * (up to PMU_MAX_EVENTS) counts retired instructions over a loop of known
+ * length and must land within a few per cent of it
+ * (lib/counter_check.h), and the cycles event must advance. A PMU that
+ * fails is marked absent (caps.present false, caps.selftest_failed, the
+ * reason in caps.selftest_why): no figure is ever read from it.
+ */
 void pmu_init(void);
 const struct pmu_caps *pmu_caps(void);
 bool pmu_event_available(enum pmu_event e);

@@ -13,14 +13,12 @@
 #include "arch/x86_64/tsc.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include <stdarg.h>
 #include "lib/kprintf.h"
 
 #define CPUID_LEAF_TSC_CRYSTAL 0x15
 #define CPUID_LEAF_FREQ 0x16
 
-#define PM_TIMER_HZ 3579545ull
-#define PM_TIMER_MASK_24 0xffffffu
-#define PM_TIMER_MASK_32 0xffffffffu
 
 /* PIT (8254): channel 2, gated through port 0x61 (the speaker port). */
 #define PIT_HZ 1193182ull
@@ -55,6 +53,37 @@ static bool invariant;
 static uint64_t cpuid_claim_hz;
 static uint64_t measured_hz;
 static const char *cal_note = "";
+static struct tsc_cal_entry cal_log[TSC_CAL_LOG_MAX];
+static unsigned cal_count;
+
+unsigned tsc_cal_log(const struct tsc_cal_entry **entries)
+{
+	*entries = cal_log;
+	return cal_count;
+}
+
+/* Record what source src gave (hz) and its fate; returns the entry. */
+static __printf(4, 5) struct tsc_cal_entry *
+cal_record(enum tsc_source src, uint64_t hz, bool rejected,
+	   const char *fmt, ...)
+{
+	static struct tsc_cal_entry overflow;
+	struct tsc_cal_entry *e = cal_count < TSC_CAL_LOG_MAX ?
+					  &cal_log[cal_count++] :
+					  &overflow;
+	va_list ap;
+
+	e->src = src;
+	e->hz = hz;
+	e->rejected = rejected;
+	va_start(ap, fmt);
+	kvsnprintf(e->verdict, sizeof(e->verdict), fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+#define BOUNDS_FMT "outside the credible %llu..%llu MHz"
+#define BOUNDS_ARGS TSC_MIN_HZ / 1000000, TSC_MAX_HZ / 1000000
 
 uint64_t tsc_hz(void)
 {
@@ -175,25 +204,57 @@ static uint64_t measure_pit(unsigned ms)
 	return (t1 - t0) * PIT_HZ / count;
 }
 
-/* Repeat until two consecutive credible runs agree; 0 on failure. */
+/* Repeat until two consecutive credible runs agree; 0 on failure. Each
+ * run is recorded in the calibration log with its fate. */
 static uint64_t measure(uint16_t pm_port, bool pm32, enum tsc_source *src)
 {
 	uint64_t prev = 0, hz = 0;
+	struct tsc_cal_entry *prev_entry = NULL, *e;
 
+	if (!pm_port)
+		cal_record(TSC_SRC_PM_TIMER, 0, true,
+			   "no PM timer (no FADT, or PM_TMR_BLK 0)");
 	for (int i = 0; i < CAL_ATTEMPTS; i++) {
+		hz = 0;
 		if (pm_port) {
 			hz = measure_pm(pm_port, pm32, CAL_PM_MS);
 			*src = TSC_SRC_PM_TIMER;
+			if (!hz)
+				cal_record(*src, 0, true, "the PM timer at "
+					   "port %#x did not move", pm_port);
+			else if (!credible(hz))
+				cal_record(*src, hz, true, BOUNDS_FMT,
+					   BOUNDS_ARGS);
 		}
 		if (!credible(hz)) {
 			hz = measure_pit(CAL_PIT_MS);
 			*src = TSC_SRC_PIT;
+			if (!hz)
+				cal_record(*src, 0, true, "PIT channel 2 never "
+					   "reached terminal count");
+			else if (!credible(hz))
+				cal_record(*src, hz, true, BOUNDS_FMT,
+					   BOUNDS_ARGS);
 		}
 		if (!credible(hz))
 			continue;
-		if (prev && ppm_diff(hz, prev) <= CAL_AGREE_PPM)
+		e = cal_record(*src, hz, false, "credible");
+		if (prev && ppm_diff(hz, prev) <= CAL_AGREE_PPM) {
+			ksnprintf(e->verdict, sizeof(e->verdict),
+				  "agrees with the run before within %llu ppm",
+				  (unsigned long long)ppm_diff(hz, prev));
 			return (hz + prev) / 2;
+		}
+		if (prev_entry) {
+			prev_entry->rejected = true;
+			ksnprintf(prev_entry->verdict,
+				  sizeof(prev_entry->verdict),
+				  "the next run differs by %llu ppm (> %u)",
+				  (unsigned long long)ppm_diff(hz, prev),
+				  CAL_AGREE_PPM);
+		}
 		prev = hz;
+		prev_entry = e;
 	}
 	if (credible(prev)) {
 		cal_note = " (runs disagreed; last used)";
@@ -210,6 +271,19 @@ void tsc_init(uint16_t pm_port, bool pm_32bit)
 	cpuid_claim_hz = cpuid_tsc_hz(&csrc);
 	measured_hz = measure(pm_port, pm_32bit, &msrc);
 
+	if (!cpuid_claim_hz)
+		cal_record(TSC_SRC_CPUID_15H, 0, true,
+			   "CPUID leaves 0x15/0x16 give no frequency");
+	else if (!credible(cpuid_claim_hz))
+		cal_record(csrc, cpuid_claim_hz, true, BOUNDS_FMT,
+			   BOUNDS_ARGS);
+	else if (measured_hz &&
+		 ppm_diff(cpuid_claim_hz, measured_hz) > CPUID_AGREE_PPM)
+		cal_record(csrc, cpuid_claim_hz, true, "%llu ppm from the "
+			   "measured %llu Hz (> %u)",
+			   (unsigned long long)ppm_diff(cpuid_claim_hz,
+							measured_hz),
+			   (unsigned long long)measured_hz, CPUID_AGREE_PPM);
 	if (credible(cpuid_claim_hz) &&
 	    (!measured_hz ||
 	     ppm_diff(cpuid_claim_hz, measured_hz) <= CPUID_AGREE_PPM)) {
@@ -246,6 +320,12 @@ void tsc_delay_us(uint64_t us)
 
 void tsc_print(void)
 {
+	for (unsigned i = 0; i < cal_count; i++)
+		if (cal_log[i].rejected)
+			kprintf("tsc: rejected %s: %llu Hz: %s\n",
+				tsc_source_name(cal_log[i].src),
+				(unsigned long long)cal_log[i].hz,
+				cal_log[i].verdict);
 	kprintf("tsc: %lu.%06lu MHz from %s%s, %s\n",
 		(unsigned long)(tsc_freq / 1000000),
 		(unsigned long)(tsc_freq % 1000000), tsc_source_name(tsc_src),

@@ -23,6 +23,11 @@ enum tsc_source {
 	TSC_SRC_GUESS,	   /* nothing worked: a fixed guess, not credible */
 };
 
+/* The ACPI PM timer: a fixed 3.579545 MHz counter, 24 or 32 bits wide. */
+#define PM_TIMER_HZ 3579545ull
+#define PM_TIMER_MASK_24 0xffffffu
+#define PM_TIMER_MASK_32 0xffffffffu
+
 /* Plausible TSC frequencies; anything outside is a failed calibration. */
 #define TSC_MIN_HZ 100000000ull	   /* 100 MHz */
 #define TSC_MAX_HZ 20000000000ull  /* 20 GHz */
@@ -59,5 +64,21 @@ void tsc_delay_us(uint64_t us);
 
 /* The boot-report lines: frequency, source, invariance. */
 void tsc_print(void);
+
+/*
+ * What each calibration source gave and why it was or was not used: one
+ * entry per CPUID claim and per PM-timer or PIT run, in order. hz is the
+ * figure obtained (0: the source gave none); verdict says what became
+ * of it ("used", "outside 100..20000 MHz", "disagrees with ...").
+ * tsc_print() prints the rejected ones.
+ */
+#define TSC_CAL_LOG_MAX 16
+struct tsc_cal_entry {
+	enum tsc_source src;
+	uint64_t hz;
+	bool rejected;
+	char verdict[80];
+};
+unsigned tsc_cal_log(const struct tsc_cal_entry **entries);
 
 #endif

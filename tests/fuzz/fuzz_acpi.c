@@ -22,13 +22,19 @@
  * every mapping whose length field equals the length mapped (how the
  * parser maps a whole table after its header). Without it, checksums are
  * left as they are, so the rejection paths are fuzzed too.
+ *
+ * Every request goes through the kernel's address guard
+ * (acpi_guarded_map()) over a fixed sanitised map with a kernel image at
+ * 2 MiB and 40-bit physical addresses, as on QEMU; the map behind it
+ * asserts that no range the guard must refuse gets through.
  */
-// HOST_SRCS: kernel/acpi.c
+// HOST_SRCS: kernel/acpi.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/acpi.h"
 #include "lib/assert.h"
+#include "mm/fwmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -113,6 +119,37 @@ static bool from_region(uint64_t phys, size_t len, uint64_t rbase,
 	return true;
 }
 
+#define GUARD_PHYS_BITS	40
+#define GUARD_KERNEL	0x200000ull
+#define GUARD_KERNEL_LEN	0x200000ull
+static struct fwmap_entry guard_storage[16];
+static struct fwmap guard_map;
+
+/* QEMU's memory as the kernel sees it: RAM, the BIOS areas, ACPI data,
+ * the kernel image carved out, nothing at or above 2^40. */
+static void guard_map_init(void)
+{
+	static const struct fwmap_entry raw[] = {
+		{ 0x0, 0x9fc00, FWMAP_AVAILABLE },
+		{ 0x9fc00, 0x400, FWMAP_RESERVED },
+		{ 0xf0000, 0x10000, FWMAP_RESERVED },
+		{ 0x100000, 0x1fee0000, FWMAP_AVAILABLE },
+		{ 0x1ffe0000, 0x20000, FWMAP_ACPI_RECLAIMABLE },
+	};
+
+	if (guard_map.cap)
+		return;
+	fwmap_init(&guard_map, guard_storage, 16);
+	guard_map.quiet = true;
+	fwmap_sanitize(&guard_map, raw, sizeof(raw) / sizeof(raw[0]));
+	fwmap_reserve(&guard_map, 0, 0x100000, FWMAP_LOWMEM);
+	fwmap_reserve(&guard_map, GUARD_KERNEL, GUARD_KERNEL_LEN,
+		      FWMAP_KERNEL);
+	fwmap_reserve(&guard_map, 1ull << GUARD_PHYS_BITS,
+		      UINT64_MAX - (1ull << GUARD_PHYS_BITS),
+		      FWMAP_BEYOND_WIDTH);
+}
+
 static const void *map(uint64_t phys, size_t len, void *arg)
 {
 	struct phys *m = arg;
@@ -120,6 +157,8 @@ static const void *map(uint64_t phys, size_t len, void *arg)
 	uint32_t tlen;
 
 	kassert(len > 0);
+	kassert(!fwmap_range_refused(fwmap_check_range(&guard_map, phys, len,
+						       GUARD_PHYS_BITS)));
 	if (m->nmaps == MAX_MAPS)
 		return NULL;
 	copy = malloc(len);
@@ -147,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct phys m;
 	static struct acpi_info info;
+	static struct acpi_guard guard;
 	uint8_t rsdp_new[RSDP_MAX], rsdp_old[RSDP_MAX];
 	struct acpi_rsdp_src src = {0};
 	size_t avail, n;
@@ -192,7 +232,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		src.bios_scan = true;
 	}
 
-	if (acpi_parse(&info, &src, map, &m) == 0) {
+	guard_map_init();
+	guard.map = &guard_map;
+	guard.phys_bits = GUARD_PHYS_BITS;
+	guard.inner = map;
+	guard.inner_arg = &m;
+	guard.last_noted = 0;
+	guard.refused = guard.suspicious = 0;
+	if (acpi_parse(&info, &src, acpi_guarded_map, &guard) == 0) {
 		kassert(info.ncpus <= ACPI_MAX_CPUS);
 		kassert(info.ntables <= ACPI_MAX_TABLES);
 		kassert(info.nioapics <= ACPI_MAX_IOAPICS);

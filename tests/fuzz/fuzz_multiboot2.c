@@ -11,11 +11,13 @@
  * terminated inside their buffers) and the report printer runs (it
  * formats every field that was copied).
  */
-// HOST_SRCS: kernel/multiboot2.c
+// HOST_SRCS: kernel/multiboot2.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/multiboot2.h"
+#include "lib/assert.h"
+#include "mm/fwmap.h"
 #include "lib/assert.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +37,46 @@ static void check_copy(void)
 	kassert(boot_info.rsdp_version <= 2);
 	kassert(terminated(boot_info.cmdline, sizeof(boot_info.cmdline)));
 	kassert(terminated(boot_info.loader, sizeof(boot_info.loader)));
+}
+
+/*
+ * The framebuffer check over a fixed QEMU-like map (RAM up to 512 MiB,
+ * kernel at 2 MiB, 40-bit addresses): whatever the tag says, a screen it
+ * accepts lies inside the VGA window (text) or outside RAM and inside
+ * the boot direct map (RGB).
+ */
+#define FB_PHYS_BITS 40
+#define FB_REACH (4ull << 30)
+static void check_fb(const struct boot_framebuffer *fb)
+{
+	static struct fwmap_entry storage[8];
+	static struct fwmap map;
+	static const struct fwmap_entry raw[] = {
+		{ 0x0, 0x9fc00, FWMAP_AVAILABLE },
+		{ 0x100000, 0x1fee0000, FWMAP_AVAILABLE },
+	};
+	uint64_t bytes = (uint64_t)fb->pitch * fb->height;
+
+	if (!map.cap) {
+		fwmap_init(&map, storage, 8);
+		map.quiet = true;
+		fwmap_sanitize(&map, raw, 2);
+		fwmap_reserve(&map, 0x200000, 0x200000, FWMAP_KERNEL);
+	}
+	if (mb2_framebuffer_problem(fb, &map, FB_PHYS_BITS, FB_REACH))
+		return;
+	kassert(fb->width && fb->height && fb->pitch);
+	if (fb->type == MB2_FB_TYPE_EGA_TEXT) {
+		kassert(fb->addr >= VGA_WINDOW_START &&
+			fb->addr + bytes <= VGA_WINDOW_END);
+		kassert((uint64_t)fb->width * fb->height *
+				EGA_TEXT_CELL_BYTES <= bytes);
+	} else {
+		kassert(fb->type == MB2_FB_TYPE_RGB);
+		kassert(fwmap_check_range(&map, fb->addr, bytes,
+					  FB_PHYS_BITS) == FWMAP_RANGE_OK);
+		kassert(fb->addr + bytes <= FB_REACH);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&boot_info, 0, sizeof(boot_info));
 	if (mb2_parse(mbi, 0x10000)) {
 		check_copy();
+		check_fb(&boot_info.fb);
 		mb2_print();
 	}
 	free(mbi);

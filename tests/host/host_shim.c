@@ -24,8 +24,33 @@ bool host_panic_armed;
 char host_panic_msg[512];
 static bool host_console_quiet;
 
+static char *capture_buf;
+static size_t capture_size, capture_len;
+
+void host_capture_start(char *buf, size_t size)
+{
+	capture_buf = buf;
+	capture_size = size;
+	capture_len = 0;
+	if (size)
+		buf[0] = '\0';
+}
+
+void host_capture_stop(void)
+{
+	capture_buf = NULL;
+}
+
 void console_write(const char *s, size_t n)
 {
+	if (capture_buf) {
+		size_t room = capture_size - 1 - capture_len;
+		size_t k = n < room ? n : room;
+
+		memcpy(capture_buf + capture_len, s, k);
+		capture_len += k;
+		capture_buf[capture_len] = '\0';
+	}
 	if (host_console_quiet)
 		return;
 	fwrite(s, 1, n, stdout);

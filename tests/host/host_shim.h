@@ -14,6 +14,11 @@
 /* glibc before 2.38 has no strlcpy; the shim provides a weak one. */
 size_t strlcpy(char *dst, const char *src, size_t size);
 
+/* Copy console output into buf (NUL-terminated, truncated to size) as
+ * well as printing it, until host_capture_stop(). */
+void host_capture_start(char *buf, size_t size);
+void host_capture_stop(void);
+
 extern jmp_buf host_panic_jmp;
 extern bool host_panic_armed;
 extern char host_panic_msg[512];
@@ -24,7 +29,7 @@ extern char host_panic_msg[512];
  */
 #define HOST_EXPECT_PANIC(stmt)                                             \
 	({                                                                  \
-		bool host_panicked_ = false;                                \
+		volatile bool host_panicked_ = false;                              \
 		host_panic_msg[0] = '\0';                                   \
 		host_panic_armed = true;                                    \
 		if (setjmp(host_panic_jmp) == 0) {                          \

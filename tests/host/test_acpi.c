@@ -5,12 +5,13 @@
  * Table layouts are written here from the spec's byte offsets, not from
  * the parser's structs, so a wrong offset in either shows up as a failure.
  */
-// HOST_SRCS: kernel/acpi.c
+// HOST_SRCS: kernel/acpi.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/acpi.h"
 #include "lib/ktest.h"
+#include "mm/fwmap.h"
 
 /* ---- Fake physical memory ----------------------------------------------- */
 
@@ -25,6 +26,10 @@
 #define HIGH_BASE	0x100000000ull	/* above 4 GiB: XSDT-only targets */
 #define HIGH_SIZE	0x1000u
 #define UNMAPPED	0x50000000ull
+#define KERN_BASE	0x200000ull	/* "kernel image" in the guarded map */
+#define KERN_SIZE	0x1000u
+#define RAM_BASE	0x1000000ull	/* usable RAM in the guarded map */
+#define RAM_SIZE	0x1000u
 
 #define MAX_COPIES	4096
 
@@ -35,7 +40,7 @@ struct region {
 };
 
 struct env {
-	struct region low, ebda, rom, tbl, high;
+	struct region low, ebda, rom, tbl, high, kern, ram;
 	uint64_t tbl_next;	/* bump allocator in the table region */
 	unsigned int maps_refused;
 };
@@ -47,13 +52,14 @@ struct env {
  */
 static uint8_t low_mem[LOW_SIZE], ebda_mem[EBDA_SIZE], rom_mem[ROM_SIZE];
 static uint8_t tbl_mem[TBL_SIZE], high_mem[HIGH_SIZE];
+static uint8_t kern_mem[KERN_SIZE], ram_mem[RAM_SIZE];
 static void *copies[MAX_COPIES];
 static unsigned int ncopies;
 
 static struct region *find_region(struct env *e, uint64_t phys, size_t len)
 {
 	struct region *all[] = { &e->low, &e->ebda, &e->rom, &e->tbl,
-				 &e->high };
+				 &e->high, &e->kern, &e->ram };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		struct region *r = all[i];
@@ -106,11 +112,15 @@ static void env_init(struct env *e)
 	memset(rom_mem, 0, sizeof(rom_mem));
 	memset(tbl_mem, 0, sizeof(tbl_mem));
 	memset(high_mem, 0, sizeof(high_mem));
+	memset(kern_mem, 0, sizeof(kern_mem));
+	memset(ram_mem, 0, sizeof(ram_mem));
 	e->low = (struct region){ LOW_BASE, LOW_SIZE, low_mem };
 	e->ebda = (struct region){ EBDA_BASE, EBDA_SIZE, ebda_mem };
 	e->rom = (struct region){ ROM_BASE, ROM_SIZE, rom_mem };
 	e->tbl = (struct region){ TBL_BASE, TBL_SIZE, tbl_mem };
 	e->high = (struct region){ HIGH_BASE, HIGH_SIZE, high_mem };
+	e->kern = (struct region){ KERN_BASE, KERN_SIZE, kern_mem };
+	e->ram = (struct region){ RAM_BASE, RAM_SIZE, ram_mem };
 	e->tbl_next = TBL_BASE;
 }
 
@@ -821,6 +831,135 @@ KTEST(acpi, unmapped_xsdt_and_entry)
 	EXPECT_STREQ(t->sig, "SSDT");
 	EXPECT_EQ(info.problems, 2);
 	check_full_madt(ctx, &info, LAPIC_OVERRIDE);
+	env_free(&e);
+}
+
+/* ---- Address checks: the guard with the real fwmap check -------------- */
+
+#define GUARD_PHYS_BITS	40
+#define GARBAGE_HIGH	0xdead000000000000ull	/* a broken upper half */
+
+/* The fake machine's memory as the kernel would see it: tables in ACPI
+ * memory, BIOS areas reserved, the kernel image carved out of RAM. */
+static struct fwmap_entry guard_storage[32];
+static struct fwmap guard_fwmap;
+
+static void guard_init(struct acpi_guard *g, struct env *e)
+{
+	const struct fwmap_entry raw[] = {
+		{ 0x0, 0x9fc00, FWMAP_AVAILABLE },
+		{ EBDA_BASE, EBDA_SIZE, FWMAP_RESERVED },
+		{ ROM_BASE, ROM_SIZE, FWMAP_RESERVED },
+		{ 0x100000, TBL_BASE - 0x100000, FWMAP_AVAILABLE },
+		{ TBL_BASE, TBL_SIZE, FWMAP_ACPI_RECLAIMABLE },
+		{ HIGH_BASE, HIGH_SIZE, FWMAP_ACPI_NVS },
+	};
+
+	fwmap_init(&guard_fwmap, guard_storage, 32);
+	fwmap_sanitize(&guard_fwmap, raw, sizeof(raw) / sizeof(raw[0]));
+	fwmap_reserve(&guard_fwmap, 0, 0x100000, FWMAP_LOWMEM);
+	fwmap_reserve(&guard_fwmap, KERN_BASE, KERN_SIZE, FWMAP_KERNEL);
+	fwmap_reserve(&guard_fwmap, 1ull << GUARD_PHYS_BITS,
+		      UINT64_MAX - (1ull << GUARD_PHYS_BITS),
+		      FWMAP_BEYOND_WIDTH);
+	memset(g, 0, sizeof(*g));
+	g->map = &guard_fwmap;
+	g->phys_bits = GUARD_PHYS_BITS;
+	g->inner = fake_map;
+	g->inner_arg = e;
+}
+
+static int parse_guarded(struct acpi_guard *g, struct acpi_info *inf,
+			 const uint8_t *rsdp)
+{
+	struct acpi_rsdp_src src = { .mb2_new = rsdp,
+				     .mb2_new_len = RSDP_V2_LEN };
+
+	return acpi_parse(inf, &src, acpi_guarded_map, g);
+}
+
+/* Copy the table at phys (in the table region) to dst in fake memory. */
+static void copy_table(struct env *e, uint64_t dst, uint64_t phys)
+{
+	uint32_t len = phys_ptr(e, phys)[HDR_LENGTH_OFF] |
+		       (uint32_t)phys_ptr(e, phys)[HDR_LENGTH_OFF + 1] << 8;
+
+	memcpy(phys_ptr(e, dst), phys_ptr(e, phys), len);
+}
+
+/*
+ * XSDT entries with a garbage upper half, inside the kernel image and in
+ * usable RAM: the first two cost their table only (the inner map never
+ * sees them, as phys_map() would have mapped them), the third is used.
+ */
+KTEST(acpi, guard_refuses_bad_entry_addresses)
+{
+	struct env e;
+	struct machine mc;
+	struct acpi_guard g;
+	uint8_t rsdp[RSDP_V2_LEN];
+	uint64_t ents[4];
+
+	env_init(&e);
+	build_full(&e, &mc);
+	guard_init(&g, &e);
+	copy_table(&e, KERN_BASE, mc.madt);
+	copy_table(&e, RAM_BASE, mc.hpet);
+	ents[0] = mc.fadt;
+	ents[1] = GARBAGE_HIGH | mc.madt;
+	ents[2] = KERN_BASE;
+	ents[3] = RAM_BASE;
+	make_rsdp(rsdp, 2, 0, root(&e, "XSDT", ents, 4));
+	ASSERT_EQ(parse_guarded(&g, &info, rsdp), 0);
+	EXPECT_TRUE(info.use_xsdt);
+	EXPECT_TRUE(info.fadt_found);
+	EXPECT_EQ(info.pm_timer_port, 0xb008);
+	EXPECT_FALSE(info.madt_found);	/* both copies refused */
+	EXPECT_TRUE(info.hpet_found);	/* the one in RAM is used */
+	EXPECT_EQ(info.hpet_base, HPET_BASE);
+	EXPECT_EQ(g.refused, 2);
+	EXPECT_EQ(g.suspicious, 2);	/* header, then the whole table */
+	EXPECT_EQ(e.maps_refused, 0);	/* nothing bad reached the map */
+	EXPECT_EQ(info.problems, 2);
+	ASSERT_TRUE(find_table(&info, ents[1]));
+	EXPECT_STREQ(find_table(&info, ents[1])->status, "unmapped");
+	env_free(&e);
+}
+
+/* The RSDP's XSDT address and the FADT's X_DSDT with garbage upper
+ * halves: the RSDT takes over, the DSDT is skipped, the FADT stays. */
+KTEST(acpi, guard_refuses_bad_xsdt_and_x_dsdt)
+{
+	struct env e;
+	struct machine mc;
+	struct acpi_guard g;
+	uint8_t rsdp[RSDP_V2_LEN];
+	uint8_t *fadt;
+	uint64_t ents[1];
+
+	env_init(&e);
+	build_full(&e, &mc);
+	guard_init(&g, &e);
+	make_rsdp(rsdp, 2, (uint32_t)mc.rsdt, GARBAGE_HIGH | mc.xsdt);
+	ASSERT_EQ(parse_guarded(&g, &info, rsdp), 0);
+	EXPECT_FALSE(info.use_xsdt);
+	EXPECT_EQ(info.root_phys, mc.rsdt);
+	check_full_madt(ctx, &info, LAPIC_OVERRIDE);
+	EXPECT_EQ(g.refused, 1);
+	EXPECT_EQ(e.maps_refused, 0);
+
+	fadt = phys_ptr(&e, mc.fadt);
+	put64(fadt, FADT_X_DSDT, GARBAGE_HIGH | 0x7fe0000ull);
+	fix_csum(fadt, FADT_LEN_V6, HDR_CSUM_OFF);
+	ents[0] = mc.fadt;
+	make_rsdp(rsdp, 2, 0, root(&e, "XSDT", ents, 1));
+	guard_init(&g, &e);
+	ASSERT_EQ(parse_guarded(&g, &info, rsdp), 0);
+	EXPECT_TRUE(info.fadt_found);
+	EXPECT_EQ(info.pm_timer_port, 0xb008);
+	EXPECT_EQ(g.refused, 1);
+	EXPECT_EQ(e.maps_refused, 0);
+	EXPECT_EQ(info.problems, 1);
 	env_free(&e);
 }
 

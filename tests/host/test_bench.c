@@ -638,3 +638,44 @@ KTEST(bench_output, table_alignment)
 			  strlen(BENCH_RESULT_PREFIX)),
 		  0);
 }
+
+KTEST(bench, window_overlap)
+{
+	uint64_t s2[] = { 100, 100 }, e2[] = { 200, 200 };
+	uint64_t s3[] = { 100, 150, 120 }, e3[] = { 200, 250, 180 };
+	uint64_t sa[] = { 100, 300 }, ea[] = { 200, 400 };
+	uint64_t st[] = { 100, 200 }, et[] = { 200, 300 };
+	uint64_t s1[] = { 5 }, e1[] = { 9 };
+
+	EXPECT_EQ(bench_window_overlap(s2, e2, 2), BENCH_OVERLAP_FULL);
+	/* All three run from 150 to 180, of a span 100..250: 200 per mille. */
+	EXPECT_EQ(bench_window_overlap(s3, e3, 3), 200);
+	/* One CPU ended before the other started: it ran alone. */
+	EXPECT_EQ(bench_window_overlap(sa, ea, 2), 0);
+	/* Touching windows share no time. */
+	EXPECT_EQ(bench_window_overlap(st, et, 2), 0);
+	EXPECT_EQ(bench_window_overlap(s1, e1, 1), BENCH_OVERLAP_FULL);
+}
+
+/* A capped figure says so in its @@RESULT line and under the table;
+ * an uncapped one carries no capped field. */
+KTEST(bench_output, capped_is_reported)
+{
+	struct bench_figure f;
+	struct stats st;
+	uint64_t v[3] = {1000, 1100, 1200};
+	char line[512], out[2048];
+
+	stats_compute(&st, v, 3, v);
+	bench_figure_init(&f, "falseshare", "packed", "increment", "ns/op",
+			  3, &st);
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "capped") == NULL);
+	f.capped = true;
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f, false), 0);
+	EXPECT_TRUE(strstr(line, "\"capped\":true") != NULL);
+	host_capture_start(out, sizeof(out));
+	bench_table_print("t", &f, 1);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "note: packed increment: capped") != NULL);
+}

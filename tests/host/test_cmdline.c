@@ -9,6 +9,7 @@
 #include "kernel/options.h"
 #include "lib/cmdline.h"
 #include "lib/ktest.h"
+#include "tests/host/host_shim.h"
 
 struct seen {
 	int tokens, errors;
@@ -74,14 +75,45 @@ KTEST(cmdline, malformed_tokens_are_skipped)
 	struct seen s;
 
 	tokenize("=oops a b!c d=\"open ok=1", &s);
-	/* "=oops" and "b!c" are bad; the open quote eats the rest. */
+	/* "=oops", "b!c" and d="open are bad; ok=1 survives them. */
 	EXPECT_EQ(s.errors, 3);
-	EXPECT_EQ(s.tokens, 1);
+	EXPECT_EQ(s.tokens, 2);
 	EXPECT_STREQ(s.keys[0], "a");
+	EXPECT_STREQ(s.keys[1], "ok");
+	EXPECT_STREQ(s.values[1], "1");
 	tokenize("", &s);
 	EXPECT_EQ(s.tokens + s.errors, 0);
 	tokenize(NULL, &s);
 	EXPECT_EQ(s.tokens + s.errors, 0);
+}
+
+KTEST(cmdline, stray_quote_costs_one_token)
+{
+	struct cmdline_iter it;
+	struct cmdline_token t;
+	struct seen s;
+
+	/* A quote inside a bare value is a bad character: the token is
+	 * reported whole and maxcpus=1 is still parsed. */
+	tokenize("run=no\"ne maxcpus=1", &s);
+	EXPECT_EQ(s.errors, 1);
+	EXPECT_EQ(s.tokens, 1);
+	EXPECT_STREQ(s.keys[0], "maxcpus");
+	EXPECT_STREQ(s.values[0], "1");
+	cmdline_iter_init(&it, "run=no\"ne maxcpus=1");
+	EXPECT_EQ(cmdline_next(&it, &t), CMDLINE_ERROR);
+	EXPECT_EQ(it.error_len, strlen("run=no\"ne"));
+	/* Two stray quotes must not pair up across the space. */
+	tokenize("a=x\"y b=1 c=z\"w d=2", &s);
+	EXPECT_EQ(s.errors, 2);
+	EXPECT_EQ(s.tokens, 2);
+	EXPECT_STREQ(s.keys[0], "b");
+	EXPECT_STREQ(s.keys[1], "d");
+	/* A closed quoted value followed by junk costs only that token. */
+	tokenize("k=\"a b\"x e=3", &s);
+	EXPECT_EQ(s.errors, 1);
+	EXPECT_EQ(s.tokens, 1);
+	EXPECT_STREQ(s.keys[0], "e");
 }
 
 KTEST(cmdline, list_splitting)
@@ -157,6 +189,31 @@ KTEST(options, bad_options_reported_and_ignored)
 	EXPECT_STREQ(kopt.ktest, "mm");
 	EXPECT_EQ(kopt.consoles, CONSOLE_SERIAL);
 	EXPECT_STREQ(kopt.run, "tbench");
+}
+
+KTEST(options, stray_quote_keeps_later_options)
+{
+	EXPECT_EQ(options_parse("run=no\"ne maxcpus=1"), 1);
+	EXPECT_EQ(kopt.maxcpus, 1);
+	EXPECT_STREQ(kopt.run, "default");
+}
+
+KTEST(options, print_shows_every_flag)
+{
+	char out[512];
+
+	options_parse("icount poison nosmp");
+	host_capture_start(out, sizeof(out));
+	options_print();
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, " icount") != NULL);
+	EXPECT_TRUE(strstr(out, " poison") != NULL);
+	EXPECT_TRUE(strstr(out, " nosmp") != NULL);
+	options_parse("");
+	host_capture_start(out, sizeof(out));
+	options_print();
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "icount") == NULL);
 }
 
 KTEST(options, overlong_string_rejected)

@@ -10,6 +10,7 @@
 #include "lib/prng.h"
 #include "mm/fwmap.h"
 #include "mm/page.h"
+#include "tests/host/host_shim.h"
 
 #define MAP_CAP 32
 
@@ -314,6 +315,91 @@ KTEST(fwmap, reserve_carving)
 				   FWMAP_RESERVED));
 	EXPECT_EQ(t.map.stats.wrapped, 1);
 	EXPECT_ENTRY(&t.map, 8, 0x402345, 0x7000000, A);
+}
+
+/* QEMU's map as the kernel sees it after its own reservations, with a
+ * 40-bit physical width. */
+static void qemu_like_map(struct test_map *t)
+{
+	struct fwmap_entry raw[] = {
+		{ 0x0, 0x9fc00, A },
+		{ 0x9fc00, 0x400, R },
+		{ 0xf0000, 0x10000, R },
+		{ 0x100000, 0x1fee0000, A },
+		{ 0x1ffe0000, 0x20000, R },
+		{ 0xfd00000000ull, 0x300000000ull, R },
+	};
+
+	tm_init(t, MAP_CAP);
+	fwmap_sanitize(&t->map, raw, ARRAY_SIZE(raw));
+	fwmap_reserve(&t->map, 0, MiB(1), FWMAP_LOWMEM);
+	fwmap_reserve(&t->map, 0x200000, 0x235000, FWMAP_KERNEL);
+	fwmap_reserve(&t->map, 0x435000, 0x400000, FWMAP_BOOTALLOC);
+	fwmap_reserve(&t->map, 1ull << 40, UINT64_MAX - (1ull << 40),
+		      FWMAP_BEYOND_WIDTH);
+}
+
+KTEST(fwmap, check_range_verdicts)
+{
+	struct test_map t;
+
+	qemu_like_map(&t);
+	/* ACPI tables in firmware-reserved memory and the BIOS area. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x1ffe1bef, 52, 40),
+		  FWMAP_RANGE_OK);
+	EXPECT_EQ(fwmap_check_range(&t.map, 0xf5a30, 36, 40), FWMAP_RANGE_OK);
+	/* Device memory the map does not list (HPET). */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0xfed00000, 0x400, 40),
+		  FWMAP_RANGE_OK);
+	/* Usable RAM: suspicious, legal. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x1000000, 36, 40),
+		  FWMAP_RANGE_USABLE);
+	/* Straddling reserved and usable counts as usable. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x1ffdfff0, 0x20, 40),
+		  FWMAP_RANGE_USABLE);
+	/* The kernel image and its boot allocations. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x210000, 36, 40),
+		  FWMAP_RANGE_KERNEL);
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x1ffff0, 0x20, 40),
+		  FWMAP_RANGE_KERNEL);
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x500000, 8, 40),
+		  FWMAP_RANGE_KERNEL);
+	/* A garbage upper half: beyond the width, whatever the map says. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 0xdeadbeef1ffe1befull, 36, 40),
+		  FWMAP_RANGE_BEYOND_WIDTH);
+	EXPECT_EQ(fwmap_check_range(&t.map, (1ull << 40) - 8, 36, 40),
+		  FWMAP_RANGE_BEYOND_WIDTH);
+	EXPECT_EQ(fwmap_check_range(&t.map, (1ull << 40) - 36, 36, 40),
+		  FWMAP_RANGE_OK);
+	/* The map's own beyond-width entry, with a wider phys_bits. */
+	EXPECT_EQ(fwmap_check_range(&t.map, 1ull << 41, 36, 52),
+		  FWMAP_RANGE_BEYOND_WIDTH);
+	EXPECT_EQ(fwmap_check_range(&t.map, UINT64_MAX - 4, 36, 64),
+		  FWMAP_RANGE_EMPTY);
+	EXPECT_EQ(fwmap_check_range(&t.map, 0x1000, 0, 40),
+		  FWMAP_RANGE_EMPTY);
+	EXPECT_FALSE(fwmap_range_refused(FWMAP_RANGE_USABLE));
+	EXPECT_TRUE(fwmap_range_refused(FWMAP_RANGE_KERNEL));
+	EXPECT_TRUE(fwmap_range_refused(FWMAP_RANGE_BEYOND_WIDTH));
+}
+
+/* The dump prints what the kernel derived as such: the range beyond the
+ * physical width has no size (it used to print as a reserved range of
+ * 18-digit KiB merged with firmware's last entry). */
+KTEST(fwmap, dump_shows_width_limit_not_a_size)
+{
+	struct test_map t;
+	char out[4096];
+
+	qemu_like_map(&t);
+	host_capture_start(out, sizeof(out));
+	fwmap_dump(&t.map);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "[0x000000fd00000000-0x0000010000000000) "
+			   "reserved         12582912 KiB") != NULL);
+	EXPECT_TRUE(strstr(out, "[0x0000010000000000-2^64) beyond "
+			   "MAXPHYADDR") != NULL);
+	EXPECT_TRUE(strstr(out, "18014") == NULL);
 }
 
 KTEST(fwmap, page_rounding)

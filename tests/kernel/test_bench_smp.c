@@ -26,6 +26,7 @@ KTEST(bench_smp, all_cpus_all_rounds)
 	static struct bench_result percpu[MAX_CPUS];
 	static unsigned ids[MAX_CPUS];
 	struct bench_result agg;
+	struct bench_overlap ov;
 	struct bench_params p;
 	struct cpumask all;
 	unsigned n, me = smp_this_cpu();
@@ -37,8 +38,14 @@ KTEST(bench_smp, all_cpus_all_rounds)
 	memset(done, 0, sizeof(done));
 	cpumask_online(&all, false);
 	n = bench_run_cpus(&all, &p, count_iters, slot_of, done, percpu, ids,
-			   MAX_CPUS, &agg);
+			   MAX_CPUS, &agg, &ov);
 	ASSERT_EQ(n, smp_cpus_online());
+	EXPECT_EQ(ov.reps, p.reps);
+	EXPECT_LE(ov.min_permille, ov.max_permille);
+	EXPECT_LE(ov.max_permille, BENCH_OVERLAP_FULL);
+	EXPECT_LE(ov.alone_reps, p.reps);
+	if (n == 1)
+		EXPECT_EQ(ov.min_permille, BENCH_OVERLAP_FULL);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t rounds = (uint64_t)(p.warmup + p.reps) *
 				  percpu[i].samples.iters;

@@ -40,9 +40,11 @@
  * separately through the count register, which nothing can merge.
  */
 #define TIMER_TOLERANCE_PCT 10
-#define TIMER_TOLERANCE_TCG_LOW_PCT 90
+/* Under TCG: merging only removes ticks, so the count may fall to
+ * whatever the host let the vCPU run, but never far above the rate;
+ * at least two ticks show the timer is periodic, not one-shot. */
+#define TIMER_TCG_MIN_TICKS 2
 #define TIMER_TOLERANCE_TCG_HIGH_PCT 50
-#define TIMER_RATE_TOLERANCE_PCT 10
 #define TIMER_RATE_US 50000
 #define TIMER_ONESHOT_MAX 0xffffffffu
 #define LVT_MASKED_BIT (1u << 16)
@@ -56,13 +58,72 @@ KTEST(smp, all_expected_cpus_online)
 	const struct smp_stats *s = smp_stats();
 	unsigned expect = s->madt_cpus < kopt.maxcpus ? s->madt_cpus :
 							kopt.maxcpus;
+	/* cpuhole=N leaves CPU N unstarted (when there is one). */
+	unsigned holes = kopt.cpuhole && kopt.cpuhole < expect ? 1 : 0;
 
-	ktest_diag("madt %u usable, maxcpus %u, online %u", s->madt_cpus,
-		   kopt.maxcpus, smp_cpus_online());
+	ktest_diag("madt %u usable, maxcpus %u, online %u, cpuhole %u",
+		   s->madt_cpus, kopt.maxcpus, smp_cpus_online(),
+		   kopt.cpuhole);
 	EXPECT_GE(s->madt_cpus, 1);
-	EXPECT_EQ(smp_cpus_online(), expect);
-	EXPECT_EQ(s->online, expect);
-	EXPECT_EQ(s->failed, 0);
+	EXPECT_EQ(smp_cpus_online(), expect - holes);
+	EXPECT_EQ(s->online, expect - holes);
+	EXPECT_EQ(s->failed, holes);
+}
+
+/* With cpuhole=N the online CPU numbers have a gap at N, as when an AP
+ * does not answer: CPU N exists as a number, is offline, and the CPUs
+ * after it are online. */
+KTEST(smp, cpu_number_gap)
+{
+	unsigned hole = kopt.cpuhole;
+
+	if (!hole || hole >= percpu_count())
+		KTEST_SKIP("no cpuhole= on this boot");
+	EXPECT_FALSE(smp_cpu_online(hole));
+	EXPECT_TRUE(percpu_of(hole) != NULL);
+	EXPECT_EQ(smp_cpus_online(), percpu_count() - 1);
+	if (hole + 1 < percpu_count())
+		EXPECT_TRUE(smp_cpu_online(hole + 1));
+}
+
+/* Holds one CPU's work slot for a while. */
+static void hold_slot(void *arg)
+{
+	uint64_t until = rdtsc() + *(uint64_t *)arg;
+
+	while (rdtsc() < until)
+		cpu_relax();
+}
+
+static uint32_t slot_runs[MAX_CPUS];
+
+static void mark_run(void *arg __unused)
+{
+	atomic_fetch_add_relaxed(&slot_runs[smp_this_cpu()], 1);
+}
+
+/* smp_run_on() must wait for a busy work slot, not skip that CPU (its
+ * callers size barriers by the online CPUs of the mask). */
+KTEST(smp, run_on_waits_for_a_busy_slot)
+{
+	static uint64_t hold_cycles;
+	struct cpumask one;
+	unsigned target = MAX_CPUS;
+
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++)
+		if (cpu != smp_this_cpu() && smp_cpu_online(cpu)) {
+			target = cpu;
+			break;
+		}
+	if (target == MAX_CPUS)
+		KTEST_SKIP("one CPU");
+	hold_cycles = tsc_hz() / 100; /* 10 ms */
+	memset(slot_runs, 0, sizeof(slot_runs));
+	ASSERT_TRUE(smp_work_post(target, hold_slot, &hold_cycles));
+	cpumask_clear(&one);
+	cpumask_set(&one, target);
+	EXPECT_EQ(smp_run_on(&one, mark_run, NULL), 1);
+	EXPECT_EQ(atomic_load_relaxed(&slot_runs[target]), 1);
 }
 
 KTEST(smp, apic_ids_match_and_unique)
@@ -254,17 +315,29 @@ KTEST(time, tsc_calibrated_and_credible)
 	EXPECT_NE(tsc_source(), TSC_SRC_NONE);
 }
 
+/*
+ * The interrupt count over a TSC-timed window. On hardware it must be
+ * within TIMER_TOLERANCE_PCT. Under TCG it cannot be tightened against
+ * any clock: a tick that falls due while the vCPU thread is off the host
+ * CPU is merged with the next one (QEMU raises a pending interrupt once),
+ * so on a loaded host the count drops by whatever the host scheduler
+ * took, and no independent clock can tell how much (10 of 200 ticks
+ * were seen with four vCPUs on a busy two-core host). There the test
+ * only shows that the timer fires periodically (TIMER_TCG_MIN_TICKS)
+ * and never faster than asked; the rate itself is checked through the
+ * count register against the PM timer
+ * (lapic_timer_counts_at_calibrated_rate), which nothing can merge.
+ */
 KTEST(time, lapic_timer_fires_at_calibrated_rate)
 {
 	uint64_t t0, ticks, want = (uint64_t)TIMER_TEST_HZ * TIMER_TEST_US /
 				   1000000;
 	uint64_t flags = read_rflags();
-	unsigned low = TIMER_TOLERANCE_PCT, high = TIMER_TOLERANCE_PCT;
+	unsigned high = TIMER_TOLERANCE_PCT;
+	bool tcg = strcmp(cpu_info.hypervisor, "TCGTCGTCGTCG") == 0;
 
-	if (strcmp(cpu_info.hypervisor, "TCGTCGTCGTCG") == 0) {
-		low = TIMER_TOLERANCE_TCG_LOW_PCT;
+	if (tcg)
 		high = TIMER_TOLERANCE_TCG_HIGH_PCT;
-	}
 	if (apic_mode() == APIC_MODE_NONE)
 		KTEST_SKIP("no local APIC");
 	cpu_sti();
@@ -280,31 +353,118 @@ KTEST(time, lapic_timer_fires_at_calibrated_rate)
 	ktest_diag("%lu ticks in %u us at %u Hz (want %lu)",
 		   (unsigned long)ticks, TIMER_TEST_US, TIMER_TEST_HZ,
 		   (unsigned long)want);
-	EXPECT_GE(ticks * 100, want * (100 - low));
+	if (tcg)
+		EXPECT_GE(ticks, TIMER_TCG_MIN_TICKS);
+	else
+		EXPECT_GE(ticks * 100, want * (100 - TIMER_TOLERANCE_PCT));
 	EXPECT_LE(ticks * 100, want * (100 + high));
 }
 
 /* The count register runs down at apic_timer_hz(): measured afresh. */
+/*
+ * One reading of the PM timer and the APIC timer's current count taken
+ * back to back, kept only when the pair took less than PAIR_MAX_US of
+ * TSC time: under TCG on a busy host the vCPU thread can be descheduled
+ * between two reads, and a pair split by that would misplace a window
+ * edge by milliseconds. Both clocks run on in wall time while the vCPU
+ * is off the host CPU, so only the edges matter.
+ */
+#define PAIR_MAX_US 50
+#define PAIR_TRIES 1000
+struct clock_pair {
+	uint32_t pm;
+	uint32_t apic_left;
+};
+
+static bool read_pair(uint16_t port, uint32_t mask, struct clock_pair *p)
+{
+	uint64_t limit = tsc_us_to_cycles(PAIR_MAX_US);
+
+	for (int i = 0; i < PAIR_TRIES; i++) {
+		uint64_t flags = cpu_irq_save();
+		uint64_t t0 = rdtsc_ordered();
+
+		p->pm = inl(port) & mask;
+		p->apic_left = apic_read(APIC_REG_TIMER_CURRENT);
+		if (rdtsc_ordered() - t0 < limit) {
+			cpu_irq_restore(flags);
+			return true;
+		}
+		cpu_irq_restore(flags);
+	}
+	return false;
+}
+
+/*
+ * The APIC timer's count rate against the ACPI PM timer, a clock the
+ * calibration did not use (the APIC timer was calibrated against the
+ * TSC). Tolerance TIMER_XCHECK_TOLERANCE_PCT: the window is
+ * TIMER_RATE_US long and each edge is known to PAIR_MAX_US plus one PM
+ * tick (279 ns), so the reading itself is good to 0.2 %; what remains is
+ * the calibration chain (TSC against the PM timer to CAL_AGREE_PPM, 2 %,
+ * then the APIC timer against the TSC). Under TCG the PM timer, the
+ * APIC timer and the TSC all derive from the host's clock, so this
+ * checks the kernel's arithmetic, not three oscillators; on hardware the
+ * PM timer is a separate 3.58 MHz crystal.
+ */
+#define TIMER_XCHECK_TOLERANCE_PCT 3
 KTEST(time, lapic_timer_counts_at_calibrated_rate)
 {
-	uint64_t t0, t1, want, got;
-	uint32_t left;
+	const struct acpi_info *a = acpi_tables();
+	struct clock_pair p0, p1;
+	uint32_t mask;
+	uint64_t pm_ticks, got, want;
 
 	if (apic_mode() == APIC_MODE_NONE)
 		KTEST_SKIP("no local APIC");
+	if (!a || !a->pm_timer_port)
+		KTEST_SKIP("no ACPI PM timer to check against");
+	mask = a->pm_timer_32bit ? PM_TIMER_MASK_32 : PM_TIMER_MASK_24;
 	apic_write(APIC_REG_LVT_TIMER, LVT_MASKED_BIT | VEC_APIC_TIMER);
-	t0 = rdtsc_ordered();
 	apic_write(APIC_REG_TIMER_INITIAL, TIMER_ONESHOT_MAX);
+	ASSERT_TRUE(read_pair(a->pm_timer_port, mask, &p0));
 	tsc_delay_us(TIMER_RATE_US);
-	left = apic_read(APIC_REG_TIMER_CURRENT);
-	t1 = rdtsc_ordered();
+	ASSERT_TRUE(read_pair(a->pm_timer_port, mask, &p1));
 	apic_write(APIC_REG_TIMER_INITIAL, 0);
-	got = (uint64_t)(TIMER_ONESHOT_MAX - left);
-	want = apic_timer_hz() * tsc_cycles_to_ns(t1 - t0) / 1000000000ull;
-	ktest_diag("%lu counts, calibrated rate predicts %lu",
-		   (unsigned long)got, (unsigned long)want);
-	EXPECT_GE(got * 100, want * (100 - TIMER_RATE_TOLERANCE_PCT));
-	EXPECT_LE(got * 100, want * (100 + TIMER_RATE_TOLERANCE_PCT));
+	pm_ticks = (p1.pm - p0.pm) & mask;
+	got = (uint64_t)(p0.apic_left - p1.apic_left);
+	want = apic_timer_hz() * pm_ticks / PM_TIMER_HZ;
+	ktest_diag("%lu APIC counts over %lu PM-timer ticks (%lu us); the "
+		   "calibrated %lu Hz predicts %lu", (unsigned long)got,
+		   (unsigned long)pm_ticks,
+		   (unsigned long)(pm_ticks * 1000000 / PM_TIMER_HZ),
+		   (unsigned long)apic_timer_hz(), (unsigned long)want);
+	ASSERT_GT(pm_ticks, 0);
+	EXPECT_GE(got * 100, want * (100 - TIMER_XCHECK_TOLERANCE_PCT));
+	EXPECT_LE(got * 100, want * (100 + TIMER_XCHECK_TOLERANCE_PCT));
+}
+
+/* The calibration log explains the outcome: every source tried is
+ * there with its figure, every rejection has a reason, and the source
+ * used has an entry that was not rejected (unless it is the guess). */
+KTEST(time, tsc_calibration_log_explains_the_source)
+{
+	const struct tsc_cal_entry *log;
+	unsigned n = tsc_cal_log(&log);
+	bool used_found = false;
+
+	ASSERT_GT(n, 0);
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_GT(strlen(log[i].verdict), 0);
+		if (log[i].rejected)
+			ktest_diag("rejected %s: %lu Hz: %s",
+				   tsc_source_name(log[i].src),
+				   (unsigned long)log[i].hz, log[i].verdict);
+		else if (log[i].src == tsc_source())
+			used_found = true;
+		if (!log[i].rejected)
+			EXPECT_TRUE(log[i].hz >= TSC_MIN_HZ &&
+				    log[i].hz <= TSC_MAX_HZ);
+	}
+	if (tsc_source() == TSC_SRC_GUESS)
+		EXPECT_FALSE(used_found);
+	else
+		EXPECT_TRUE(used_found);
 }
 
 KTEST(time, tsc_skew_below_bound)

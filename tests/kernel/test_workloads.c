@@ -5,6 +5,7 @@
  * tbench-like and kbuild-like workloads against recorded values, for
  * one CPU and for all of them.
  */
+#include "kernel/options.h"
 #include "kernel/smp_call.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
@@ -270,5 +271,45 @@ KTEST(workloads, kbuild_quick_checksum)
 	 * the CPU count, without more contending vCPUs than host cores. */
 	if (smp_cpus_online() > 1)
 		EXPECT_EQ(kbuild_quick_checksum(2), KBUILD_QUICK_EXPECT_HASH);
+	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
+}
+
+/*
+ * Every pair and every CPU: run by the smp4-workloads boot, which has
+ * 4 CPUs, its own timeout and the machine to itself. Under ktest=all on
+ * a 2-core host, spinning pairs on more vCPUs than host cores only
+ * measure the host's scheduler, so the suite runs only when named.
+ */
+static bool workloads_smp_named(void)
+{
+	return strcmp(kopt.ktest, "all") != 0;
+}
+
+KTEST(workloads_smp, tbench_quick_checksum_every_pair)
+{
+	unsigned pairs = smp_cpus_online() / 2;
+	uint64_t bytes = 0;
+
+	if (!workloads_smp_named())
+		KTEST_SKIP("run by name (ktest=workloads_smp)");
+	if (pairs < 2)
+		KTEST_SKIP("fewer than 4 CPUs: no second pair");
+	ktest_diag("%u pairs", pairs);
+	EXPECT_EQ(tbench_quick_checksum(pairs, &bytes),
+		  TBENCH_QUICK_EXPECT_HASH);
+	EXPECT_EQ(bytes, TBENCH_QUICK_EXPECT_BYTES);
+}
+
+KTEST(workloads_smp, kbuild_quick_checksum_every_cpu)
+{
+	unsigned jobs = smp_cpus_online();
+	size_t in_use = kmalloc_in_use_bytes();
+
+	if (!workloads_smp_named())
+		KTEST_SKIP("run by name (ktest=workloads_smp)");
+	if (jobs < 3)
+		KTEST_SKIP("fewer than 3 CPUs: kbuild_quick_checksum covers 2");
+	ktest_diag("%u jobs", jobs);
+	EXPECT_EQ(kbuild_quick_checksum(jobs), KBUILD_QUICK_EXPECT_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
 }
