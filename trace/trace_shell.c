@@ -40,25 +40,21 @@
 /* The most fields an event declares (ramfs_page, ramfs_op: three). */
 #define EVENT_MAX_FIELDS 3
 
+/* An event's payload: field count and alignment (its struct's). */
 struct event_layout {
 	unsigned nfields;
 	unsigned payload_align;
-	const char *field[EVENT_MAX_FIELDS];
-	unsigned size[EVENT_MAX_FIELDS];
 };
 
-/* The list expanded three times: field count, names, sizes. */
+/* TRACE_EVENTS expanded three times: the layouts, the field names and
+ * the field sizes (a field macro cannot be swapped within one pass). */
 #define LAYOUT_FIELD_ONE_(type, field) +1
 #define LAYOUT_FIELD_NAME_(type, field) #field,
 #define LAYOUT_FIELD_SIZE_(type, field) sizeof(type),
 #define LAYOUT_EV_(name, fields)                                            \
-	[TRACE_ID_##name] = {                                               \
-		0 fields,                                                   \
-		_Alignof(struct trace_payload_##name),                      \
-		{0},                                                        \
-		{0},                                                        \
-	},
-static struct event_layout layouts[TRACE_EVENT_NR] = {
+	[TRACE_ID_##name] = {0 fields,                                      \
+			     _Alignof(struct trace_payload_##name)},
+static const struct event_layout layouts[TRACE_EVENT_NR] = {
 	TRACE_EVENTS(LAYOUT_EV_, LAYOUT_FIELD_ONE_)};
 #define LAYOUT_LIST_(name, fields) {fields},
 static const char *const field_names[TRACE_EVENT_NR][EVENT_MAX_FIELDS] = {
@@ -80,17 +76,6 @@ struct dumped {
 	uint64_t value[EVENT_MAX_FIELDS];
 };
 
-/* Event id's layout (id < TRACE_EVENT_NR), names and sizes filled in. */
-static const struct event_layout *layout_of(uint32_t id)
-{
-	struct event_layout *l = &layouts[id];
-
-	for (unsigned f = 0; f < l->nfields; f++) {
-		l->field[f] = field_names[id][f];
-		l->size[f] = field_sizes[id][f];
-	}
-	return l;
-}
 
 static int event_by_name(const char *name)
 {
@@ -103,7 +88,7 @@ static int event_by_name(const char *name)
 static void trace_on(const struct shell_value *event)
 {
 	struct trace_config cfg;
-	int id = -1;
+	int id = -1, rc;
 
 	if (event->present) {
 		id = event_by_name(event->word);
@@ -115,9 +100,12 @@ static void trace_on(const struct shell_value *event)
 	}
 	if (!trace_active()) {
 		trace_default_config(&cfg);
-		if (trace_setup(&cfg, percpu_count()) != 0) {
-			shell_error("trace: cannot build the channel (see "
-				    "above)");
+		rc = trace_setup(&cfg, percpu_count());
+		if (rc != 0) {
+			shell_error(rc == -1 ?
+				"trace: cannot build the channel (see above)" :
+				"trace: cannot build the channel: no memory, or "
+				"its memory type could not be set");
 			return;
 		}
 		cfg = *trace_current_config();
@@ -222,19 +210,21 @@ static bool decode_packet(const uint8_t *pkt, struct dumped *keep,
 		}
 		if (id >= TRACE_EVENT_NR)
 			return false;
-		l = layout_of(id);
+		l = &layouts[id];
 		if (!p)
 			p = at + ALIGN_UP((unsigned long)RB_COMPACT_HEADER_SIZE,
 					  l->payload_align);
 		d->id = id;
 		d->tsc = tsc;
 		for (unsigned f = 0; f < l->nfields; f++) {
-			p = ALIGN_UP(p, l->size[f]);
-			if (p + l->size[f] > end)
+			unsigned long size = field_sizes[id][f];
+
+			p = ALIGN_UP(p, size);
+			if (p + size > end)
 				return false;
 			d->value[f] = 0;
-			memcpy(&d->value[f], pkt + p, l->size[f]);
-			p += l->size[f];
+			memcpy(&d->value[f], pkt + p, size);
+			p += size;
 		}
 		at = ALIGN_UP(p, RB_RECORD_ALIGN);
 		++*n;
@@ -259,16 +249,17 @@ static void dump_cpu(unsigned cpu, uint8_t *pkt, struct dumped *keep)
 	first = n > DUMP_NEWEST ? n - DUMP_NEWEST : 0;
 	for (unsigned long i = first; i < n; i++) {
 		const struct dumped *d = &keep[i % DUMP_NEWEST];
-		const struct event_layout *l = layout_of(d->id);
+		const struct event_layout *l = &layouts[d->id];
 
 		kprintf("trace:   #%lu tsc %lu %s", i, (unsigned long)d->tsc,
 			trace_event_name(d->id));
 		/* Addresses and frame numbers are 64-bit: hex; the
 		 * smaller fields are counts and codes: decimal. */
 		for (unsigned f = 0; f < l->nfields; f++)
-			kprintf(l->size[f] == sizeof(uint64_t) ? " %s=%#lx" :
-								 " %s=%lu",
-				l->field[f], (unsigned long)d->value[f]);
+			kprintf(field_sizes[d->id][f] == sizeof(uint64_t) ?
+					" %s=%#lx" : " %s=%lu",
+				field_names[d->id][f],
+				(unsigned long)d->value[f]);
 		kprintf("\n");
 	}
 }
