@@ -174,6 +174,10 @@ VOLATILE_RES = [
     # tlb_purge's once-a-second progress lines (the seed's format).
     re.compile(r"^tlb: shootdown IPIs \d+ \(naive\) \d+ \(batched\)$"),
     re.compile(r"^PTC\.E: \d+ \(old\) \d+ \(new\)$"),
+    # Measured verdicts and warnings about how the vCPUs happened to be
+    # scheduled: their wording follows the timings of the run.
+    re.compile(r"^memtype: verdict: "),
+    re.compile(r"^falseshare: \w+: WARNING: in \d+ of \d+ repetitions"),
 ]
 # The memory-type verdict of the environment header comes from measured
 # latencies; under TCG it may read "no" or "unknown" from run to run.
