@@ -4,7 +4,7 @@
  *
  * Load, on N CPUs:
  *   CPU 0 (the caller) streams: it reads the pages of TP_FILES files, in
- *     turn and over and over, into a file cache (the seed's find / |
+ *     turn and over and over, into the page cache (the seed's find / |
  *     xargs cat), with its own small space loaded; when free memory falls
  *     below the run's budget it reclaims: RECLAIM_BATCH_DEFAULT of the
  *     oldest cached file pages (unmapping them from every space that maps
@@ -16,10 +16,12 @@
  *     heap; its turn reads header pages and faults in and writes part of
  *     its heap; a space exits after TP_SPACE_LIFE turns and a new one
  *     takes its place.
- * The file cache is this experiment's own stand-in (a frame per cached
- * file page, evicted oldest first) until the kernel's page cache serves
- * vm_file. There is no swap: a reclaimed anonymous page comes back
- * zeroed. The jobs check every word they read: a header word must hold
+ * The files live in the kernel's page cache (mm/filemap.h, contents from
+ * workloads/pagefile.h): cat reads them with find_get_page() and
+ * readahead, a job's header region maps the cached pages, and reclaim
+ * takes the oldest cached pages out of the cache and unmaps them from
+ * every space (mm/reclaim.h). There is no swap: a reclaimed anonymous
+ * page comes back zeroed. The jobs check every word they read: a header word must hold
  * the file's pattern, a heap word zero or what the space wrote.
  *
  * Two x86_64 policies in one boot, one phase each (mm/reclaim.h):
@@ -54,11 +56,13 @@
 #include "lib/stats.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
+#include "mm/filemap.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "mm/space.h"
 #include "mm/tlb.h"
+#include "workloads/pagefile.h"
 
 #define TP_UVA 0x0000000040000000ull /* every job heap starts here */
 #define TP_HDR_VA 0x0000000080000000ull /* and its header file here */
@@ -67,7 +71,7 @@
 #define TP_HEADER_FILES 4	     /* files the jobs map */
 #define TP_CACHE_SLOTS (TP_FILES * TP_FILE_PAGES)
 BUILD_ASSERT(TP_CACHE_SLOTS > 768);
-#define TP_FILE_MAGIC 0xf1000000000000ull
+#define TP_FILE_ID_BASE 0x300	     /* pagefile ids of the files */
 #define TP_JOB_SPACES 4		     /* spaces per job CPU */
 #define TP_JOB_PAGES 48		     /* anonymous heap pages per space */
 #define TP_TURN_PAGES 12	     /* heap pages a space touches per turn */
@@ -92,7 +96,7 @@ struct tp_size {
 /* Quick: bounded so that naive's IPIs (milliseconds each under TCG)
  * keep the experiments boot short; the time cap only matters on a host
  * too loaded to give the vCPUs time (the phase line says so). The
- * budget stays below what the file cache alone can hold
+ * budget stays below what the files alone take in the page cache
  * (TP_CACHE_SLOTS pages), so pressure always comes. */
 static const struct tp_size tp_quick = {128, 15000, 512};
 static const struct tp_size tp_full = {4096, 60000, 768};
@@ -200,122 +204,95 @@ static void model_purge(struct addr_space *as, uint64_t va, void *arg)
 	spin_unlock(&tp.model_lock);
 }
 
-/* ---- the file cache (the stand-in page cache) ----------------------- */
+/* ---- the files, in the kernel's page cache ------------------------ */
 
-/* Callers hold the reverse-map lock (vm_file's rule), which also
- * serialises the cache. */
 static struct {
-	uint64_t frame[TP_FILES][TP_FILE_PAGES]; /* 0: not cached */
-	uint32_t ring[TP_CACHE_SLOTS];		 /* load order */
-	uint32_t head, n;
-	uint64_t pos;	 /* the streamer's next page */
-	uint64_t reads;	 /* pages read in */
-	uint64_t evicted;
-	struct vm_file file[TP_FILES];
+	struct pagefile f[TP_FILES];
+	struct address_space m[TP_FILES];
+	struct file_ra_state ra; /* the streamer's, per file in turn */
+	uint64_t pos;		 /* the streamer's next page */
+	uint64_t bad_pages;	 /* streamed pages with wrong data */
 } tpc;
 
-static uint64_t file_word(uint64_t file, uint64_t page, unsigned w)
+static uint32_t file_id(uint64_t file)
 {
-	return TP_FILE_MAGIC | file << 24 | page << 12 | w;
+	return (uint32_t)(TP_FILE_ID_BASE + file);
 }
 
-/* A frame holding page index of file, read in (filled); or FAILED. */
-static uint64_t tpc_read_in(uint64_t file, uint64_t index)
+/* Pages of the files cached now (a racy sum, for printing). */
+static unsigned cache_pages(void)
 {
-	uint64_t fr = page_alloc_phys(0, PAGE_OWNER_PAGECACHE);
-	uint64_t *p;
+	uint64_t n = 0;
 
-	if (fr == PAGE_ALLOC_FAILED)
-		return fr;
-	p = phys_to_virt(fr);
-	for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
-		p[w] = file_word(file, index, w);
-	return fr;
+	for (unsigned f = 0; f < TP_FILES; f++)
+		n += READ_ONCE(tpc.m[f].nrpages);
+	return (unsigned)n;
 }
 
-/* With the lock: make fr the cached copy of (file, index). */
-static void tpc_insert(uint64_t file, uint64_t index, uint64_t fr)
+/* Pages read in from the files, and reclaimed from the cache. */
+static uint64_t cache_reads(void)
 {
-	tpc.frame[file][index] = fr;
-	kassert(tpc.n < TP_CACHE_SLOTS);
-	tpc.ring[(tpc.head + tpc.n++) % TP_CACHE_SLOTS] =
-		(uint32_t)(file * TP_FILE_PAGES + index);
-	tpc.reads++;
+	uint64_t n = 0;
+
+	for (unsigned f = 0; f < TP_FILES; f++)
+		n += READ_ONCE(tpc.f[f].reads);
+	return n;
 }
 
-static uint64_t tpc_get(const struct vm_file *f, uint64_t index)
+static uint64_t cache_evicted(void)
 {
-	uint64_t file = (uint64_t)(uintptr_t)f->priv, fr;
+	uint64_t n = 0;
 
-	if (index >= TP_FILE_PAGES)
-		return PAGE_ALLOC_FAILED;
-	if (tpc.frame[file][index])
-		return tpc.frame[file][index];
-	fr = tpc_read_in(file, index);
-	if (fr != PAGE_ALLOC_FAILED)
-		tpc_insert(file, index, fr);
-	return fr;
-}
-
-static const struct vm_file_ops tpc_ops = {tpc_get};
-
-/* reclaim_file()'s victim: the oldest cached page, out of the cache. */
-static uint64_t tpc_evict(void *arg)
-{
-	uint32_t slot;
-	uint64_t fr;
-
-	(void)arg;
-	if (!tpc.n)
-		return PAGE_ALLOC_FAILED;
-	slot = tpc.ring[tpc.head];
-	tpc.head = (tpc.head + 1) % TP_CACHE_SLOTS;
-	tpc.n--;
-	fr = tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES];
-	tpc.frame[slot / TP_FILE_PAGES][slot % TP_FILE_PAGES] = 0;
-	tpc.evicted++;
-	return fr;
+	for (unsigned f = 0; f < TP_FILES; f++)
+		n += READ_ONCE(tpc.m[f].reclaimed_pages);
+	return n;
 }
 
 /*
- * cat reads the next page of the stream; false without memory. A hit
- * takes no lock (a racy look that at worst reads a page in twice, the
- * second copy freed); a miss fills the page before taking the lock, so
- * the global lock is held for the insert only.
+ * cat reads the next page of the stream through the page cache:
+ * find_get_page(), on a miss readahead, a check of the data, release.
+ * False without memory.
  */
 static bool cache_stream(void)
 {
 	uint64_t file = tpc.pos / TP_FILE_PAGES, index = tpc.pos % TP_FILE_PAGES;
-	uint64_t fr;
+	struct address_space *m = &tpc.m[file];
+	struct page *p;
 
 	tpc.pos = (tpc.pos + 1) % TP_CACHE_SLOTS;
-	if (READ_ONCE(tpc.frame[file][index]))
-		return true;
-	fr = tpc_read_in(file, index);
-	if (fr == PAGE_ALLOC_FAILED)
-		return false;
-	rmap_lock();
-	if (tpc.frame[file][index]) {
-		page_free_phys(fr, 0);
-	} else {
-		tpc_insert(file, index, fr);
+	p = find_get_page(m, index);
+	if (!p) {
+		if (index == 0)
+			file_ra_state_init(&tpc.ra); /* the next file */
+		page_cache_readahead(m, &tpc.ra, index);
+		p = find_get_page(m, index);
+		if (!p)
+			return false;
 	}
-	rmap_unlock();
+	if (!pagefile_page_spot_ok(file_id(file), index, page_data(p)))
+		tpc.bad_pages++;
+	page_cache_release(p);
 	return true;
 }
 
-/* Free every cached page (nothing maps them any more). */
+static void cache_setup(void)
+{
+	memset(&tpc, 0, sizeof(tpc));
+	file_ra_state_init(&tpc.ra);
+	for (unsigned f = 0; f < TP_FILES; f++) {
+		tpc.f[f] = (struct pagefile){.id = file_id(f),
+					     .size_pages = TP_FILE_PAGES};
+		address_space_init(&tpc.m[f], PAGECACHE_LOCKLESS_GANG,
+				   &pagefile_store, &tpc.f[f], TP_FILE_PAGES,
+				   NULL, NULL);
+	}
+}
+
+/* Drop the files' cached pages (nothing maps them any more). */
 static void cache_free_all(void)
 {
-	rmap_lock();
 	for (unsigned f = 0; f < TP_FILES; f++)
-		for (unsigned i = 0; i < TP_FILE_PAGES; i++)
-			if (tpc.frame[f][i]) {
-				page_free_phys(tpc.frame[f][i], 0);
-				tpc.frame[f][i] = 0;
-			}
-	tpc.n = 0;
-	rmap_unlock();
+		truncate_inode_pages(&tpc.m[f]);
 }
 
 /* ---- the jobs ------------------------------------------------------ */
@@ -334,8 +311,8 @@ static bool job_new_space(struct tp_job *j, unsigned k)
 	j->serial[k] = atomic_fetch_add_relaxed(&tp.next_serial, 1);
 	j->hdr[k] = j->serial[k] % TP_HEADER_FILES;
 	if (space_add_anon(as, TP_UVA, TP_JOB_PAGES, VM_WRITE) != VM_OK ||
-	    space_add_file(as, TP_HDR_VA, TP_FILE_PAGES, &tpc.file[j->hdr[k]],
-			   0, 0) != VM_OK) {
+	    space_add_file(as, TP_HDR_VA, TP_FILE_PAGES, &tpc.m[j->hdr[k]], 0,
+			   0) != VM_OK) {
 		space_destroy(as);
 		return false;
 	}
@@ -395,7 +372,7 @@ static void job_turn(struct tp_job *j, unsigned k)
 
 		/* A header word is the file's, whichever frame holds it. */
 		if (*(volatile uint64_t *)(va + w * 8) !=
-		    file_word(j->hdr[k], page, w))
+		    pagefile_word(file_id(j->hdr[k]), page, w))
 			j->bad_words++;
 		touched[n++] = va;
 	}
@@ -478,16 +455,16 @@ static void warm_up(const struct tp_size *size, uint64_t low_free)
 
 	while (rdtsc() < end) {
 		bool full = page_alloc_free_pages() < low_free ||
-			    tpc.n == TP_CACHE_SLOTS;
+			    cache_pages() == TP_CACHE_SLOTS;
 
 		if (full && jobs_warm())
 			break;
 		if (!full && !cache_stream())
 			break;
 	}
-	kprintf("tlb_purge: warm-up: %lu ms, the file cache holds %u pages\n",
+	kprintf("tlb_purge: warm-up: %lu ms, the page cache holds %u pages of the files\n",
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
-		tpc.n);
+		cache_pages());
 }
 
 static void run_phase(struct tp_phase *ph, struct tp_phase *all,
@@ -512,7 +489,7 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 			f = reclaim_file(ph->file_pages < size->phase_pages / 2 ?
 						 RECLAIM_BATCH_DEFAULT : 0,
 					 ph->policy, RECLAIM_BATCH_DEFAULT,
-					 tpc_evict, NULL, model_purge, NULL);
+					 NULL, NULL, model_purge, NULL);
 			a = reclaim_anon(ph->pages - ph->file_pages <
 							 size->phase_pages / 2 ?
 						 RECLAIM_BATCH_DEFAULT : 0,
@@ -530,15 +507,16 @@ static void run_phase(struct tp_phase *ph, struct tp_phase *all,
 	}
 	ph->ipis = sum_sent() - ipis0;
 	kprintf("tlb_purge: %s phase: %lu ms, %lu pages reclaimed (%lu "
-		"file, %lu anonymous) with %lu flushes and %lu IPIs; the file "
+		"file, %lu anonymous) with %lu flushes and %lu IPIs; the page "
 		"cache holds %u pages (%lu read in, %lu evicted so far)%s\n",
 		tlb_policy_name(ph->policy),
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
 		(unsigned long)ph->pages,
 		(unsigned long)ph->file_pages,
 		(unsigned long)(ph->pages - ph->file_pages),
-		(unsigned long)ph->batches, (unsigned long)ph->ipis, tpc.n,
-		(unsigned long)tpc.reads, (unsigned long)tpc.evicted,
+		(unsigned long)ph->batches, (unsigned long)ph->ipis,
+		cache_pages(), (unsigned long)cache_reads(),
+		(unsigned long)cache_evicted(),
 		rdtsc() >= end ?
 			"; stopped by the time cap (a loaded host)" : "");
 	for (unsigned c = 0; c < smp_cpus_online(); c++)
@@ -752,9 +730,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 	tp.next_serial = 1;
 	ph[0].policy = TLB_POLICY_NAIVE;
 	ph[1].policy = TLB_POLICY_BATCHED;
-	memset(&tpc, 0, sizeof(tpc));
-	for (unsigned f = 0; f < TP_FILES; f++)
-		tpc.file[f] = (struct vm_file){&tpc_ops, (void *)(uintptr_t)f};
+	cache_setup();
 	me = space_create("cat");
 	if (!me || !model_setup(cpus) ||
 	    space_add_anon(me, TP_UVA, 1, VM_WRITE) != VM_OK) {
@@ -765,7 +741,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 	low_free = page_alloc_free_pages() > size->budget_pages ?
 			   page_alloc_free_pages() - size->budget_pages :
 			   0;
-	kprintf("tlb_purge: %u CPUs: CPU 0 streams into a cache and "
+	kprintf("tlb_purge: %u CPUs: CPU 0 streams into the page cache and "
 		"reclaims, %u run jobs of %u spaces x (%u anonymous + %u "
 		"file pages); %u files of %u pages; budget %lu pages; %lu "
 		"reclaimed pages per policy (at most %lu ms); PCIDs %s, "
@@ -807,6 +783,11 @@ static int tlb_purge_run(enum experiment_mode mode)
 	if (bad) {
 		kprintf("tlb_purge: FAILED: %lu words read back neither zero "
 			"nor what their space wrote\n", (unsigned long)bad);
+		rc = 1;
+	}
+	if (tpc.bad_pages) {
+		kprintf("tlb_purge: FAILED: %lu streamed pages did not hold "
+			"their file's data\n", (unsigned long)tpc.bad_pages);
 		rc = 1;
 	}
 	for (int p = 0; p < 2; p++) {

@@ -46,6 +46,7 @@
 #include "mm/kmalloc.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"
+#include "mm/reclaim.h"
 #include "mm/vm.h"
 
 static const struct console serial_console = {"serial", serial_write};
@@ -226,7 +227,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	 * for clean pages back when free memory runs low. */
 	pagecache_init(&page_alloc_frames);
 	pagecache_stats_enable(smp_this_cpu);
-	page_alloc_set_reclaim(shrink_page_cache, PAGECACHE_LOW_WATERMARK_PAGES);
+	page_alloc_set_reclaim(reclaim_page_cache, PAGECACHE_LOW_WATERMARK_PAGES);
 	if (log_enabled(LOG_INFO))
 		memory_report();
 	/* ---- end memory ------------------------------------------------- */

@@ -536,3 +536,30 @@ uint64_t shrink_page_cache(uint64_t nr)
 		count_pages(&my_stats()->reclaimed, freed);
 	return freed;
 }
+
+struct page *pagecache_evict_oldest(void)
+{
+	struct page *page = NULL;
+
+	spin_lock(&lru_lock);
+	for (uint64_t scan = lru_pages; scan > 0 && lru_tail; scan--) {
+		struct page *p = lru_tail;
+		struct address_space *m = p->mapping;
+
+		kassert(m);
+		if (!tree_write_trylock(m)) {
+			lru_unlink(p); /* busy file: rotate */
+			lru_link_head(p);
+			continue;
+		}
+		delete_from_tree(m, p, true);
+		m->reclaimed_pages++;
+		tree_write_unlock(m);
+		page = p; /* the cache's reference, now the caller's */
+		break;
+	}
+	spin_unlock(&lru_lock);
+	if (page && my_stats())
+		count_pages(&my_stats()->reclaimed, 1);
+	return page;
+}

@@ -154,6 +154,15 @@ void file_ra_state_init(struct file_ra_state *ra);
  */
 uint64_t shrink_page_cache(uint64_t nr);
 
+/*
+ * Take the oldest page on the LRU out of its cache, whoever references
+ * it (reclaim of mapped pages: the caller unmaps it next), without
+ * waiting for any lock (a busy file's page is rotated). The cache's
+ * reference becomes the caller's: it drops it with page_cache_release().
+ * Returns NULL when no page could be taken.
+ */
+struct page *pagecache_evict_oldest(void);
+
 /* Pages on the LRU (all cached pages of all files). */
 uint64_t pagecache_lru_pages(void);
 
@@ -165,7 +174,8 @@ uint64_t pagecache_lru_pages(void);
 struct pagecache_stats {
 	uint64_t lookups, hits, misses;
 	uint64_t readahead_pages;   /* read in by readahead */
-	uint64_t reclaimed_pages;   /* freed by shrink_page_cache() */
+	uint64_t reclaimed_pages;   /* taken out by shrink_page_cache() or
+				     * pagecache_evict_oldest() */
 	uint64_t cached_pages;      /* on the LRU now */
 	uint64_t rcu_grace_periods; /* completed, all users (lib/rcu.h) */
 };

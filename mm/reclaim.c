@@ -4,6 +4,7 @@
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
+#include "mm/filemap.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
@@ -64,10 +65,18 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 	return res;
 }
 
-struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
-				   unsigned batch, uint64_t (*evict)(void *),
-				   void *evict_arg, reclaim_observer observe,
-				   void *arg)
+static struct page *evict_oldest(void *arg)
+{
+	(void)arg;
+	return pagecache_evict_oldest();
+}
+
+/* reclaim_file(), taking the reverse-map lock with trylock when wait is
+ * false (and stopping when it is busy). */
+static struct reclaim_result do_reclaim_file(
+	uint64_t nr, enum tlb_policy policy, unsigned batch,
+	struct page *(*evict)(void *), void *evict_arg,
+	reclaim_observer observe, void *arg, bool wait)
 {
 	struct reclaim_result res = {0, 0};
 	struct tlb_gather g;
@@ -76,18 +85,26 @@ struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
 	kassert(policy < TLB_POLICY_COUNT);
 	if (batch == 0)
 		batch = RECLAIM_BATCH_DEFAULT;
+	if (!evict)
+		evict = evict_oldest;
 	tlb_gather_init(&g);
 	while (res.pages < nr) {
 		struct rmap_item *it;
-		uint64_t frame;
+		struct page *page;
+		uint64_t pfn;
 
-		rmap_lock();
-		frame = evict(evict_arg);
-		if (frame == PAGE_ALLOC_FAILED) {
+		if (wait)
+			rmap_lock();
+		else if (!rmap_trylock())
+			break;
+		/* Out of the cache first: no new fault can find it. */
+		page = evict(evict_arg);
+		if (!page) {
 			rmap_unlock();
 			break;
 		}
-		while ((it = rmap_first_locked(frame >> PAGE_SHIFT))) {
+		pfn = page_to_pfn(page);
+		while ((it = rmap_first_locked(pfn))) {
 			struct addr_space *as = it->as;
 			uint64_t va = it->va;
 
@@ -96,15 +113,16 @@ struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
 				observe(as, va, arg);
 			rmap_drop_locked(it);
 			vm_unmap_gather(as, va, 1, &g, false);
+			/* The mapping's reference, dropped after the flush. */
+			tlb_gather_page(&g, page);
 			if (policy == TLB_POLICY_NAIVE) {
 				tlb_gather_flush(&g);
 				res.batches++;
 			}
 		}
 		rmap_unlock();
-		/* Nobody maps it and no fault can find it: free after the
-		 * flush. */
-		tlb_gather_frame(&g, frame);
+		/* The cache's reference, which evict handed us. */
+		tlb_gather_page(&g, page);
 		res.pages++;
 		if (policy == TLB_POLICY_BATCHED && ++in_batch == batch) {
 			res.batches += g.pending;
@@ -116,4 +134,25 @@ struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
 		res.batches++;
 	tlb_gather_finish(&g);
 	return res;
+}
+
+struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
+				   unsigned batch,
+				   struct page *(*evict)(void *),
+				   void *evict_arg, reclaim_observer observe,
+				   void *arg)
+{
+	return do_reclaim_file(nr, policy, batch, evict, evict_arg, observe,
+			       arg, true);
+}
+
+uint64_t reclaim_page_cache(uint64_t nr)
+{
+	uint64_t done = shrink_page_cache(nr);
+
+	if (done < nr && rmap_ready())
+		done += do_reclaim_file(nr - done, TLB_POLICY_BATCHED, 0, NULL,
+					NULL, NULL, NULL, false)
+				.pages;
+	return done;
 }

@@ -1,6 +1,6 @@
 /*
- * Reclaim of anonymous pages through the reverse map, with two TLB
- * policies:
+ * Reclaim of anonymous and page-cache pages through the reverse map,
+ * with two TLB policies:
  *
  *   naive    unmap a page and flush it at once: one shootdown per page
  *            to every CPU that has its space loaded (try_to_unmap with
@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 #include "mm/vm.h"
+
+struct page;
 
 /* Linux's SWAP_CLUSTER_MAX: pages per reclaim batch. */
 #define RECLAIM_BATCH_DEFAULT 32
@@ -45,16 +47,30 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 				   void *arg);
 
 /*
- * Evict up to nr file pages (page-cache pages) the way the policy says.
- * evict(arg), called with the reverse-map lock held, takes the next
- * victim out of its cache so no new fault can find it and returns its
- * frame, or PAGE_ALLOC_FAILED when there is none. The frame is unmapped
- * from every space that maps it (naive: a flush per mapping) and freed
- * after the flush. pages counts evicted frames, batches flushes.
+ * Reclaim up to nr page-cache pages, oldest first, the way Linux's
+ * shrink_page_list() does with mapped pages: take the page out of its
+ * cache, try_to_unmap() it from every space that maps it (through the
+ * reverse map), and drop the references (the mappings' and the cache's)
+ * after the flush, which frees the frame unless a reader still holds
+ * one. naive flushes per mapping; batched once per batch pages.
+ * evict(evict_arg), called with the reverse-map lock held, picks the
+ * victim: it takes it out of its cache and returns it with a reference
+ * for the caller, or NULL when there is none; NULL evict means
+ * pagecache_evict_oldest(). pages counts evicted pages, batches flushes.
  */
 struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
-				   unsigned batch, uint64_t (*evict)(void *),
+				   unsigned batch,
+				   struct page *(*evict)(void *),
 				   void *evict_arg, reclaim_observer observe,
 				   void *arg);
+
+/*
+ * The page allocator's reclaim hook (page_alloc_set_reclaim): first the
+ * pages nobody maps (shrink_page_cache()), then, if that was not enough
+ * and the reverse-map lock is free (the caller may hold it: a fault
+ * allocating a page table), mapped ones with the batched policy.
+ * Returns the pages taken out of the cache.
+ */
+uint64_t reclaim_page_cache(uint64_t nr);
 
 #endif

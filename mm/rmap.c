@@ -44,6 +44,11 @@ void rmap_unlock(void)
 	spin_unlock(&lock);
 }
 
+bool rmap_trylock(void)
+{
+	return spin_trylock(&lock);
+}
+
 static unsigned bucket(uint64_t pfn)
 {
 	return (unsigned)(pfn % RMAP_BUCKETS);

@@ -15,6 +15,9 @@
  *  1. An item exists exactly while its (space, address) maps its frame
  *     through a fault or a file mapping, and not after the unmap.
  *  2. An item is on the anonymous list iff its frame is anonymous.
+ *  3. A file item (a page-cache page) stands for one page reference the
+ *     mapping holds; whoever drops the item drops that reference, after
+ *     the TLB flush that follows the unmap (tlb_gather_page()).
  */
 #ifndef MM_RMAP_H
 #define MM_RMAP_H
@@ -51,6 +54,8 @@ unsigned rmap_capacity(void);
 /* Lock held: the caller walks or changes the map itself. */
 void rmap_lock(void);
 void rmap_unlock(void);
+/* rmap_lock() if it is free now; false (not taken) otherwise. */
+bool rmap_trylock(void);
 /* With the lock held: the oldest anonymous mapping, or NULL. */
 struct rmap_item *rmap_oldest_anon_locked(void);
 /* With the lock held: drop item (returns it to the pool). */

@@ -5,6 +5,7 @@
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/filemap.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
@@ -52,26 +53,42 @@ static bool nothing_loaded(const struct addr_space *as)
 	return true;
 }
 
+/* The page references the file mappings in [va, va + npages) hold, to
+ * drop after the flush. */
+static void gather_file_refs(struct addr_space *as, uint64_t va,
+			     uint64_t npages, struct tlb_gather *g)
+{
+	for (uint64_t i = 0; i < npages; i++) {
+		struct vm_translation t;
+
+		if (vm_translate(as, va + i * PAGE_SIZE, &t))
+			tlb_gather_page(g, pfn_to_page(t.phys >> PAGE_SHIFT));
+	}
+}
+
 void space_destroy(struct addr_space *as)
 {
 	struct tlb_gather g;
 
 	kassert(as != &kernel_space && nothing_loaded(as));
+	tlb_gather_init(&g);
 	/* Reclaim finds pages through the reverse map: take them out of it
 	 * first, under its lock, so it cannot race the unmap below. */
 	rmap_lock();
 	for (unsigned i = 0; i < as->nregions; i++) {
 		const struct vm_region *r = &as->regions[i];
+		uint64_t n = (r->end - r->start) / PAGE_SIZE;
 
-		rmap_remove_space_locked(as, r->start,
-					 (r->end - r->start) / PAGE_SIZE);
+		if (r->kind == VM_REGION_FILE)
+			gather_file_refs(as, r->start, n, &g);
+		rmap_remove_space_locked(as, r->start, n);
 	}
 	rmap_unlock();
-	tlb_gather_init(&g);
 	for (unsigned i = 0; i < as->nregions; i++) {
 		const struct vm_region *r = &as->regions[i];
 
-		/* Anonymous frames are the space's; file pages the file's. */
+		/* Anonymous frames are the space's; a file page loses the
+		 * reference of this mapping (gathered above). */
 		vm_unmap_gather(as, r->start, (r->end - r->start) / PAGE_SIZE,
 				&g, r->kind == VM_REGION_ANON);
 	}
@@ -97,14 +114,14 @@ int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 }
 
 int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
-		   const struct vm_file *file, uint64_t pgoff, unsigned prot)
+		   struct address_space *m, uint64_t pgoff, unsigned prot)
 {
 	struct vm_region r = {start, start + npages * PAGE_SIZE, VM_REGION_FILE,
-			      prot, file, pgoff};
+			      prot, m, pgoff};
 
 	if (start & (PAGE_SIZE - 1))
 		return VM_ERR_ALIGN;
-	if (!file || !file->ops || !file->ops->get_page || npages == 0 ||
+	if (!m || npages == 0 ||
 	    npages > VM_USER_END / PAGE_SIZE)
 		return VM_ERR_INVALID;
 	return add_region(as, &r);
@@ -137,21 +154,47 @@ static const struct vm_region *region_of(struct addr_space *as, uint64_t va)
 	return NULL;
 }
 
-/* Map the file page behind page, all under the reverse-map lock. */
+/* The cached page at index with a reference for the caller, read in
+ * through the page cache on a miss; NULL past the end or without
+ * memory. No lock held: reading in allocates, and allocation may
+ * reclaim. */
+static struct page *file_page(struct address_space *m, uint64_t index)
+{
+	struct page *page = find_get_page(m, index);
+
+	if (page || index >= m->size_pages)
+		return page;
+	__do_page_cache_readahead(m, index, 1);
+	return find_get_page(m, index);
+}
+
+/*
+ * Map the file page behind page. The reference find_get_page() took
+ * becomes the mapping's (rmap.h invariant 3). Reclaim may take the page
+ * out of the cache between the lookup and the rmap lock: then it may
+ * already have unmapped every recorded mapping, so look again.
+ */
 static bool fault_file(struct addr_space *as, const struct vm_region *r,
 		       uint64_t page)
 {
 	uint64_t index = r->pgoff + (page - r->start) / PAGE_SIZE, frame;
+	struct page *pg;
 	bool ok = false;
 	int err;
 
-	rmap_lock();
-	frame = r->file->ops->get_page(r->file, index);
-	if (frame == PAGE_ALLOC_FAILED) {
+	for (;;) {
+		pg = file_page(r->mapping, index);
+		if (!pg) {
+			atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
+			return false;
+		}
+		rmap_lock();
+		if (READ_ONCE(pg->mapping) == r->mapping && pg->index == index)
+			break;
 		rmap_unlock();
-		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
-		return false;
+		page_cache_release(pg);
 	}
+	frame = PFN_PHYS(page_to_pfn(pg));
 	err = vm_map(as, page, frame, 1, r->prot, MEMTYPE_WB, 0);
 	if (err == VM_OK) {
 		ok = rmap_add_locked(frame >> PAGE_SHIFT, as, page, false);
@@ -160,13 +203,16 @@ static bool fault_file(struct addr_space *as, const struct vm_region *r,
 
 			tlb_gather_init(&g);
 			vm_unmap_gather(as, page, 1, &g, false);
+			tlb_gather_page(&g, pg);
+			rmap_unlock();
 			tlb_gather_finish(&g);
 			atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
-		} else {
-			atomic_fetch_add_relaxed(&stats.file_maps, 1);
+			return false;
 		}
+		atomic_fetch_add_relaxed(&stats.file_maps, 1);
 	} else {
 		ok = err == VM_ERR_EXISTS;
+		page_cache_release(pg); /* not mapped by us */
 	}
 	rmap_unlock();
 	return ok;

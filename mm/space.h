@@ -8,12 +8,16 @@
  *   space_create -> space_add_anon ... -> tlb_switch_to(as) on a CPU ->
  *   touches fault pages in -> tlb_switch_to(&kernel_space) -> space_destroy
  *
- * A file region maps the pages a struct vm_file hands out (a page cache):
- * they are shared, recorded in the reverse map, never freed by the space.
- * The fault takes the reverse-map lock around "look the page up, map
- * it, record it", so a cache that evicts a page under the same lock
- * (space_unmap_file_page) never races a fault into mapping a frame it
- * is about to free.
+ * A file region maps page-cache pages (mm/filemap.h): the fault finds
+ * the page with find_get_page(), reading it in through the cache on a
+ * miss, and keeps that reference while the page is mapped (one per
+ * mapping, recorded in the reverse map). Whoever unmaps the page drops
+ * the reference through a TLB gather, after the flush: space_destroy()
+ * and page-cache reclaim (mm/reclaim.h), which takes the page out of
+ * the cache and then unmaps it from every space. The fault checks,
+ * under the reverse-map lock, that the page is still cached before it
+ * maps and records it, and reclaim takes pages out of the cache under
+ * that lock, so a fault never maps a page reclaim has already unmapped.
  *
  * A fault that is not in a region of the space the CPU has loaded is not
  * ours: space_fault() returns false and the trap code carries on
@@ -33,22 +37,6 @@ struct space_stats {
 	uint64_t created, destroyed, faults, zero_fills, file_maps, fault_nomem;
 };
 
-struct vm_file;
-
-struct vm_file_ops {
-	/*
-	 * The frame holding page index of the file, reading it in if
-	 * needed; PAGE_ALLOC_FAILED without memory or past the end. Called
-	 * with the reverse-map lock held: must not take it.
-	 */
-	uint64_t (*get_page)(const struct vm_file *f, uint64_t index);
-};
-
-struct vm_file {
-	const struct vm_file_ops *ops;
-	void *priv;
-};
-
 /* A new space (kmalloc'ed) sharing the kernel half; NULL without memory.
  * Sets the reverse map up on first use. */
 struct addr_space *space_create(const char *name);
@@ -62,14 +50,16 @@ void space_destroy(struct addr_space *as);
  * too many regions). */
 int space_add_anon(struct addr_space *as, uint64_t start, uint64_t npages,
 		   unsigned prot);
-/* Add a file region: file pages pgoff.. at start, npages long. Same
- * errors as space_add_anon. */
+/* Add a file region: pages pgoff.. of the cached file m at start,
+ * npages long. Same errors as space_add_anon. m must outlive the
+ * space. */
 int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
-		   const struct vm_file *file, uint64_t pgoff, unsigned prot);
+		   struct address_space *m, uint64_t pgoff, unsigned prot);
 /*
- * Demand fault at va in as: allocate a zeroed frame, map it, record it.
- * Returns true if va is now mapped (also when another CPU raced us to
- * it), false if va is in no region or memory ran out.
+ * Demand fault at va in as: anonymous, allocate a zeroed frame; file,
+ * the page-cache page; map it, record it. Returns true if va is now
+ * mapped (also when another CPU raced us to it), false if va is in no
+ * region, past the file's end, or memory ran out.
  */
 bool space_fault(struct addr_space *as, uint64_t va);
 void space_stats(struct space_stats *out);

@@ -3,6 +3,7 @@
  */
 #include "lib/assert.h"
 #include "lib/string.h"
+#include "mm/filemap.h"
 #include "mm/page_alloc.h"
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
@@ -54,6 +55,13 @@ void tlb_gather_frame(struct tlb_gather *g, uint64_t phys)
 	g->frames[g->nframes++] = phys;
 }
 
+void tlb_gather_page(struct tlb_gather *g, struct page *page)
+{
+	if (g->nrefs == TLB_GATHER_FRAMES)
+		tlb_gather_flush(g);
+	g->refs[g->nrefs++] = page;
+}
+
 void tlb_gather_flush(struct tlb_gather *g)
 {
 	if (g->pending) {
@@ -72,6 +80,10 @@ void tlb_gather_flush(struct tlb_gather *g)
 		page_free_phys(g->frames[i], 0);
 	g->frames_freed += g->nframes;
 	g->nframes = 0;
+	for (unsigned i = 0; i < g->nrefs; i++)
+		page_cache_release(g->refs[i]);
+	g->refs_dropped += g->nrefs;
+	g->nrefs = 0;
 	g->pending = g->several = g->kernel = g->structure = false;
 	memset(g->cpus, 0, sizeof(g->cpus));
 }

@@ -7,6 +7,7 @@
  *   tlb_gather_init(&g)
  *   clear entries ...; tlb_gather_range(&g, as, va, n)   for each change
  *   tlb_gather_frame(&g, phys)  a frame (data or table) to free later
+ *   tlb_gather_page(&g, page)   a page-cache reference to drop later
  *   tlb_gather_finish(&g)       one flush, then the frees
  *
  * Ranges of one space are flushed as one range (single invalidations up
@@ -15,8 +16,9 @@
  * IPI per CPU per gather: a batched reclaim is one gather.
  *
  * Invariants:
- *  1. A frame passed to tlb_gather_frame() is freed after a flush that
- *     covers every change gathered before it, never before.
+ *  1. A frame passed to tlb_gather_frame() is freed, a reference passed
+ *     to tlb_gather_page() dropped, after a flush that covers every
+ *     change gathered before it, never before.
  *  2. A full frame array triggers that flush early; nothing is dropped.
  */
 #ifndef MM_TLB_GATHER_H
@@ -25,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "mm/vm.h"
+
+struct page;
 
 #define TLB_GATHER_FRAMES 64
 
@@ -38,8 +42,10 @@ struct tlb_gather {
 	uint64_t cpus[VM_CPU_WORDS];
 	uint64_t frames[TLB_GATHER_FRAMES];
 	unsigned nframes;
+	struct page *refs[TLB_GATHER_FRAMES]; /* page-cache references */
+	unsigned nrefs;
 	/* Totals over the gather's life. */
-	uint64_t flushes, frames_freed;
+	uint64_t flushes, frames_freed, refs_dropped;
 };
 
 void tlb_gather_init(struct tlb_gather *g);
@@ -50,6 +56,9 @@ void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
 void tlb_gather_table(struct tlb_gather *g, uint64_t phys);
 /* Free the order-0 frame phys after the flush (flushes early if full). */
 void tlb_gather_frame(struct tlb_gather *g, uint64_t phys);
+/* Drop a reference on page (page_cache_release) after the flush
+ * (flushes early if full). */
+void tlb_gather_page(struct tlb_gather *g, struct page *page);
 /* Flush what is pending, then free the frames. The gather stays usable. */
 void tlb_gather_flush(struct tlb_gather *g);
 void tlb_gather_finish(struct tlb_gather *g);

@@ -52,15 +52,15 @@
 
 enum vm_region_kind { VM_REGION_ANON, VM_REGION_FILE };
 
-struct vm_file;
+struct address_space;
 
 /* A lower-half range filled on first touch (mm/space.h). */
 struct vm_region {
 	uint64_t start, end; /* page aligned, end exclusive */
 	enum vm_region_kind kind;
 	unsigned prot;
-	const struct vm_file *file; /* VM_REGION_FILE: pages from here */
-	uint64_t pgoff;		    /* file page mapped at start */
+	struct address_space *mapping; /* VM_REGION_FILE: its page cache */
+	uint64_t pgoff;		       /* file page mapped at start */
 };
 
 struct addr_space {

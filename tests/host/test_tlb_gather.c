@@ -1,6 +1,7 @@
 /*
  * Host tests for the TLB gather (mm/tlb_gather.c) against a recording
- * stand-in of the flush interface (mm/tlb.h) and of page_free_phys():
+ * stand-in of the flush interface (mm/tlb.h), of page_free_phys() and of
+ * page_cache_release() (the page-cache references a gather drops):
  * every event gets a sequence number, so "freed only after the flush"
  * is checked as an order, not assumed. Also: one space's ranges are
  * flushed as their union, several spaces or a freed table as a full
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "lib/ktest.h"
+#include "mm/filemap.h"
 #include "mm/page_alloc.h"
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
@@ -20,7 +22,7 @@
 #define USER_VA 0x0000000010000000ull
 #define KERNEL_VA 0xffffc90000000000ull
 
-enum ev_kind { EV_FREE, EV_FLUSH_USER, EV_FLUSH_KERNEL };
+enum ev_kind { EV_FREE, EV_FLUSH_USER, EV_FLUSH_KERNEL, EV_RELEASE };
 
 struct event {
 	enum ev_kind kind;
@@ -44,6 +46,12 @@ void page_free_phys(uint64_t phys, unsigned order)
 {
 	(void)order;
 	record((struct event){EV_FREE, phys, 0, NULL, 0});
+}
+
+void page_cache_release(struct page *page)
+{
+	record((struct event){EV_RELEASE, (uint64_t)(uintptr_t)page, 0, NULL,
+			      0});
 }
 
 void tlb_flush_kernel_range(uint64_t va, uint64_t npages)
@@ -108,6 +116,28 @@ KTEST(tlb_gather, frees_only_after_the_flush)
 	EXPECT_EQ(ev[2].kind, EV_FREE);
 	EXPECT_EQ(g.flushes, 1);
 	EXPECT_EQ(g.frames_freed, 2);
+}
+
+KTEST(tlb_gather, drops_page_references_only_after_the_flush)
+{
+	struct addr_space as = {0};
+	struct page pages[2];
+	struct tlb_gather g;
+
+	reset();
+	as.loaded[0] = 0x2;
+	tlb_gather_init(&g);
+	tlb_gather_range(&g, &as, USER_VA, 2);
+	tlb_gather_page(&g, &pages[0]);
+	tlb_gather_page(&g, &pages[1]);
+	EXPECT_EQ(nev, 0);
+	tlb_gather_finish(&g);
+	ASSERT_EQ(nev, 3);
+	EXPECT_EQ(ev[0].kind, EV_FLUSH_USER);
+	EXPECT_EQ(ev[1].kind, EV_RELEASE);
+	EXPECT_EQ(ev[1].a, (uint64_t)(uintptr_t)&pages[0]);
+	EXPECT_EQ(ev[2].kind, EV_RELEASE);
+	EXPECT_EQ(g.refs_dropped, 2);
 }
 
 KTEST(tlb_gather, one_space_flushes_the_union)

@@ -7,7 +7,9 @@
  * active one sends one IPI per page (naive) or at most one per CPU per
  * batch (batched); a stale-translation detector under both policies
  * (one CPU reads through a mapping while another unmaps the page, frees
- * it and reuses it with new contents); PCIDs when the CPU has them.
+ * it and reuses it with new contents); file regions map page-cache
+ * pages, reclaim (also the allocator's hook) unmaps such a page from
+ * every space and drops its references only after the flush; PCIDs when the CPU has them.
  * The multi-CPU tests want 4 CPUs and skip with fewer than they need.
  */
 #include "arch/x86_64/cpu.h"
@@ -21,6 +23,7 @@
 #include "lib/atomic.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
+#include "mm/filemap.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
@@ -29,6 +32,7 @@
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
 #include "mm/vm.h"
+#include "workloads/pagefile.h"
 
 #define UVA 0x0000000010000000ull /* a region's start in the lower half */
 #define REGION_PAGES 40
@@ -479,53 +483,43 @@ KTEST(tlb, pcid_generation)
 	space_destroy(b);
 }
 
-/* A stand-in page cache for one small file: frames read in on demand
- * with a known pattern; callers hold the reverse-map lock. */
+/* A small file in the page cache (workloads/pagefile.h: its words are a
+ * known function of file and page). */
 #define TFILE_PAGES 4
 #define TFILE_VA 0x0000000020000000ull
+#define TFILE_ID 0x3a
 
 struct tfile {
-	uint64_t frame[TFILE_PAGES];
-	unsigned victim;
+	struct pagefile f;
+	struct address_space m;
+	struct page *victim; /* what tfile_evict takes out */
 };
 
-static uint64_t tfile_word(uint64_t index, unsigned w)
+static void tfile_init(struct tfile *t)
 {
-	return 0xf11e000000000000ull | index << 16 | w;
+	memset(t, 0, sizeof(*t));
+	t->f = (struct pagefile){.id = TFILE_ID, .size_pages = TFILE_PAGES};
+	address_space_init(&t->m, PAGECACHE_LOCKLESS_GANG, &pagefile_store,
+			   &t->f, TFILE_PAGES, NULL, NULL);
 }
 
-static uint64_t tfile_get(const struct vm_file *f, uint64_t index)
-{
-	struct tfile *t = f->priv;
-	uint64_t *p;
-
-	if (index >= TFILE_PAGES)
-		return PAGE_ALLOC_FAILED;
-	if (!t->frame[index]) {
-		uint64_t fr = page_alloc_phys(0, PAGE_OWNER_PAGECACHE);
-
-		if (fr == PAGE_ALLOC_FAILED)
-			return fr;
-		p = phys_to_virt(fr);
-		for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
-			p[w] = tfile_word(index, w);
-		t->frame[index] = fr;
-	}
-	return t->frame[index];
-}
-
-static uint64_t tfile_evict(void *arg)
+/* reclaim_file()'s victim: t->victim, out of the cache, with a
+ * reference for reclaim; then nothing. */
+static struct page *tfile_evict(void *arg)
 {
 	struct tfile *t = arg;
-	uint64_t fr = t->frame[t->victim];
+	struct page *p = t->victim;
 
-	if (!fr)
-		return PAGE_ALLOC_FAILED;
-	t->frame[t->victim] = 0;
-	return fr;
+	if (!p)
+		return NULL;
+	t->victim = NULL;
+	get_page(p);
+	if (!remove_from_page_cache(p)) {
+		page_cache_release(p);
+		return NULL;
+	}
+	return p;
 }
-
-static const struct vm_file_ops tfile_ops = {tfile_get};
 
 struct file_read {
 	struct addr_space *as;
@@ -542,53 +536,166 @@ static void file_read_fn(void *arg)
 	tlb_switch_to(r->as);
 	r->ok = true;
 	for (unsigned w = 0; w < PAGE_SIZE / 8; w += 37)
-		r->ok &= p[w] == tfile_word(r->index, w);
+		r->ok &= p[w] == pagefile_word(TFILE_ID, r->index, w);
 	tlb_switch_to(prev ? prev : &kernel_space);
 }
 
-KTEST(space, file_mapping_reads_cached_pages)
+/* The page-cache page a space maps at TFILE_VA, or NULL. */
+static struct page *mapped_page(struct addr_space *as)
 {
-	struct tfile t = {{0}, 0};
-	struct vm_file file = {&tfile_ops, &t};
+	struct vm_translation tr;
+
+	if (!vm_translate(as, TFILE_VA, &tr))
+		return NULL;
+	return pfn_to_page(tr.phys >> PAGE_SHIFT);
+}
+
+KTEST(space, file_mapping_reads_page_cache)
+{
+	struct tfile t;
 	struct addr_space *a = space_create("file-a"), *b = space_create("file-b");
 	unsigned other = smp_this_cpu() == 1 ? 2 : 1;
 	struct file_read ra = {a, 0, false}, rb = {b, 0, false};
 	struct reclaim_result r;
-	uint64_t frame, sent0;
+	struct page *pg, *cached;
+	uint64_t sent0;
 	struct vm_translation tr;
 	bool two = smp_cpus_online() >= 3;
 
 	ASSERT_TRUE(a && b);
-	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &file, 0, 0), VM_OK);
-	ASSERT_EQ(space_add_file(b, TFILE_VA, TFILE_PAGES, &file, 0, 0), VM_OK);
+	tfile_init(&t);
+	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
+	ASSERT_EQ(space_add_file(b, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
 	file_read_fn(&ra);
 	file_read_fn(&rb);
 	EXPECT_TRUE(ra.ok);
 	EXPECT_TRUE(rb.ok);
-	frame = t.frame[0];
-	ASSERT_NE(frame, 0);
-	/* One frame, two spaces: shared, both in the reverse map. */
-	EXPECT_EQ(rmap_count(frame >> PAGE_SHIFT), 2);
+	/* Both map the page the cache holds: find_get_page() finds it. */
+	pg = mapped_page(a);
+	ASSERT_TRUE(pg != NULL);
+	EXPECT_TRUE(mapped_page(b) == pg);
+	cached = find_get_page(&t.m, 0);
+	EXPECT_TRUE(cached == pg);
+	EXPECT_EQ(t.f.reads, 1);
+	/* References: the cache's, one per mapping, ours. */
+	EXPECT_EQ(page_count(pg), 4);
+	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 2);
 	if (two)
 		load_on(other, a); /* a stays loaded on another CPU */
 	sent0 = ipis_sent_now();
+	t.victim = pg;
 	r = reclaim_file(1, TLB_POLICY_NAIVE, 0, tfile_evict, &t, NULL, NULL);
 	EXPECT_EQ(r.pages, 1);
 	EXPECT_EQ(r.batches, 2); /* naive: one flush per mapping */
 	EXPECT_EQ(ipis_sent_now() - sent0, two ? 1 : 0);
-	EXPECT_EQ(rmap_count(frame >> PAGE_SHIFT), 0);
+	/* Unmapped from both spaces, out of the cache, and every
+	 * reference but ours dropped. */
+	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 0);
 	EXPECT_FALSE(vm_translate(a, TFILE_VA, &tr));
 	EXPECT_FALSE(vm_translate(b, TFILE_VA, &tr));
+	EXPECT_TRUE(find_get_page(&t.m, 0) == NULL);
+	EXPECT_EQ(page_count(pg), 1);
+	page_cache_release(cached);
 	if (two)
 		load_on(other, &kernel_space);
-	/* Read again: the page is read in anew, same data. */
+	/* Read again: read in anew through the cache, same data. */
 	file_read_fn(&rb);
 	EXPECT_TRUE(rb.ok);
-	EXPECT_NE(t.frame[0], 0);
+	EXPECT_EQ(t.f.reads, 2);
 	space_destroy(a);
 	space_destroy(b);
-	/* The file's pages outlive the spaces: the cache frees them. */
-	for (unsigned i = 0; i < TFILE_PAGES; i++)
-		if (t.frame[i])
-			page_free_phys(t.frame[i], 0);
+	/* The file's pages outlive the spaces; nobody maps them now. */
+	EXPECT_EQ(truncate_inode_pages(&t.m), 1);
+}
+
+KTEST(space, allocator_reclaim_hook_unmaps_mapped_pages)
+{
+	struct tfile t;
+	struct addr_space *a = space_create("file-hook");
+	struct file_read rd = {a, 0, false};
+	struct vm_translation tr;
+	struct page *pg;
+
+	ASSERT_TRUE(a != NULL);
+	tfile_init(&t);
+	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
+	file_read_fn(&rd);
+	EXPECT_TRUE(rd.ok);
+	pg = mapped_page(a);
+	ASSERT_TRUE(pg != NULL);
+	get_page(pg); /* ours, to look at it afterwards */
+	/* Ask for every cached page: the unmapped ones go first, then the
+	 * mapped one is unmapped and taken out. */
+	reclaim_page_cache(pagecache_lru_pages());
+	EXPECT_FALSE(vm_translate(a, TFILE_VA, &tr));
+	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 0);
+	EXPECT_TRUE(find_get_page(&t.m, 0) == NULL);
+	EXPECT_EQ(page_count(pg), 1);
+	page_cache_release(pg);
+	space_destroy(a);
+	EXPECT_EQ(truncate_inode_pages(&t.m), 0);
+}
+
+/* Victims of the batched test, first then second; before taking the
+ * second, checks the first. */
+struct ref_check {
+	struct tfile *t;
+	struct addr_space *as;
+	struct page *first, *second;
+	uint32_t count_before; /* the first's count before reclaim */
+	bool unmapped, refs_kept;
+};
+
+static struct page *evict_and_check(void *arg)
+{
+	struct ref_check *c = arg;
+	struct vm_translation tr;
+
+	if (c->t->victim)
+		return tfile_evict(c->t); /* the first */
+	if (!c->second)
+		return NULL;
+	/* The first page is unmapped but its flush has not come yet: the
+	 * mapping's and the cache's references must still be held. */
+	c->unmapped = !vm_translate(c->as, TFILE_VA, &tr);
+	c->refs_kept = page_count(c->first) == c->count_before;
+	c->t->victim = c->second;
+	c->second = NULL;
+	return tfile_evict(c->t);
+}
+
+KTEST(space, file_page_reference_dropped_after_flush)
+{
+	struct tfile t;
+	struct addr_space *a = space_create("file-ref");
+	struct file_read rd = {a, 0, false};
+	struct ref_check c = {&t, a, NULL, NULL, 0, false, false};
+	struct reclaim_result r;
+
+	ASSERT_TRUE(a != NULL);
+	tfile_init(&t);
+	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
+	file_read_fn(&rd);
+	EXPECT_TRUE(rd.ok);
+	c.first = mapped_page(a);
+	ASSERT_TRUE(c.first != NULL);
+	ASSERT_EQ(__do_page_cache_readahead(&t.m, 1, 1), 1);
+	c.second = find_get_page(&t.m, 1);
+	ASSERT_TRUE(c.second != NULL);
+	page_cache_release(c.second); /* the cache keeps it */
+	get_page(c.first); /* ours: the frame must stay to be looked at */
+	c.count_before = page_count(c.first); /* cache + mapping + ours */
+	EXPECT_EQ(c.count_before, 3);
+	t.victim = c.first;
+	/* One batch of two pages: a single flush at the end. */
+	r = reclaim_file(2, TLB_POLICY_BATCHED, 4, evict_and_check, &c, NULL,
+			 NULL);
+	EXPECT_EQ(r.pages, 2);
+	EXPECT_EQ(r.batches, 1);
+	EXPECT_TRUE(c.unmapped);
+	EXPECT_TRUE(c.refs_kept);
+	EXPECT_EQ(page_count(c.first), 1); /* only ours after the flush */
+	page_cache_release(c.first);
+	space_destroy(a);
+	EXPECT_EQ(truncate_inode_pages(&t.m), 0);
 }
