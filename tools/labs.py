@@ -174,6 +174,9 @@ VOLATILE_RES = [
     # tlb_purge's once-a-second progress lines (the seed's format).
     re.compile(r"^tlb: shootdown IPIs \d+ \(naive\) \d+ \(batched\)$"),
     re.compile(r"^PTC\.E: \d+ \(old\) \d+ \(new\)$"),
+    # Its closing ratio, or the note that a phase needed no IPI to divide by.
+    re.compile(r"^tlb_purge: (IPIs per reclaimed page, naive / batched"
+               r"|no ratio \()"),
     # Measured verdicts and warnings about how the vCPUs happened to be
     # scheduled: their wording follows the timings of the run.
     re.compile(r"^memtype: verdict: "),
