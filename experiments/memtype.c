@@ -248,7 +248,7 @@ static int memtype_run(enum experiment_mode mode)
 	bench_report("memory-type probe (one buffer, six PAT types)", figs,
 		     nfig);
 	bench_env_set_memtypes(memtype_verdict_from(lat_wb, lat_uc));
-	explain(memtype_verdict_from(lat_wb, lat_uc));
+	explain(bench_env_memtypes());
 	return 0;
 }
 

@@ -18,7 +18,10 @@ const struct bench_counters *bench_kernel_counters(void);
 bool bench_kernel_counters_failed(void);
 /* Print the environment header once per boot (later calls do nothing). */
 void bench_env_report(void);
-/* The memory-type verdict the header states (set by the probe). */
+/* The memory-type verdict the header states (set by the probe). Under
+ * QEMU TCG, which applies no memory type, a measured BENCH_YES is noise
+ * and is recorded, with a message, as BENCH_UNKNOWN; read the recorded
+ * verdict back with bench_env_memtypes(). */
 void bench_env_set_memtypes(enum bench_tristate honoured);
 enum bench_tristate bench_env_memtypes(void);
 /* True under QEMU's TCG, where caches and memory types are not modelled. */

@@ -367,6 +367,10 @@ void bench_output_env(const struct bench_env *env)
 		emit_printf("Hypervisor      : none (bare metal)\n");
 	if (env->caches_modelled)
 		emit_printf("Caches modelled : yes\n");
+	else if (env->cache_model)
+		emit_printf("Caches modelled : NO in these timings (QEMU "
+			    "TCG); the cache-model plugin models them "
+			    "apart: see Caches below\n");
 	else
 		emit_printf("Caches modelled : NO. This platform does not "
 			    "model caches (QEMU TCG): cache misses, non-"

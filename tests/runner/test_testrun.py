@@ -302,7 +302,8 @@ class Manifest(unittest.TestCase):
         self.assertGreaterEqual(len(byname["panic-pf"]["expect_res"]), 4)
         sel = manifest.select_entries(entries, ["panic"], [])
         self.assertEqual({e["name"] for e in sel},
-                         {"panic-pf", "panic-ud", "panic-stack"})
+                         {"panic-pf", "panic-ud", "panic-stack",
+                          "trace-panic"})
         self.assertTrue(all(e["expect"] == "panic" for e in sel))
 
     def test_bad_manifests(self):
