@@ -10,8 +10,8 @@
  * throughput (MB/s of payload) and ops (requests/s).
  *
  * Under the cache-model QEMU plugin each repetition is a model region
- * labelled "tbench|VARIANT|*|0" (every metric of the variant; counted in
- * requests), opened on the boot CPU: with one CPU (variant
+ * labelled "tbench|VARIANT|throughput+ops|0" (both figures of the
+ * variant; counted in requests), opened on the boot CPU: with one CPU (variant
  * "alternating" and the traced ones) it holds the whole run, with pairs
  * only what the boot CPU did.
  *
@@ -83,7 +83,8 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		tbench_run_teardown(&tb_run);
 		return 1;
 	}
-	ksnprintf(label, sizeof(label), "tbench|%s|*|0", vname);
+	ksnprintf(label, sizeof(label), "tbench|%s|throughput+ops|0",
+		  vname);
 	for (unsigned r = 0; r < size->reps; r++) {
 		struct tbench_check chk;
 		uint64_t region;

@@ -21,9 +21,9 @@ the experiment's regions stay unattributed, never guessed.
 
 Keyed regions. An experiment that times itself (not through the harness)
 labels each region "EXPERIMENT|VARIANT|METRIC|SIZE" (SIZE: the figure's
-size, 0 when it has none; METRIC "*": every metric of that variant and
-size). A figure with n repetitions owns the next n regions of its key;
-figures sharing a "*" key share its regions. Keyed regions never enter
+size, 0 when it has none; METRIC may be several joined by "+", as
+"throughput+ops"). A figure with n repetitions owns the next n regions of
+its key; the figures of one multi-metric key share its regions. Keyed regions never enter
 the order-based attribution above.
 
 Python 3 standard library only.
@@ -48,9 +48,10 @@ PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 CAL_TOLERANCE = 0.02
 LINE_BYTES = 64
 KIB = 1024
-# Keyed region labels: EXPERIMENT|VARIANT|METRIC|SIZE, METRIC may be "*".
+# Keyed region labels: EXPERIMENT|VARIANT|METRIC|SIZE, METRIC may name
+# several metrics joined by "+".
 KEY_SEP = "|"
-ANY_METRIC = "*"
+METRIC_SEP = "+"
 
 
 class ModelError(Exception):
@@ -139,26 +140,26 @@ def attribute_keyed(results, keyed, profile, freq):
     """Attach keyed regions ({key: [regions in id order]}) to results.
     Returns {experiment: reason} for experiments with keyed regions that
     did not add up."""
+    owner = {}                # (exp, variant, one metric, size) -> key
+    for k in keyed:
+        for m in k[2].split(METRIC_SEP):
+            owner[(k[0], k[1], m, k[3])] = k
     cursor = {}
-    shared_seen = {}          # "*" key -> metrics served at the cursor
+    served = {}               # key -> metrics served at its cursor
+    width = {}                # key -> repetitions of its current figures
     problems = {}
     for res in results:
-        size = res.get("size", 0)
-        k = (res["experiment"], res["variant"], res["metric"], size)
-        star = (res["experiment"], res["variant"], ANY_METRIC, size)
-        if k not in keyed and star in keyed:
-            k = star
-            seen = shared_seen.setdefault(k, set())
-            if res["metric"] in seen:     # a second run of the variant
-                cursor[k] = cursor.get(k, 0) + res["n"]
-                seen.clear()
-            seen.add(res["metric"])
-            pos = cursor.get(k, 0)
-        elif k in keyed:
-            pos = cursor.get(k, 0)
-            cursor[k] = pos + res["n"]
-        else:
+        k = owner.get((res["experiment"], res["variant"], res["metric"],
+                       res.get("size", 0)))
+        if k is None:
             continue
+        seen = served.setdefault(k, set())
+        if res["metric"] in seen:             # the variant's next run
+            cursor[k] = cursor.get(k, 0) + width[k]
+            seen.clear()
+        seen.add(res["metric"])
+        width[k] = res["n"]
+        pos = cursor.get(k, 0)
         rs = keyed[k][pos:pos + res["n"]]
         if len(rs) != res["n"]:
             problems[res["experiment"]] = (
@@ -167,11 +168,7 @@ def attribute_keyed(results, keyed, profile, freq):
             continue
         set_model(res, rs, profile, freq)
     for k, q in keyed.items():
-        used = cursor.get(k, 0) + (
-            max((r["n"] for r in results
-                 if (r["experiment"], r["variant"], ANY_METRIC,
-                     r.get("size", 0)) == k), default=0)
-            if k[2] == ANY_METRIC else 0)
+        used = cursor.get(k, 0) + width.get(k, 0)
         if used != len(q) and k[0] not in problems:
             problems[k[0]] = ("%s: %d regions, %d taken by figures" %
                               (KEY_SEP.join(map(str, k)), len(q), used))
