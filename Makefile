@@ -404,7 +404,7 @@ test-boot: deps $(BUILD)/kernel.elf $(MODEL_SO)
 
 .PHONY: labs
 # Regenerate the quoted output of docs/labs/ from one scripted boot.
-labs: deps $(BUILD)/kernel.elf
+labs: deps $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)python3 tools/labs.py --refresh
 
 .PHONY: clean

@@ -5,7 +5,8 @@
  * (trace/ctf.h framing; tools/trace_extract.py LOG DIR rebuilds the
  * directory, babeltrace2 DIR prints it). While it runs, a panic exports
  * what the buffers hold from the panic path (after the other CPUs were
- * stopped: a record they were writing is lost with its packet).
+ * stopped: a record they were writing is lost with its packet);
+ * trace.crash=pf (any crash= kind) provokes one once the workload ran.
  *
  * trace.export=KiB sizes the flight recorder, so it is what goes over
  * the line: at 115200 baud (8N1, base64 and framing) 1 MiB takes about
@@ -16,6 +17,7 @@
 #include "arch/x86_64/tsc.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
+#include "kernel/crash.h"
 #include "kernel/panic.h"
 #include "kernel/smp_call.h"
 #include "lib/kprintf.h"
@@ -162,6 +164,8 @@ static int trace_export_run(enum experiment_mode mode __unused)
 	rc = tbench_checksum(&tbench_quick, 0, &ref) ? 0 : 1;
 	cpumask_online(&all, false);
 	smp_call(&all, cpu_churn, NULL, true);
+	/* trace.crash=: panic now, so the panic notifier exports. */
+	crash_if_asked(kopt.trace_crash);
 
 	trace_enable_all(false);
 	panic_notifier_unregister(export_on_panic);

@@ -226,6 +226,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	/* The page cache takes frames from the page allocator, which asks it
 	 * for clean pages back when free memory runs low. */
 	pagecache_init(&page_alloc_frames);
+	pagecache_stats_enable(smp_this_cpu);
 	page_alloc_set_reclaim(reclaim_page_cache, PAGECACHE_LOW_WATERMARK_PAGES);
 	if (log_enabled(LOG_INFO))
 		memory_report();

@@ -11,6 +11,7 @@
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
+ *   trace.crash= enum  as crash=, inside trace_export   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
@@ -83,6 +84,8 @@ static const struct option_desc options[] = {
 	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
 	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
 	 "trace_export: flight-recorder KiB exported over serial"},
+	{"trace.crash", OPT_ENUM, OFF(trace_crash), crash_names, 0, 0,
+	 "trace_export: this crash= failure while recording (panic export)"},
 	{"nopcid", OPT_FLAG, OFF(nopcid), NULL, 0, 0,
 	 "do not tag TLB entries with PCIDs"},
 	{"tlb.ceiling", OPT_UINT, OFF(tlb_ceiling), NULL, 1, OPT_TLB_CEILING_MAX,
@@ -104,6 +107,7 @@ static void set_defaults(void)
 	kopt.crash = CRASH_NONE;
 	strlcpy(kopt.trace_memtype, "WB", sizeof(kopt.trace_memtype));
 	kopt.trace_export_kib = 256;
+	kopt.trace_crash = CRASH_NONE;
 }
 
 static void report(const struct cmdline_token *t, const char *fmt,

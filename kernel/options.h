@@ -48,6 +48,8 @@ struct kernel_options {
 	/* The trace_export experiment: buffer memory type, export size. */
 	char trace_memtype[OPT_STRING_MAX];
 	unsigned trace_export_kib;
+	/* trace_export: a deliberate failure once the workload is traced. */
+	enum crash_kind trace_crash;
 	char cachemodel[OPT_STRING_MAX]; /* cache-model plugin profile, or "" */
 	bool nopcid; /* do not use PCIDs even if the CPU has them */
 	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */

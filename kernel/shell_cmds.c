@@ -9,6 +9,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/pat.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/power.h"
@@ -29,9 +30,11 @@
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/filemap.h"
 #include "mm/kmalloc.h"
 #include "mm/memtype.h"
 #include "mm/page_alloc.h"
+#include "mm/tlb.h"
 #include "mm/vm.h"
 
 /* Virtual addresses have this many significant bits with 4-level paging;
@@ -248,6 +251,70 @@ static int cmd_run(const struct shell_parsed *p, bool profile)
 	return rc;
 }
 
+static void cmd_tlb_stats(void)
+{
+	struct tlb_cpu_stats s, sum;
+
+	kprintf("tlb: %-5s %10s %10s %10s %10s %10s %10s %10s\n", "cpu",
+		"invlpg", "full", "ipi-sent", "ipi-recv", "requests", "pages",
+		"pcid-keep");
+	for (unsigned cpu = 0; cpu < percpu_count(); cpu++) {
+		tlb_stats_read(cpu, &s);
+		kprintf("tlb: %-5u %10lu %10lu %10lu %10lu %10lu %10lu %10lu\n",
+			cpu, (unsigned long)s.single, (unsigned long)s.full,
+			(unsigned long)s.ipis_sent,
+			(unsigned long)s.ipis_received,
+			(unsigned long)s.flushes, (unsigned long)s.pages,
+			(unsigned long)s.pcid_hits);
+	}
+	tlb_stats_sum(&sum);
+	kprintf("tlb: %-5s %10lu %10lu %10lu %10lu %10lu %10lu %10lu\n",
+		"all", (unsigned long)sum.single, (unsigned long)sum.full,
+		(unsigned long)sum.ipis_sent, (unsigned long)sum.ipis_received,
+		(unsigned long)sum.flushes, (unsigned long)sum.pages,
+		(unsigned long)sum.pcid_hits);
+	if (sum.flushes)
+		kprintf("tlb: %lu.%02lu pages per flush request (full flushes "
+			"count 0); %lu PCID flushes on switch\n",
+			(unsigned long)(sum.pages / sum.flushes),
+			(unsigned long)(sum.pages * 100 / sum.flushes % 100),
+			(unsigned long)sum.pcid_flushes);
+	else
+		kprintf("tlb: no flush requests yet; %lu PCID flushes on "
+			"switch\n", (unsigned long)sum.pcid_flushes);
+}
+
+static void cmd_pcache_stats(void)
+{
+	struct pagecache_stats s;
+
+	pagecache_stats_read(&s);
+	kprintf("pcache: lookups %lu hits %lu misses %lu\n",
+		(unsigned long)s.lookups, (unsigned long)s.hits,
+		(unsigned long)s.misses);
+	kprintf("pcache: readahead pages %lu, reclaimed pages %lu, cached "
+		"now %lu\n", (unsigned long)s.readahead_pages,
+		(unsigned long)s.reclaimed_pages,
+		(unsigned long)s.cached_pages);
+	kprintf("pcache: RCU grace periods completed %lu\n",
+		(unsigned long)s.rcu_grace_periods);
+}
+
+extern const struct shell_handler __start_shell_handlers[];
+extern const struct shell_handler __stop_shell_handlers[];
+
+static void run_handler(const struct shell_parsed *p, unsigned id)
+{
+	for (const struct shell_handler *h = __start_shell_handlers;
+	     h < __stop_shell_handlers; h++) {
+		if (h->cmd_id == id) {
+			h->fn(p);
+			return;
+		}
+	}
+	kprintf("error: %s: not built into this kernel\n", p->cmd->name);
+}
+
 static void cmd_cmdline(void)
 {
 	kprintf("cmdline: \"%s\"\n", boot_info.cmdline);
@@ -273,6 +340,15 @@ int shell_dispatch(const struct shell_parsed *p, int failures)
 		return cmd_run(p, false);
 	case SHELL_CMD_PROFILE:
 		return cmd_run(p, true);
+	case SHELL_CMD_TRACE:
+		run_handler(p, SHELL_CMD_TRACE);
+		break;
+	case SHELL_CMD_TLB:
+		cmd_tlb_stats();
+		break;
+	case SHELL_CMD_PCACHE:
+		cmd_pcache_stats();
+		break;
 	case SHELL_CMD_CMDLINE:
 		cmd_cmdline();
 		break;

@@ -38,6 +38,20 @@ static const struct shell_arg_spec run_args[] = {
 				    0},
 };
 
+static const char *const trace_actions[] = {
+	[SHELL_TRACE_ON] = "on", [SHELL_TRACE_OFF] = "off",
+	[SHELL_TRACE_STATS] = "stats", [SHELL_TRACE_DUMP] = "dump", NULL,
+};
+static const struct shell_arg_spec trace_args[] = {
+	[SHELL_TRACE_ARG_ACTION] = {"ACTION", ARG_CHOICE, false,
+				    trace_actions, 0, 0},
+	[SHELL_TRACE_ARG_EVENT] = {"EVENT", ARG_WORD, true, NULL, 0, 0},
+};
+static const char *const stats_only[] = {"stats", NULL};
+static const struct shell_arg_spec stats_args[] = {
+	{"WHAT", ARG_CHOICE, false, stats_only, 0, 0},
+};
+
 #define ARGS(a) a, ARRAY_SIZE(a)
 #define NO_ARGS NULL, 0
 
@@ -89,6 +103,35 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 			       "  the top functions follow the run "
 			       "(kernel/profile.h).",
 			       ARGS(run_args)},
+	[SHELL_CMD_TRACE] = {"trace", "trace on|off [EVENT] | trace stats|dump",
+			     "the flight recorder: switch events, count "
+			     "losses, show records",
+			     "  on: build the channel if needed (WB, 8 x 16 "
+			     "KiB per CPU, overwrite) and\n"
+			     "  enable EVENT, or every event. off EVENT: "
+			     "disable one; off: disable all\n"
+			     "  and free the channel (experiments that trace "
+			     "build their own).\n"
+			     "  stats: the enabled events and, per CPU, "
+			     "records lost by cause.\n"
+			     "  dump: stop the events, print the newest "
+			     "records of every CPU; the\n"
+			     "  records read are consumed. docs/trace.md.",
+			     ARGS(trace_args)},
+	[SHELL_CMD_TLB] = {"tlb", "tlb stats",
+			   "per-CPU TLB flush counters since boot",
+			   "  invlpg of single pages, full flushes, flush IPIs "
+			   "sent and received,\n"
+			   "  flush requests and the pages they named, PCID "
+			   "reuse. docs/tlb.md.",
+			   ARGS(stats_args)},
+	[SHELL_CMD_PCACHE] = {"pcache", "pcache stats",
+			      "page-cache counters since boot",
+			      "  lookups, hits, misses, pages read by "
+			      "readahead, pages reclaimed, pages\n"
+			      "  cached now, RCU grace periods completed. "
+			      "docs/pagecache.md.",
+			      ARGS(stats_args)},
 	[SHELL_CMD_CMDLINE] = {"cmdline", "cmdline",
 			       "the kernel command line and the options "
 			       "it set", NULL, NO_ARGS},

@@ -18,6 +18,9 @@ enum shell_cmd_id {
 	SHELL_CMD_MEMTYPE,
 	SHELL_CMD_RUN,
 	SHELL_CMD_PROFILE,
+	SHELL_CMD_TRACE,
+	SHELL_CMD_TLB,
+	SHELL_CMD_PCACHE,
 	SHELL_CMD_CMDLINE,
 	SHELL_CMD_REBOOT,
 	SHELL_CMD_HALT,
@@ -44,6 +47,16 @@ enum shell_info_topic {
 #define SHELL_RUN_ARG_SETTINGS 2
 /* MODE's choices, in shell_table.c's order. */
 enum shell_run_mode { SHELL_RUN_QUICK, SHELL_RUN_FULL };
+
+/* trace ACTION [EVENT]: the actions, in shell_table.c's order. */
+enum shell_trace_action {
+	SHELL_TRACE_ON,
+	SHELL_TRACE_OFF,
+	SHELL_TRACE_STATS,
+	SHELL_TRACE_DUMP,
+};
+#define SHELL_TRACE_ARG_ACTION 0
+#define SHELL_TRACE_ARG_EVENT 1
 
 extern const struct shell_command shell_commands[SHELL_CMD_COUNT];
 extern const char *const shell_memtype_names[];

@@ -45,6 +45,9 @@
  *     under a file's lock that recurses into reclaim cannot deadlock.
  */
 #include "lib/assert.h"
+#include "lib/atomic.h"
+#include "lib/compiler.h"
+#include "lib/config.h"
 #include "lib/rcu.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
@@ -55,6 +58,65 @@ static struct spinlock lru_lock = SPINLOCK_INIT(NULL);
 static struct page *lru_head, *lru_tail;
 static uint64_t lru_pages;
 static struct spinlock reclaim_lock = SPINLOCK_INIT(NULL);
+
+/*
+ * Cumulative counters, one cache line per CPU so that counting never
+ * makes lookups on different CPUs share a line (the lockless lookup's
+ * whole point). Each CPU writes only its own line; readers sum.
+ */
+struct pagecache_cpu_stats {
+	uint64_t lookups, hits, readahead, reclaimed;
+} __aligned(CACHE_LINE_SIZE);
+static struct pagecache_cpu_stats cpu_stats[MAX_CPUS];
+static unsigned (*stats_cpu_id)(void);
+
+void pagecache_stats_enable(unsigned (*cpu_id)(void))
+{
+	stats_cpu_id = cpu_id;
+}
+
+static struct pagecache_cpu_stats *my_stats(void)
+{
+	unsigned (*id)(void) = stats_cpu_id;
+
+	return id ? &cpu_stats[id()] : NULL;
+}
+
+static void count_lookup(bool hit)
+{
+	struct pagecache_cpu_stats *s = my_stats();
+
+	if (!s)
+		return;
+	WRITE_ONCE(s->lookups, s->lookups + 1);
+	if (hit)
+		WRITE_ONCE(s->hits, s->hits + 1);
+}
+
+static void count_pages(uint64_t *counter, uint64_t n)
+{
+	if (n)
+		WRITE_ONCE(*counter, *counter + n);
+}
+
+void pagecache_stats_read(struct pagecache_stats *out)
+{
+	struct rcu_stats rcu;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		const struct pagecache_cpu_stats *s = &cpu_stats[cpu];
+
+		out->lookups += READ_ONCE(s->lookups);
+		out->hits += READ_ONCE(s->hits);
+		out->readahead_pages += READ_ONCE(s->readahead);
+		out->reclaimed_pages += READ_ONCE(s->reclaimed);
+	}
+	out->misses = out->lookups - out->hits;
+	out->cached_pages = pagecache_lru_pages();
+	rcu_stats_get(&rcu);
+	out->rcu_grace_periods = rcu.gp_completed;
+}
 
 static const char *const variant_names[PAGECACHE_VARIANTS] = {
 	[PAGECACHE_VANILLA] = "vanilla",
@@ -161,8 +223,8 @@ uint64_t pagecache_lru_pages(void)
 	return READ_ONCE(lru_pages);
 }
 
-__attribute__((noinline)) struct page *find_get_page(struct address_space *m,
-						     uint64_t index)
+static struct page *find_get_page_uncounted(struct address_space *m,
+					     uint64_t index)
 {
 	struct page *page;
 	void **slot;
@@ -192,6 +254,15 @@ repeat:
 	}
 out:
 	rcu_read_unlock();
+	return page;
+}
+
+__attribute__((noinline)) struct page *find_get_page(struct address_space *m,
+						     uint64_t index)
+{
+	struct page *page = find_get_page_uncounted(m, index);
+
+	count_lookup(page != NULL);
 	return page;
 }
 
@@ -259,7 +330,8 @@ __attribute__((noinline)) unsigned find_get_pages_contig(
 		spin_unlock(&m->tree_lock);
 		break;
 	case PAGECACHE_LOCKLESS_NOGANG:
-		while (n < nr && (pages[n] = find_get_page(m, start + n)))
+		while (n < nr &&
+		       (pages[n] = find_get_page_uncounted(m, start + n)))
 			n++;
 		break;
 	case PAGECACHE_LOCKLESS_GANG:
@@ -267,6 +339,7 @@ __attribute__((noinline)) unsigned find_get_pages_contig(
 		n = get_contig_rcu(m, start, nr, pages);
 		break;
 	}
+	count_lookup(n > 0);
 	return n;
 }
 
@@ -387,6 +460,8 @@ __attribute__((noinline)) unsigned __do_page_cache_readahead(
 			break;
 	}
 	atomic_fetch_add_relaxed(&m->readahead_pages, read);
+	if (my_stats())
+		count_pages(&my_stats()->readahead, read);
 	return read;
 }
 
@@ -457,6 +532,8 @@ uint64_t shrink_page_cache(uint64_t nr)
 		frames->free(p); /* count is 0: frozen */
 	}
 	spin_unlock(&reclaim_lock);
+	if (my_stats())
+		count_pages(&my_stats()->reclaimed, freed);
 	return freed;
 }
 
@@ -482,5 +559,7 @@ struct page *pagecache_evict_oldest(void)
 		break;
 	}
 	spin_unlock(&lru_lock);
+	if (page && my_stats())
+		count_pages(&my_stats()->reclaimed, 1);
 	return page;
 }

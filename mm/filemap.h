@@ -166,4 +166,26 @@ struct page *pagecache_evict_oldest(void);
 /* Pages on the LRU (all cached pages of all files). */
 uint64_t pagecache_lru_pages(void);
 
+/*
+ * Cumulative statistics of every file since boot (never reset, so that
+ * runs can be compared by difference). A lookup is one find_get_page()
+ * or find_get_pages_contig() call; it hits when it returns a page.
+ */
+struct pagecache_stats {
+	uint64_t lookups, hits, misses;
+	uint64_t readahead_pages;   /* read in by readahead */
+	uint64_t reclaimed_pages;   /* taken out by shrink_page_cache() or
+				     * pagecache_evict_oldest() */
+	uint64_t cached_pages;      /* on the LRU now */
+	uint64_t rcu_grace_periods; /* completed, all users (lib/rcu.h) */
+};
+
+/*
+ * Start counting, per CPU: cpu_id() returns the caller's CPU number
+ * (below MAX_CPUS). Until this is called nothing is counted.
+ */
+void pagecache_stats_enable(unsigned (*cpu_id)(void));
+/* Sum the per-CPU counters into *out (a snapshot, not atomic as a whole). */
+void pagecache_stats_read(struct pagecache_stats *out);
+
 #endif

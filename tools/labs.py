@@ -17,14 +17,20 @@ A marker "<!-- shell-run: COMMAND -->" with no block after it types the
 command in the same boot without quoting it (for output that varies, like
 a profile's ranking): it must run and print no error.
 
+A marker may name another boot of tests/boot.cfg, "<!-- shell@BOOT: ... -->"
+(e.g. shell@labs-model, a boot under the cache-model plugin): its commands
+go to tests/sessions/BOOT.txt and are checked by that boot's post_check
+(--boot BOOT). Unmarked commands belong to the boot "labs".
+
   labs.py --session     write tests/sessions/labs.txt: one boot typing
                         every marked command of every lab, in file order
   labs.py --refresh     --session, boot it (tools/testrun.py labs) and
                         rewrite every block whose masked text changed
                         (so a refresh of unchanged code leaves no diff)
-  labs.py --check-log L compare the transcripts in serial log L with the
-                        blocks (the manifest's post_check for [labs]);
-                        also fails when tests/sessions/labs.txt is stale
+  labs.py --check-log L [--boot B]
+                        compare the transcripts in serial log L with the
+                        blocks of boot B [labs] (the manifest's post_check);
+                        also fails when tests/sessions/B.txt is stale
 
 Comparison masks what legitimately varies between runs and builds:
 every number (decimal, hex, timings), spaces and table rules (columns
@@ -44,13 +50,20 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = os.path.join("docs", "labs")
-SESSION = os.path.join("tests", "sessions", "labs.txt")
-LOG = os.path.join("build", "logs", "labs.log")
+DEFAULT_BOOT = "labs"
 PROMPT = "kernel> "
-MARKER_RE = re.compile(r"^<!-- shell: (.*?)( \(error-ok\))? -->$")
+MARKER_RE = re.compile(r"^<!-- shell(?:@([\w-]+))?: (.*?)( \(error-ok\))? -->$")
 # A command the lab asks for without quoting its output (it varies too
 # much, e.g. a profile's ranking): typed in the same boot, must not fail.
-RUN_ONLY_RE = re.compile(r"^<!-- shell-run: (.*?) -->$")
+RUN_ONLY_RE = re.compile(r"^<!-- shell-run(?:@([\w-]+))?: (.*?) -->$")
+
+
+def session_path(boot):
+    return os.path.join("tests", "sessions", boot + ".txt")
+
+
+def log_path_of(boot):
+    return os.path.join("build", "logs", boot + ".log")
 FENCE = "```"
 ANSI_RE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])")
 SESSION_STEP_TIMEOUT_S = 120
@@ -65,7 +78,8 @@ class Block:
     fence's line range [start, end) and the quoted lines."""
 
     def __init__(self, path, marker_line, command, error_ok, start, end,
-                 lines):
+                 lines, boot=None):
+        self.boot = boot or DEFAULT_BOOT
         self.path, self.marker_line = path, marker_line
         self.command, self.error_ok = command, error_ok
         self.start, self.end, self.lines = start, end, lines
@@ -85,7 +99,8 @@ def blocks_of(path):
     while i < len(lines):
         r = RUN_ONLY_RE.match(lines[i])
         if r:
-            out.append(Block(path, i + 1, r.group(1), False, i, i, None))
+            out.append(Block(path, i + 1, r.group(2), False, i, i, None,
+                             r.group(1)))
             i += 1
             continue
         m = MARKER_RE.match(lines[i])
@@ -100,17 +115,27 @@ def blocks_of(path):
             j += 1
         if j == len(lines):
             raise LabError("%s:%d: unterminated block" % (path, i + 2))
-        out.append(Block(path, i + 1, m.group(1), bool(m.group(2)), i + 2,
-                         j, lines[i + 2:j]))
+        out.append(Block(path, i + 1, m.group(2), bool(m.group(3)), i + 2,
+                         j, lines[i + 2:j], m.group(1)))
         i = j + 1
     return out
 
 
-def all_blocks():
+def all_blocks(boot=None):
+    """Every block, or those of one boot."""
     out = []
     for p in lab_files():
-        out.extend(blocks_of(p))
+        out.extend(b for b in blocks_of(p) if boot in (None, b.boot))
     return out
+
+
+def boots():
+    """The boots the labs use, the default one first."""
+    names = [DEFAULT_BOOT]
+    for b in all_blocks():
+        if b.boot not in names:
+            names.append(b.boot)
+    return names
 
 
 def session_text(blocks):
@@ -146,14 +171,28 @@ def transcripts(log_text):
 # dropped on both sides before comparing.
 VOLATILE_RES = [
     re.compile(r"^tbench: note: .* fewer free than before"),
+    # tlb_purge's once-a-second progress lines (the seed's format).
+    re.compile(r"^tlb: shootdown IPIs \d+ \(naive\) \d+ \(batched\)$"),
+    re.compile(r"^PTC\.E: \d+ \(old\) \d+ \(new\)$"),
+    # Its closing ratio, or the note that a phase needed no IPI to divide by.
+    re.compile(r"^tlb_purge: (IPIs per reclaimed page, naive / batched"
+               r"|no ratio \()"),
+    # Measured verdicts and warnings about how the vCPUs happened to be
+    # scheduled: their wording follows the timings of the run.
+    re.compile(r"^memtype: verdict: "),
+    re.compile(r"^falseshare: \w+: WARNING: in \d+ of \d+ repetitions"),
 ]
 # The memory-type verdict of the environment header comes from measured
 # latencies; under TCG it may read "no" or "unknown" from run to run.
 VERDICT_RE = re.compile(r"^(Memory types\s*: honoured:).*$")
+# The same measured verdict, repeated in some experiments' own lines.
+PLATFORM_VERDICT_RE = re.compile(
+    r"(memory types honoured on this platform:) \w+")
 
 
 def comparable(lines):
-    return [mask(VERDICT_RE.sub(r"\1 #", l)) for l in lines
+    return [mask(PLATFORM_VERDICT_RE.sub(
+        r"\1 #", VERDICT_RE.sub(r"\1 #", l))) for l in lines
             if not any(r.search(l) for r in VOLATILE_RES)]
 
 
@@ -184,17 +223,18 @@ def match_blocks(blocks, trans):
     return pairs
 
 
-def check(log_path):
-    """Problems (strings) of the log against the labs."""
+def check(log_path, boot=DEFAULT_BOOT):
+    """Problems (strings) of boot's log against its labs' blocks."""
     probs = []
-    blocks = all_blocks()
+    blocks = all_blocks(boot)
+    session = session_path(boot)
     try:
-        with open(os.path.join(ROOT, SESSION)) as f:
+        with open(os.path.join(ROOT, session)) as f:
             if f.read() != session_text(blocks):
                 probs.append("%s is stale: run tools/labs.py --refresh" %
-                             SESSION)
+                             session)
     except OSError:
-        probs.append("%s missing: run tools/labs.py --refresh" % SESSION)
+        probs.append("%s missing: run tools/labs.py --refresh" % session)
     with open(log_path, "rb") as f:
         trans = transcripts(f.read().decode("utf-8", "replace"))
     for b, got in match_blocks(blocks, trans):
@@ -224,12 +264,12 @@ def check(log_path):
     return probs
 
 
-def rewrite(log_path):
-    """Replace every block's lines with the log's transcript."""
+def rewrite(log_path, boot=DEFAULT_BOOT):
+    """Replace every block of boot with the log's transcript."""
     with open(log_path, "rb") as f:
         trans = transcripts(f.read().decode("utf-8", "replace"))
     by_file = {}
-    for b, got in match_blocks(all_blocks(), trans):
+    for b, got in match_blocks(all_blocks(boot), trans):
         if got is None:
             raise LabError("%s:%d: %s did not run" % (b.path, b.marker_line,
                                                       b.command))
@@ -247,10 +287,11 @@ def rewrite(log_path):
             f.write("\n".join(lines))
 
 
-def write_session():
-    text = session_text(all_blocks())
-    with open(os.path.join(ROOT, SESSION), "w") as f:
-        f.write(text)
+def write_sessions():
+    for boot in boots():
+        text = session_text(all_blocks(boot))
+        with open(os.path.join(ROOT, session_path(boot)), "w") as f:
+            f.write(text)
 
 
 def main(argv):
@@ -259,20 +300,24 @@ def main(argv):
     g.add_argument("--session", action="store_true")
     g.add_argument("--refresh", action="store_true")
     g.add_argument("--check-log", metavar="LOG")
+    ap.add_argument("--boot", default=DEFAULT_BOOT,
+                    help="with --check-log: the boot LOG comes from")
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     try:
         if args.session:
-            write_session()
+            write_sessions()
             return 0
         if args.refresh:
-            write_session()
-            subprocess.call([sys.executable, "tools/testrun.py", "labs"],
-                            stdout=subprocess.DEVNULL)
-            rewrite(LOG)
-            probs = check(LOG)
+            write_sessions()
+            probs = []
+            for boot in boots():
+                subprocess.call([sys.executable, "tools/testrun.py", boot],
+                                stdout=subprocess.DEVNULL)
+                rewrite(log_path_of(boot), boot)
+                probs += check(log_path_of(boot), boot)
         else:
-            probs = check(args.check_log)
+            probs = check(args.check_log, args.boot)
     except (OSError, LabError) as err:
         print("labs: %s" % err)
         return 1
@@ -282,7 +327,7 @@ def main(argv):
             print(p)
         return 1
     print("labs: %d command(s) ran, their quoted transcripts match" %
-          len(all_blocks()))
+          len(all_blocks(None if args.refresh else args.boot)))
     return 0
 
 

@@ -360,6 +360,11 @@ def run_session_boot(e, iso, log, tap_desc):
         if p.returncode != 0:
             out = p.stdout.decode("utf-8", "replace").strip().split("\n")
             return False, "%s: %s" % (desc, out[0]), out[1:]
+    if not probs and v.ok and e.get("model_check"):
+        ok, why, mdiag = check_model(e, iso, log)
+        if not ok:
+            return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]
+        desc = "%s (%.1f s, %s)" % (tap_desc, elapsed, why)
     if not probs and v.ok:
         return True, desc, []
     probs = probs + ([] if v.ok else [v.reason])

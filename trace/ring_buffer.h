@@ -318,6 +318,85 @@ static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
 }
 
 /*
+ * The whole write of one small compact-header record, for the kernel's
+ * emit path (trace/trace.h): one nesting check, one local CAS on the
+ * offset, the header as one store, the payload as fixed-size stores (len
+ * is a compile-time constant where this is inlined), one local add on the
+ * commit counter. at is the payload's offset in the record (header plus
+ * padding, 4 or 8), size the record size (multiple of RB_RECORD_ALIGN),
+ * tsc a clock reading taken by the caller right before (the same clock as
+ * cfg.clock).
+ *
+ * Returns true when the record is written and committed; false, having
+ * changed nothing, when the common case does not apply (sub-buffer to
+ * open or switch, timestamp delta or id too large for the compact
+ * header, record crossing a page, writers nested too deep, or the CAS
+ * lost to a nested writer): the caller then takes the general path
+ * (rb_reserve(), rb_write(), rb_commit()), which handles and counts them.
+ */
+static inline __attribute__((always_inline)) bool
+rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
+	     uint32_t len, uint32_t size, uint64_t (*now)(void))
+{
+	unsigned long nesting = READ_ONCE(rb->nesting);
+	unsigned shift = rb->cfg.subbuf_shift;
+	unsigned long mask = rb->subbuf_mask, slot_mask = rb->slot_mask;
+	unsigned long o, in_page, slot, lap, phys, old;
+	uint64_t tsc, last, w;
+	char *rec;
+
+	if (unlikely(nesting >= RB_MAX_NESTING))
+		return false;
+	WRITE_ONCE(rb->nesting, nesting + 1);
+	barrier();
+	o = READ_ONCE(rb->offset);
+	last = READ_ONCE(rb->last_tsc);
+	tsc = now();
+	in_page = o & (RB_PAGE_SIZE - 1);
+	/*
+	 * One unsigned compare: 0 < in_page and in_page + size < page size.
+	 * Then the record neither starts a sub-buffer (offset 0 there means
+	 * "to be opened") nor reaches its end (pages divide sub-buffers),
+	 * and it lies in one page.
+	 */
+	if (unlikely(id >= RB_EXTENDED_ID ||
+		     in_page - 1 >= RB_PAGE_SIZE - 1 - size ||
+		     ((tsc - last) >> RB_COMPACT_TS_BITS) != 0 ||
+		     local_cmpxchg(&rb->offset, o, o + size) != o)) {
+		rb_nest_exit(rb);
+		return false;
+	}
+	WRITE_ONCE(rb->last_tsc, tsc);
+	slot = (o >> shift) & slot_mask;
+	lap = o >> rb->buf_shift;
+	w = atomic_load_relaxed(&rb->wsb[slot]);
+	if (unlikely(RB_WSB_LAP(w) != (uint32_t)lap))
+		w = rb_claim(rb, slot, (uint32_t)lap);
+	phys = w & RB_WSB_ID_MASK;
+	rec = (char *)rb_page_address(rb, phys, (o & mask) >> RB_PAGE_SHIFT) +
+	      in_page;
+	if (at == sizeof(uint64_t)) {
+		uint64_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
+
+		__builtin_memcpy(rec, &hdr, sizeof(hdr));
+	} else {
+		uint32_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
+
+		__builtin_memcpy(rec, &hdr, sizeof(hdr));
+	}
+	__builtin_memcpy(rec + at, src, len);
+	(void)local_fetch_add(&rb->records[phys], 1ul);
+	if (rb->cfg.wc_fence)
+		wmb_wc();
+	old = local_fetch_add(&rb->commit[slot * rb->commit_stride],
+			      (unsigned long)size);
+	if (unlikely(old + size == (lap + 1) << shift))
+		rb_deliver(rb, slot, phys, (uint32_t)lap);
+	rb_nest_exit(rb);
+	return true;
+}
+
+/*
  * Close the open sub-buffer (pad it) so the reader can take it. On the
  * owning CPU, or on any CPU once the owner writes no more.
  */

@@ -93,6 +93,31 @@ __attribute__((noinline)) void trace_emit_outofline(uint32_t id,
 	trace_emit_body(id, p, size, align);
 }
 
+__attribute__((noinline, cold)) void trace_emit_slow(uint32_t id,
+						     const void *p,
+						     uint32_t size,
+						     uint32_t align)
+{
+	struct rb *rb = trace_rb[this_cpu_id()];
+	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
+	struct rb_ctx ctx; /* rb_reserve() fills the out fields */
+	void *dst;
+
+	ctx.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN);
+	ctx.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE + size,
+				     RB_RECORD_ALIGN);
+	ctx.id = id;
+	if (!rb || rb_reserve(rb, &ctx))
+		return;
+	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : at);
+	dst = rb_write_ptr(rb, &ctx, size);
+	if (dst != NULL)
+		memcpy(dst, p, size);
+	else
+		rb_write(rb, &ctx, p, size);
+	rb_commit(rb, &ctx);
+}
+
 void trace_set_outofline(bool on)
 {
 	WRITE_ONCE(trace_outofline, on);

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 #include "lib/compiler.h"
 #include "lib/config.h"
@@ -72,27 +73,34 @@ extern bool trace_outofline;
  * The emit fast path: reserve, copy the payload, commit, on this CPU's
  * buffer. A lost record is counted by the buffer; nothing else to do.
  */
+/* The general path: any record, any case (trace/trace.c). */
+void trace_emit_slow(uint32_t id, const void *p, uint32_t size,
+		     uint32_t align);
+
+/* The fast path's clock: the TSC, as cfg.clock (cycles_now()) reads it. */
+static inline uint64_t trace_clock_inline(void)
+{
+	return rdtsc();
+}
+
+/*
+ * The emit fast path: this CPU's buffer, then rb_emit_fast(); whatever
+ * it declines (sub-buffer switch, extended header, nesting, a lost CAS)
+ * goes out of line to trace_emit_slow(). A lost record is counted by the
+ * buffer; nothing else to do.
+ */
 static inline __attribute__((always_inline)) void
 trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
 	struct rb *rb = trace_rb[this_cpu_id()];
 	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
-	struct rb_ctx ctx; /* rb_reserve() fills the out fields */
-	void *dst;
 
-	ctx.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN);
-	ctx.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE + size,
-				     RB_RECORD_ALIGN);
-	ctx.id = id;
-	if (unlikely(!rb) || rb_reserve(rb, &ctx))
+	if (unlikely(!rb))
 		return;
-	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : at);
-	dst = rb_write_ptr(rb, &ctx, size);
-	if (likely(dst != NULL))
-		__builtin_memcpy(dst, p, size);
-	else
-		rb_write(rb, &ctx, p, size);
-	rb_commit(rb, &ctx);
+	if (unlikely(!rb_emit_fast(rb, id, p, at, size,
+				   ALIGN_UP(at + size, RB_RECORD_ALIGN),
+				   trace_clock_inline)))
+		trace_emit_slow(id, p, size, align);
 }
 
 static inline __attribute__((always_inline)) void

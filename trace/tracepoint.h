@@ -36,6 +36,14 @@
 			       F(uint64_t, page))                           \
 	EV(net_send, F(uint64_t, ring) F(uint64_t, len))                    \
 	EV(net_receive, F(uint64_t, ring) F(uint64_t, len))                 \
+	EV(net_enqueue, F(uint64_t, ring) F(uint32_t, bytes))               \
+	EV(net_dequeue, F(uint64_t, ring) F(uint32_t, bytes))               \
+	EV(net_wakeup, F(uint64_t, ring) F(uint32_t, spins))                \
+	EV(ramfs_lookup, F(uint32_t, hash) F(uint32_t, inode))              \
+	EV(tbench_client_think, F(uint32_t, client) F(uint32_t, step))      \
+	EV(tbench_request_parsed, F(uint32_t, op) F(uint32_t, len))         \
+	EV(tbench_syscall_entry, F(uint32_t, op) F(uint32_t, slot))         \
+	EV(tbench_syscall_exit, F(uint32_t, op) F(uint64_t, ret))           \
 	EV(tbench_request_sent, F(uint32_t, op) F(uint32_t, len))           \
 	EV(tbench_request_handled, F(uint32_t, op) F(uint32_t, status))     \
 	EV(tbench_reply_received, F(uint32_t, status) F(uint32_t, len))     \
@@ -51,6 +59,15 @@ enum trace_ramfs_op {
 	TRACE_RAMFS_WRITE,
 	TRACE_RAMFS_UNLINK,
 };
+
+/*
+ * The request path's events beyond the ones above: ramfs_lookup's inode
+ * is 0xffffffff when the name is not there; net_enqueue / net_dequeue
+ * are one copy into / out of a loopback ring, net_wakeup a receiver that
+ * found data after spins empty polls; tbench_syscall_entry / _exit
+ * bracket the server's file operation (exit: its result, a negative
+ * error as two's complement).
+ */
 
 /* kbuild_step's step field. */
 enum trace_kbuild_step {

@@ -80,6 +80,7 @@ void loopback_send(struct loopback_ring *r, const void *src, size_t len)
 			cpu_relax();
 			continue;
 		}
+		trace_point(net_enqueue, (uintptr_t)r, (uint32_t)n);
 		p += n;
 		len -= n;
 	}
@@ -88,6 +89,7 @@ void loopback_send(struct loopback_ring *r, const void *src, size_t len)
 void loopback_recv(struct loopback_ring *r, void *dst, size_t len)
 {
 	uint8_t *p = dst;
+	uint32_t spins = 0; /* empty polls since the last data */
 
 	trace_point(net_receive, (uintptr_t)r, len);
 	while (len) {
@@ -95,9 +97,15 @@ void loopback_recv(struct loopback_ring *r, void *dst, size_t len)
 
 		if (!n) {
 			r->empty_spins++;
+			spins++;
 			cpu_relax();
 			continue;
 		}
+		if (spins) {
+			trace_point(net_wakeup, (uintptr_t)r, spins);
+			spins = 0;
+		}
+		trace_point(net_dequeue, (uintptr_t)r, (uint32_t)n);
 		p += n;
 		len -= n;
 	}

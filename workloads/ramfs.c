@@ -179,6 +179,7 @@ static int32_t lookup_locked(struct ramfs *fs, const char *name,
 	}
 	if (link)
 		*link = pp;
+	trace_point(ramfs_lookup, hash, (uint32_t)*pp);
 	return *pp;
 }
 

@@ -116,7 +116,10 @@ static bool tb_server_step(struct tbench_pair *pr)
 		kassert(rq.len <= TBENCH_MAX_PAYLOAD);
 		loopback_recv(&pr->lb.req, pr->sbuf, rq.len);
 	}
+	trace_point(tbench_request_parsed, rq.op, (uint32_t)rq.len);
+	trace_point(tbench_syscall_entry, rq.op, rq.slot);
 	rp.status = tb_perform(pr, &rq, &len);
+	trace_point(tbench_syscall_exit, rq.op, (uint64_t)rp.status);
 	rp.len = len;
 	trace_point(tbench_request_handled, rq.op, (uint32_t)rp.status);
 	loopback_send(&pr->lb.rep, &rp, sizeof(rp));
@@ -203,6 +206,7 @@ static void tb_client(struct tbench_pair *pr, unsigned client,
 		uint64_t off = prng_next(&rng) %
 			       (TB_FILE_SPAN - len) / TB_OFF_ALIGN * TB_OFF_ALIGN;
 
+		trace_point(tbench_client_think, client, step);
 		rq.slot = slot;
 		rq.off = off;
 		rq.len = 0;

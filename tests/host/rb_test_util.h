@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/cycles.h"
 #include "trace/ring_buffer.h"
 
 /* A test buffer: the ring buffer and the memory it was given. */
@@ -94,6 +95,36 @@ static inline bool rbt_emit_id(struct rb *rb, uint64_t seq,
 
 static inline bool rbt_emit(struct rb *rb, uint64_t seq, unsigned max_fill)
 {
+	return rbt_emit_id(rb, seq, max_fill, RBT_ID);
+}
+
+/*
+ * rb_emit_fast()'s clock for the test records: reads the same clock as
+ * cfg.clock and keeps the reading in the payload being written (seq,
+ * then tsc), which rb_emit_fast() copies only after calling it.
+ */
+static __thread uint64_t rbt_fast_payload[2];
+static inline uint64_t rbt_fast_now(void)
+{
+	rbt_fast_payload[1] = cycles_now();
+	return rbt_fast_payload[1];
+}
+
+/*
+ * Emit one test record through rb_emit_fast() when it has no fill bytes
+ * (the kernel's fixed-size case), falling back to the general path when
+ * the fast path declines or the record has fill. Returns true if written.
+ */
+static inline bool rbt_emit_fast(struct rb *rb, uint64_t seq,
+				 unsigned max_fill)
+{
+	if (rbt_fill_len(seq, max_fill) == 0) {
+		rbt_fast_payload[0] = seq;
+		if (rb_emit_fast(rb, RBT_ID, rbt_fast_payload, 8, RBT_FIXED,
+				 rbt_size(RB_COMPACT_HEADER_SIZE, 0),
+				 rbt_fast_now))
+			return true;
+	}
 	return rbt_emit_id(rb, seq, max_fill, RBT_ID);
 }
 

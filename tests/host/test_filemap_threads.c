@@ -216,11 +216,13 @@ static void setup_once(void)
 	for (unsigned i = 0; i < NR_FRAMES; i++)
 		frame_free(&frame_desc[i]);
 	pagecache_init(&pool_frames);
+	pagecache_stats_enable(thread_cpu);
 }
 
 static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 {
 	struct worker w[NR_READERS + 1];
+	struct pagecache_stats before, after;
 	uint64_t t0;
 
 	setup_once();
@@ -229,6 +231,7 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	address_space_init(&file_as, v, &pattern_store, (void *)1, FILE_PAGES,
 			   NULL, NULL);
 	stop = bad = hits = misses = gang_pages = removed = reclaimed = 0;
+	pagecache_stats_read(&before);
 	for (unsigned i = 0; i <= NR_READERS; i++) {
 		w[i].cpu = i + 1;
 		w[i].rng = prng_seed(0x1234567ull * (i + 1) + v);
@@ -245,6 +248,16 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	atomic_store_release(&stop, 1);
 	for (unsigned i = 0; i <= NR_READERS; i++)
 		pthread_join(w[i].t, NULL);
+	/* The cumulative counters: every page read in and reclaimed was
+	 * this file's; lookups include the remover's and the gang ones. */
+	pagecache_stats_read(&after);
+	EXPECT_EQ(after.readahead_pages - before.readahead_pages,
+		  file_as.readahead_pages);
+	EXPECT_EQ(after.reclaimed_pages - before.reclaimed_pages,
+		  file_as.reclaimed_pages);
+	EXPECT_GE(after.lookups - before.lookups, hits + misses);
+	EXPECT_GE(after.hits - before.hits, hits);
+	EXPECT_EQ(after.misses, after.lookups - after.hits);
 	EXPECT_EQ(bad, 0);
 	EXPECT_GT(hits, 0);
 	EXPECT_GT(misses, 0);

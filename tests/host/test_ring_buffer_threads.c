@@ -6,7 +6,8 @@
  * intact and in order; at the end every record emitted is either read or
  * counted lost, exactly (read + lost == emitted, per buffer), and the
  * reader's packet record counts match what it decoded. A missing
- * release/acquire pair shows up as a TSan report or a torn record.
+ * release/acquire pair shows up as a TSan report or a torn record. The
+ * fast_* cases write through rb_emit_fast(), the kernel's emit path.
  */
 // HOST_SRCS: trace/ring_buffer.c lib/string.c tests/host/host_cycles.c
 // HOST_SANITIZE: thread
@@ -22,6 +23,10 @@
 #define NR_WRITERS 3
 #define RECORDS_PER_WRITER 40000
 #define MAX_FILL 48
+
+/* Fill bytes of this run's records (0: all fixed-size) and the path. */
+static unsigned max_fill;
+static bool use_fast;
 
 struct writer {
 	struct rbt t;
@@ -39,7 +44,8 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 
 	for (uint64_t seq = 1; seq <= RECORDS_PER_WRITER; seq++) {
-		w->written += rbt_emit(&w->t.rb, seq, MAX_FILL);
+		w->written += use_fast ? rbt_emit_fast(&w->t.rb, seq, max_fill)
+					: rbt_emit(&w->t.rb, seq, max_fill);
 		if (relax_every && seq % relax_every == 0)
 			cpu_relax(); /* let the reader in, on a small machine */
 	}
@@ -71,7 +77,7 @@ static void *reader_main(void *arg)
 			while (rb_read_packet(rb, pkt, &recs)) {
 				uint64_t got = rbt_parse_packet(
 					&r->parse[i], pkt, rb->subbuf_size,
-					MAX_FILL, (uint32_t)i);
+					max_fill, (uint32_t)i);
 				if (got != recs)
 					r->parse[i].errors++;
 				r->claimed[i] += recs;
@@ -88,7 +94,7 @@ static void *reader_main(void *arg)
 			r->claimed[i] += recs;
 			if (rbt_parse_packet(&r->parse[i], pkt,
 					     writers[i].t.rb.subbuf_size,
-					     MAX_FILL, (uint32_t)i) != recs)
+					     max_fill, (uint32_t)i) != recs)
 				r->parse[i].errors++;
 			r->packets++;
 		}
@@ -97,8 +103,8 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static void run(struct ktest_ctx *ctx, enum rb_mode mode, unsigned stride,
-		unsigned relax)
+static void run_path(struct ktest_ctx *ctx, enum rb_mode mode,
+		     unsigned stride, unsigned relax, bool fast)
 {
 	struct reader_result *r = calloc(1, sizeof(*r));
 	pthread_t reader;
@@ -117,6 +123,8 @@ static void run(struct ktest_ctx *ctx, enum rb_mode mode, unsigned stride,
 		ASSERT_EQ(rbt_init(&writers[i].t, &c, stride), 0);
 	}
 	relax_every = relax;
+	use_fast = fast;
+	max_fill = fast ? 0 : MAX_FILL;
 	pthread_create(&reader, NULL, reader_main, r);
 	for (int i = 0; i < NR_WRITERS; i++)
 		pthread_create(&writers[i].thread, NULL, writer_main,
@@ -151,6 +159,13 @@ static void run(struct ktest_ctx *ctx, enum rb_mode mode, unsigned stride,
 	free(r);
 }
 
+/* The general path (rb_reserve, rb_write, rb_commit), varied sizes. */
+static void run(struct ktest_ctx *ctx, enum rb_mode mode, unsigned stride,
+		unsigned relax)
+{
+	run_path(ctx, mode, stride, relax, false);
+}
+
 KTEST(ring_buffer_threads, discard)
 {
 	run(ctx, RB_DISCARD, 8, 16); /* counters on their own cache lines */
@@ -169,4 +184,15 @@ KTEST(ring_buffer_threads, overwrite)
 KTEST(ring_buffer_threads, overwrite_reader_lags)
 {
 	run(ctx, RB_OVERWRITE, 8, 0);
+}
+
+/* rb_emit_fast() (the kernel's emit path), fixed-size records. */
+KTEST(ring_buffer_threads, fast_discard)
+{
+	run_path(ctx, RB_DISCARD, 8, 16, true);
+}
+
+KTEST(ring_buffer_threads, fast_overwrite_reader_lags)
+{
+	run_path(ctx, RB_OVERWRITE, 1, 0, true);
 }

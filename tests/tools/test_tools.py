@@ -634,8 +634,16 @@ class LabsTest(unittest.TestCase):
             f.write("<!-- shell: pt 1 (error-ok) -->\n```text\n"
                     "kernel> pt 1\n```\n")
         (b,) = labs.blocks_of(path)
-        self.assertEqual((b.command, b.error_ok, b.lines),
-                         ("pt 1", True, ["kernel> pt 1"]))
+        self.assertEqual((b.command, b.error_ok, b.lines, b.boot),
+                         ("pt 1", True, ["kernel> pt 1"], "labs"))
+        with open(path, "w") as f:
+            f.write("<!-- shell@labs-model: run modelcal -->\n```text\n"
+                    "kernel> run modelcal\n```\n"
+                    "<!-- shell-run@labs-model: help -->\n")
+        b, r = labs.blocks_of(path)
+        self.assertEqual((b.command, b.boot, r.command, r.boot, r.lines),
+                         ("run modelcal", "labs-model", "help",
+                          "labs-model", None))
 
 
 if __name__ == "__main__":

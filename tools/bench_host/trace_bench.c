@@ -51,7 +51,10 @@ static double now_ns(void)
 }
 
 #ifndef WITH_LTTNG_UST
-/* The kernel's emit path (trace/trace.h), for one buffer. */
+/*
+ * The ring buffer's general emit path (reserve, write, commit), for one
+ * buffer; the kernel's trace points try rb_emit_fast() first.
+ */
 static inline void emit(struct rb *rb, uint64_t a, uint64_t b)
 {
 	uint64_t v[2] = {a, b};
