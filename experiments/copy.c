@@ -21,6 +21,11 @@
  * bystander. Each copy is verified: the consumer's checksum, and after
  * the bystander an untimed one, must equal the source's.
  *
+ * Under the cache-model QEMU plugin each measured phase is a model
+ * region labelled "copy|VARIANT|METRIC|SIZE" (tools/model.py ties it to
+ * the figure of those names), counted in KiB like the figures; the
+ * warm-up repetition is not marked.
+ *
  * Copies shorter than COPY_BATCH_BYTES are repeated over consecutive
  * slices of the buffers up to that many bytes (many small copy_from_user
  * calls), so a phase lasts long enough to time. Buffers are built from
@@ -31,6 +36,8 @@
 #include "arch/x86_64/cpu_caches.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/fpu.h"
+#include "arch/x86_64/model_doorbell.h"
+#include "cachemodel/doorbell.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "lib/assert.h"
@@ -95,6 +102,7 @@ struct copy_ctx {
 	uint64_t *ws;		/* bystander's working set */
 	uint64_t ws_bytes, ws_sum;
 	volatile uint64_t sink;
+	bool mark;		/* measured repetition: mark model regions */
 };
 
 /* One phase's samples over the repetitions. */
@@ -152,6 +160,26 @@ static void region_clear_nt(const struct region *r, uint64_t n)
 			      MIN(n - off, (uint64_t)COPY_CHUNK_BYTES));
 }
 
+/* Open a model region for one phase (nothing when !c->mark). */
+static uint64_t mark_begin(const struct copy_ctx *c, const char *variant,
+			   const char *metric, uint64_t size)
+{
+	char label[DB_LABEL_MAX];
+
+	if (!c->mark)
+		return 0;
+	ksnprintf(label, sizeof(label), "copy|%s|%s|%lu", variant, metric,
+		  (unsigned long)size);
+	model_doorbell_label(label);
+	return bench_region_begin();
+}
+
+/* Close it; the region counts the phase's bytes in KiB, as the figures. */
+static void mark_end(uint64_t id, uint64_t bytes)
+{
+	bench_region_end(id, bytes / KiB(1));
+}
+
 static void phase_begin(struct copy_ctx *c, uint64_t *t0)
 {
 	if (c->ctr)
@@ -203,17 +231,21 @@ static bool one_rep(struct copy_ctx *c, const struct copy_routine *rt,
 		    const struct size_plan *sp, struct phase_samples *ps,
 		    unsigned rep)
 {
-	uint64_t t0, sum;
+	uint64_t t0, sum, id;
 	bool ok = true;
 
 	/* Scenario 1: copy, then a consumer reads the copy. */
 	prepare(c, sp->total);
+	id = mark_begin(c, rt->name, phase_metric[PH_COPY], sp->size);
 	phase_begin(c, &t0);
 	do_copy(c, rt->fn, sp->unit, sp->total);
 	phase_end(c, t0, &ps[PH_COPY], rep);
+	mark_end(id, sp->total);
+	id = mark_begin(c, rt->name, phase_metric[PH_CONSUME], sp->size);
 	phase_begin(c, &t0);
 	sum = region_checksum(&c->dst, sp->total);
 	phase_end(c, t0, &ps[PH_CONSUME], rep);
+	mark_end(id, sp->total);
 	if (sum != sp->src_sum) {
 		kprintf("copy: %s of %lu bytes: destination checksum %#lx, "
 			"source %#lx (consumer)\n",
@@ -225,9 +257,11 @@ static bool one_rep(struct copy_ctx *c, const struct copy_routine *rt,
 	/* Scenario 2: copy, then a bystander re-reads its own data. */
 	prepare(c, sp->total);
 	do_copy(c, rt->fn, sp->unit, sp->total);
+	id = mark_begin(c, rt->name, phase_metric[PH_BYSTANDER], sp->size);
 	phase_begin(c, &t0);
 	sum = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
 	phase_end(c, t0, &ps[PH_BYSTANDER], rep);
+	mark_end(id, c->ws_bytes);
 	if (sum != c->ws_sum) {
 		kprintf("copy: the bystander's data changed under %s\n",
 			rt->name);
@@ -292,11 +326,14 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 
 	for (size_t k = 0; k < nr; k++) {
 		/* An unmeasured warm-up run first (code, TLB). */
+		c->mark = false;
 		if (!one_rep(c, &rt[k], &sp, ps, 0))
 			rc = 1;
+		c->mark = true;
 		for (unsigned rep = 0; rep < reps && !rc; rep++)
 			if (!one_rep(c, &rt[k], &sp, ps, rep))
 				rc = 1;
+		c->mark = false;
 		if (rc)
 			return rc;
 		for (unsigned p = 0; p < PH_COUNT; p++) {
@@ -330,14 +367,18 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 static void measure_baseline(struct copy_ctx *c, unsigned reps)
 {
 	struct phase_samples ps;
-	uint64_t t0;
+	uint64_t t0, id;
 	size_t nfig = 0;
 
 	for (unsigned rep = 0; rep < reps; rep++) {
 		c->sink = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
+		c->mark = true;
+		id = mark_begin(c, "no_copy", "bystander", 0);
+		c->mark = false;
 		phase_begin(c, &t0);
 		c->sink = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
 		phase_end(c, t0, &ps, rep);
+		mark_end(id, c->ws_bytes);
 	}
 	add_figure(&figs[nfig++], "no_copy", "bystander", UNIT_CYCLES,
 		   ps.ticks, reps, c->ws_bytes, 0);

@@ -9,10 +9,18 @@
  * TB_QUICK_MAX_PAIRS), with "pairs=N/pairP" per pair. Metrics:
  * throughput (MB/s of payload) and ops (requests/s).
  *
+ * Under the cache-model QEMU plugin each repetition is a model region
+ * labelled "tbench|VARIANT|throughput+ops|0" (both figures of the
+ * variant; counted in requests), opened on the boot CPU: with one CPU (variant
+ * "alternating" and the traced ones) it holds the whole run, with pairs
+ * only what the boot CPU did.
+ *
  * Every repetition is checked against a reference run (alternating, on
  * the boot CPU), and quick mode also against the recorded constant of
  * workloads/tbench.h: a fast-but-wrong change fails the experiment.
  */
+#include "arch/x86_64/model_doorbell.h"
+#include "cachemodel/doorbell.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/smp_call.h"
@@ -59,6 +67,7 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	uint64_t wall[BENCH_MAX_REPS];
 	unsigned np = npairs ? npairs : 1, cpus = npairs ? 2 * npairs : 1;
 	char *vname = tb_variant_names[*nfig];
+	char label[DB_LABEL_MAX];
 	struct stats mbs, ops;
 	int rc = 0;
 
@@ -74,10 +83,19 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		tbench_run_teardown(&tb_run);
 		return 1;
 	}
+	ksnprintf(label, sizeof(label), "tbench|%s|throughput+ops|0",
+		  vname);
 	for (unsigned r = 0; r < size->reps; r++) {
 		struct tbench_check chk;
+		uint64_t region;
+		bool done;
 
-		if (!tbench_run_once(&tb_run, &chk)) {
+		model_doorbell_label(label);
+		region = bench_region_begin();
+		done = tbench_run_once(&tb_run, &chk);
+		bench_region_end(region, ref->ops);
+		model_doorbell_label("tbench");
+		if (!done) {
 			kprintf("tbench: %s: files left behind\n", vname);
 			rc = 1;
 		}

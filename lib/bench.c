@@ -75,22 +75,38 @@ void bench_set_region_ops(const struct bench_region_ops *ops)
 	region_ops = ops;
 }
 
+uint64_t bench_region_begin(void)
+{
+	const struct bench_region_ops *ops = region_ops;
+	uint64_t id;
+
+	if (!ops)
+		return 0;
+	id = atomic_fetch_add_relaxed(&next_region_id, 1) + 1;
+	ops->begin(id);
+	return id;
+}
+
+void bench_region_end(uint64_t id, uint64_t iters)
+{
+	const struct bench_region_ops *ops = region_ops;
+
+	if (ops && id)
+		ops->end(id, iters);
+}
+
 void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 		       const struct bench_counters *ctr, bench_fn fn,
 		       void *arg)
 {
-	const struct bench_region_ops *ops = region_ops;
 	unsigned r = s->reps;
-	uint64_t t0, t1, region = 0;
+	uint64_t t0, t1, region;
 
 	kassert(r < BENCH_MAX_REPS);
 	kassert(ctr == NULL || ctr->n == s->ncounters);
 	kassert(ctr != NULL || s->ncounters == 0);
 
-	if (ops) {
-		region = atomic_fetch_add_relaxed(&next_region_id, 1) + 1;
-		ops->begin(region);
-	}
+	region = bench_region_begin();
 	/* Counters sit inside the timed window's edges, not around it. */
 	t0 = clk->now();
 	if (ctr)
@@ -99,8 +115,7 @@ void bench_sample_once(struct bench_samples *s, const struct bench_clock *clk,
 	if (ctr)
 		ctr->stop(ctr->ctx);
 	t1 = clk->now();
-	if (ops)
-		ops->end(region, s->iters);
+	bench_region_end(region, s->iters);
 
 	s->ticks[r] = t1 - t0;
 	if (ctr)

@@ -81,6 +81,16 @@ struct bench_region_ops {
 /* Install ops (NULL: no marks). Set once, before experiments run. */
 void bench_set_region_ops(const struct bench_region_ops *ops);
 
+/*
+ * Mark a measured section that bench_run() does not time (an experiment
+ * with its own clock): begin returns the region's id, unique per boot
+ * (0 when no ops are installed: nothing is marked); end closes it with
+ * the units of work it held (0: not counted). Ids share bench_run()'s
+ * sequence. The section's label is the experiment's business.
+ */
+uint64_t bench_region_begin(void);
+void bench_region_end(uint64_t id, uint64_t iters);
+
 /* The measured function: do 'iters' iterations of the work. */
 typedef void (*bench_fn)(void *arg, uint64_t iters);
 

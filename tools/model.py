@@ -19,6 +19,13 @@ CPU N; otherwise the CPU of the next region), and an aggregate over CPUs
 (a variant V when V/cpuN exist) owns none. When the counts do not add up
 the experiment's regions stay unattributed, never guessed.
 
+Keyed regions. An experiment that times itself (not through the harness)
+labels each region "EXPERIMENT|VARIANT|METRIC|SIZE" (SIZE: the figure's
+size, 0 when it has none; METRIC may be several joined by "+", as
+"throughput+ops"). A figure with n repetitions owns the next n regions of
+its key; the figures of one multi-metric key share its regions. Keyed regions never enter
+the order-based attribution above.
+
 Python 3 standard library only.
 """
 
@@ -41,6 +48,10 @@ PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 CAL_TOLERANCE = 0.02
 LINE_BYTES = 64
 KIB = 1024
+# Keyed region labels: EXPERIMENT|VARIANT|METRIC|SIZE, METRIC may name
+# several metrics joined by "+".
+KEY_SEP = "|"
+METRIC_SEP = "+"
 
 
 class ModelError(Exception):
@@ -108,24 +119,89 @@ def region_figures(r, freq_mhz):
     }
 
 
+def region_key(label):
+    """(experiment, variant, metric, size) of a keyed label, else None."""
+    parts = label.split(KEY_SEP)
+    if len(parts) != 4 or not parts[3].isdigit():
+        return None
+    return parts[0], parts[1], parts[2], int(parts[3])
+
+
+def set_model(res, rs, profile, freq):
+    figs = [region_figures(r, freq) for r in rs]
+    res["model"] = {
+        "profile": profile,
+        "regions": [r["id"] for r in rs],
+        **{k: statistics.median(f[k] for f in figs) for k in figs[0]},
+    }
+
+
+def attribute_keyed(results, keyed, profile, freq):
+    """Attach keyed regions ({key: [regions in id order]}) to results.
+    Returns {experiment: reason} for experiments with keyed regions that
+    did not add up."""
+    owner = {}                # (exp, variant, one metric, size) -> key
+    for k in keyed:
+        for m in k[2].split(METRIC_SEP):
+            owner[(k[0], k[1], m, k[3])] = k
+    cursor = {}
+    served = {}               # key -> metrics served at its cursor
+    width = {}                # key -> repetitions of its current figures
+    problems = {}
+    for res in results:
+        k = owner.get((res["experiment"], res["variant"], res["metric"],
+                       res.get("size", 0)))
+        if k is None:
+            continue
+        seen = served.setdefault(k, set())
+        if res["metric"] in seen:             # the variant's next run
+            cursor[k] = cursor.get(k, 0) + width[k]
+            seen.clear()
+        seen.add(res["metric"])
+        width[k] = res["n"]
+        pos = cursor.get(k, 0)
+        rs = keyed[k][pos:pos + res["n"]]
+        if len(rs) != res["n"]:
+            problems[res["experiment"]] = (
+                "%s: %d regions for %d repetitions" %
+                (KEY_SEP.join(map(str, k)), len(rs), res["n"]))
+            continue
+        set_model(res, rs, profile, freq)
+    for k, q in keyed.items():
+        used = cursor.get(k, 0) + width.get(k, 0)
+        if used != len(q) and k[0] not in problems:
+            problems[k[0]] = ("%s: %d regions, %d taken by figures" %
+                              (KEY_SEP.join(map(str, k)), len(q), used))
+    return problems
+
+
 def attribute(results, objs):
     """Attach modelled figures to results (list of @@RESULT dicts, in log
     order). Returns {experiment: reason} for experiments left out."""
     profile, _, _ = info(objs)
     freq = objs[0].get("freq_mhz") or 1000
     by_label = {}
+    keyed = {}
     for r in regions(objs):
-        by_label.setdefault(r["label"].split("/")[0], []).append(r)
-    skipped = {}
+        k = region_key(r["label"])
+        if k:
+            keyed.setdefault(k, []).append(r)
+        else:
+            by_label.setdefault(r["label"].split("/")[0], []).append(r)
+    skipped = attribute_keyed(results, keyed, profile, freq)
+    keyed_exps = {k[0] for k in keyed}
     exps = []
     for res in results:
         if res["experiment"] not in exps:
             exps.append(res["experiment"])
     for exp in exps:
         regs = by_label.get(exp, [])
-        mine = [r for r in results if r["experiment"] == exp]
+        # Figures keyed regions served are not in the order's count.
+        mine = [r for r in results if r["experiment"] == exp and
+                "model" not in r]
         if not regs:
-            skipped[exp] = "no model regions"
+            if exp not in keyed_exps:
+                skipped[exp] = "no model regions"
             continue
         per_cpu = {}
         for r in regs:
@@ -166,13 +242,7 @@ def attribute(results, objs):
                             "repetitions" % len(regs))
             continue
         for res, rs in taken:
-            figs = [region_figures(r, freq) for r in rs]
-            res["model"] = {
-                "profile": profile,
-                "regions": [r["id"] for r in rs],
-                **{k: statistics.median(f[k] for f in figs)
-                   for k in figs[0]},
-            }
+            set_model(res, rs, profile, freq)
     return skipped
 
 

@@ -145,29 +145,32 @@ def section_results(res, charts, chart_note, report_dir, model=None):
     out += ["Figures are the median of n repetitions; spread is "
             "(max - min) / median.", ""]
     if model:
-        out += ["Modelled columns: cycles and ns per iteration on the "
-                "cache model, profile %s (median over the same "
-                "repetitions)." % md_escape(model["profile"]), ""]
+        out += ["Modelled columns: cycles, ns and LLC misses per "
+                "iteration on the cache model, profile %s (median over the "
+                "same repetitions; an iteration is the figure's own unit: "
+                "a KiB for copy, a request for tbench)."
+                % md_escape(model["profile"]), ""]
     if chart_note:
         out += [chart_note, ""]
     for exp in experiments_in_order(res):
         rows = [r for r in res if r["experiment"] == exp]
         modelled = any("model" in r for r in rows)
-        mhead = (" modelled cycles/iter (profile %s) | modelled ns/iter |" %
+        mhead = (" modelled cycles/iter (profile %s) | modelled ns/iter | "
+                 "modelled LLC misses/iter |" %
                  md_escape(model["profile"])) if modelled else ""
         out += ["### %s" % md_escape(exp), "",
                 "| variant | metric | unit | cpus | clients | size | min | "
                 "median | max | spread | n |" + mhead,
                 "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|" +
-                ("--:|--:|" if modelled else "")]
+                ("--:|--:|--:|" if modelled else "")]
         for r in rows:
             spread = r.get("spread_pct")
             m = r.get("model")
             mcols = ""
             if modelled:
-                mcols = (" %s | %s |" % (fmt_num(m["cycles_per_iter"]),
-                                         fmt_num(m["ns_per_iter"]))
-                         if m else " | |")
+                mcols = (" %s | %s | %s |" % (
+                    fmt_num(m["cycles_per_iter"]), fmt_num(m["ns_per_iter"]),
+                    fmt_num(m["llc_misses_per_iter"])) if m else " | | |")
             out.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | "
                        "%s | %d |" % (
                            md_escape(r["variant"]), md_escape(r["metric"]),

@@ -16,7 +16,10 @@ line is reported as LOG:LINE: message on stderr and the exit status is 1.
 --model merges the cache-model plugin's file (tools/model.py): each
 figure whose repetitions the model saw gets a "model" object (modelled
 cycles per iteration and friends, profile named), and the JSON a "model"
-section saying which profile ran and whether the kernel said hello.
+section saying which profile ran and whether the kernel said hello;
+the CSV then gains model_profile, model_cycles_per_iter and
+model_llc_misses_per_iter columns. Experiments that time themselves
+(copy, tbench) label their regions by figure (tools/model.py: keyed).
 Modelled figures sit beside the measured ones, never in their place.
 
 With neither output option the JSON goes to stdout. Python 3 standard
@@ -264,13 +267,25 @@ def merge_model(results, path):
             "summary": summary, "unattributed": skipped}
 
 
+# Extra CSV columns when the cache model's figures were merged (--model).
+MODEL_CSV_FIELDS = ("model_profile", "model_cycles_per_iter",
+                    "model_llc_misses_per_iter")
+
+
 def to_csv(results):
+    modelled = any("model" in r for r in results)
     out = io.StringIO()
-    w = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore",
-                       lineterminator="\n")
+    w = csv.DictWriter(out, fieldnames=list(CSV_FIELDS) +
+                       (list(MODEL_CSV_FIELDS) if modelled else []),
+                       extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in results:
         row = dict(r)
+        m = r.get("model")
+        if m:
+            row["model_profile"] = m["profile"]
+            row["model_cycles_per_iter"] = m["cycles_per_iter"]
+            row["model_llc_misses_per_iter"] = m["llc_misses_per_iter"]
         for key, kind in list(RESULT_SCHEMA.items()) + \
                 list(RESULT_OPTIONAL.items()):
             if kind == BOOL and key in row:

@@ -453,6 +453,49 @@ class ModelTest(unittest.TestCase):
         self.assertIn("do not match", skipped["mt"])
         self.assertNotIn("model", res[0])
 
+    def test_attribution_by_key(self):
+        # copy-like: phases interleaved per repetition, keyed labels;
+        # tbench-like: one region set serves two metrics, not a third.
+        lines = [model_line("start", freq_mhz=1000)]
+        rid = 0
+        for rep in range(2):
+            for ph, cyc in (("copy", 10), ("bystander", 50)):
+                rid += 1
+                lines.append(model_region("cp|movnti|%s|4096" % ph, rid,
+                                          cycles=cyc * (rep + 1),
+                                          llc_misses=rep))
+        rid += 1
+        lines.append(model_region("tb|trace_uc|throughput+ops|0", rid,
+                                  cycles=700))
+        objs = model.parse_lines(lines)
+        res = [dict(figure("cp", "movnti", 2), metric="copy", size=4096),
+               dict(figure("cp", "movnti", 2), metric="bystander",
+                    size=4096),
+               dict(figure("cp", "movnti", 2), metric="copy", size=64),
+               dict(figure("tb", "trace_uc", 1), metric="throughput"),
+               dict(figure("tb", "trace_uc", 1), metric="ops"),
+               dict(figure("tb", "trace_uc", 9), metric="event_cycles")]
+        skipped = model.attribute(res, objs)
+        self.assertEqual(res[0]["model"]["regions"], [1, 3])
+        self.assertEqual(res[1]["model"]["regions"], [2, 4])
+        # bystander: cycles 50 and 100 over 100 iterations
+        self.assertAlmostEqual(res[1]["model"]["cycles_per_iter"], 0.75)
+        self.assertAlmostEqual(res[1]["model"]["llc_misses_per_iter"],
+                               0.005)
+        self.assertNotIn("model", res[2])           # no regions of its key
+        self.assertEqual(res[3]["model"]["regions"], [5])
+        self.assertEqual(res[4]["model"]["regions"], [5])
+        self.assertNotIn("model", res[5])           # not a metric of it
+        self.assertEqual(skipped, {})
+
+    def test_keyed_attribution_refuses_short_counts(self):
+        objs = model.parse_lines([model_line("start"),
+                                  model_region("cp|x|copy|64", 1)])
+        res = [dict(figure("cp", "x", 2), metric="copy", size=64)]
+        skipped = model.attribute(res, objs)
+        self.assertIn("1 regions for 2 repetitions", skipped["cp"])
+        self.assertNotIn("model", res[0])
+
     def calibration(self, l1_cycles):
         lines = [model_line("start"), model_line("hello")]
         for label, per in (("chase-l1", l1_cycles), ("chase-llc", 30),
