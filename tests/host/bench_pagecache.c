@@ -22,6 +22,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_threads.h"
 
 #define FILE_PAGES 1024 /* 4 MiB, all cached */
 #define CHUNK_PAGES 16
@@ -30,7 +31,6 @@
 #define DEFAULT_MS 300
 #define COST_ROUNDS 200000
 #define NSEC_PER_MSEC 1000000ull
-#define NSEC_PER_SEC 1000000000ull
 
 /* Frames for one cached copy of the file per variant. */
 #define NR_FRAMES (PAGECACHE_VARIANTS * FILE_PAGES)
@@ -72,36 +72,6 @@ static bool store_read(void *file __attribute__((unused)), uint64_t index,
 
 static const struct backing_store store = {.read_page = store_read};
 
-static void *hb_alloc(unsigned order)
-{
-	size_t bytes = (size_t)PAGE_SIZE << order;
-
-	return aligned_alloc(bytes, bytes);
-}
-
-static void hb_free(void *p, unsigned order __attribute__((unused)))
-{
-	free(p);
-}
-
-static const struct kmalloc_backend backend = {
-	.alloc_pages = hb_alloc, .free_pages = hb_free,
-};
-
-static __thread unsigned tls_cpu;
-static unsigned thread_cpu(void)
-{
-	return tls_cpu;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static struct address_space files[PAGECACHE_VARIANTS];
 static pthread_barrier_t start;
 
@@ -118,11 +88,11 @@ static void *worker_main(void *arg)
 	struct page *pages[CHUNK_PAGES];
 	uint64_t pos = (uint64_t)w->cpu * FILE_PAGES / w->nthreads, t0;
 
-	tls_cpu = w->cpu;
+	host_set_thread_cpu(w->cpu);
 	rcu_idle_exit();
 	pthread_barrier_wait(&start);
-	t0 = now_ns();
-	while (now_ns() - t0 < w->run_ns) {
+	t0 = host_now_ns();
+	while (host_now_ns() - t0 < w->run_ns) {
 		for (int k = 0; k < 64; k++) {
 			unsigned n = find_get_pages_contig(w->m, pos,
 							   CHUNK_PAGES, pages);
@@ -134,7 +104,7 @@ static void *worker_main(void *arg)
 		}
 		rcu_quiescent_state();
 	}
-	w->ns = now_ns() - t0;
+	w->ns = host_now_ns() - t0;
 	rcu_idle_enter();
 	return NULL;
 }
@@ -157,7 +127,7 @@ static double run_point(struct address_space *m, unsigned n, uint64_t run_ns)
 		ns = w[i].ns > ns ? w[i].ns : ns;
 	}
 	pthread_barrier_destroy(&start);
-	return (double)pages * NSEC_PER_SEC / (double)ns;
+	return (double)pages * HOST_NSEC_PER_SEC / (double)ns;
 }
 
 int main(int argc, char **argv)
@@ -173,8 +143,8 @@ int main(int argc, char **argv)
 			argv[0], MAX_THREADS);
 		return 2;
 	}
-	kmalloc_init(&backend);
-	rcu_init(thread_cpu, NULL);
+	kmalloc_init(&host_kmalloc_backend);
+	rcu_init(host_thread_cpu, NULL);
 	rcu_idle_exit();
 	data = aligned_alloc(PAGE_SIZE, (size_t)NR_FRAMES * PAGE_SIZE);
 	pagecache_init(&frames);

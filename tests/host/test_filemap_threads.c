@@ -20,6 +20,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_threads.h"
 
 #define NR_FRAMES 192
 #define LOW_WATERMARK 16
@@ -100,37 +101,6 @@ static bool page_ok(struct page *p, uint64_t file, uint64_t index)
 	       b[PAGE_SIZE / 8 - 1] == word_of(file, index, PAGE_SIZE / 8 - 1);
 }
 
-static void *hb_alloc(unsigned order)
-{
-	size_t bytes = (size_t)PAGE_SIZE << order;
-
-	return aligned_alloc(bytes, bytes);
-}
-
-static void hb_free(void *p, unsigned order __unused)
-{
-	free(p);
-}
-
-static const struct kmalloc_backend host_backend = {
-	.alloc_pages = hb_alloc, .free_pages = hb_free,
-};
-
-static __thread unsigned tls_cpu;
-
-static unsigned thread_cpu(void)
-{
-	return tls_cpu;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct address_space file_as;
 static uint64_t stop, bad, hits, misses, gang_pages, removed, reclaimed;
 
@@ -150,7 +120,7 @@ static void *reader(void *arg)
 	struct worker *w = arg;
 	struct file_ra_state ra;
 
-	tls_cpu = w->cpu;
+	host_set_thread_cpu(w->cpu);
 	rcu_idle_exit();
 	file_ra_state_init(&ra);
 	while (!atomic_load_acquire(&stop)) {
@@ -185,7 +155,7 @@ static void *remover(void *arg)
 {
 	struct worker *w = arg;
 
-	tls_cpu = w->cpu;
+	host_set_thread_cpu(w->cpu);
 	rcu_idle_exit();
 	while (!atomic_load_acquire(&stop)) {
 		uint64_t index = rnd(w) % FILE_PAGES;
@@ -210,13 +180,13 @@ static void setup_once(void)
 	if (done)
 		return;
 	done = true;
-	kmalloc_init(&host_backend);
-	rcu_init(thread_cpu, NULL);
+	kmalloc_init(&host_kmalloc_backend);
+	rcu_init(host_thread_cpu, NULL);
 	frame_data = aligned_alloc(PAGE_SIZE, (size_t)NR_FRAMES * PAGE_SIZE);
 	for (unsigned i = 0; i < NR_FRAMES; i++)
 		frame_free(&frame_desc[i]);
 	pagecache_init(&pool_frames);
-	pagecache_stats_enable(thread_cpu);
+	pagecache_stats_enable(host_thread_cpu);
 }
 
 static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
@@ -226,7 +196,7 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	uint64_t t0;
 
 	setup_once();
-	tls_cpu = 0;
+	host_set_thread_cpu(0);
 	rcu_idle_exit();
 	address_space_init(&file_as, v, &pattern_store, (void *)1, FILE_PAGES,
 			   NULL, NULL);
@@ -238,8 +208,8 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 		pthread_create(&w[i].t, NULL, i < NR_READERS ? reader : remover,
 			       &w[i]);
 	}
-	t0 = now_ns();
-	while (now_ns() - t0 < RUN_NS) {
+	t0 = host_now_ns();
+	while (host_now_ns() - t0 < RUN_NS) {
 		struct timespec ts = {0, 1000000};
 
 		nanosleep(&ts, NULL);

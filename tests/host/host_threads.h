@@ -1,0 +1,60 @@
+/*
+ * What a threaded host program needs to run the kernel's portable mm/ and
+ * lib/ code: pages for kmalloc from the C library, a "CPU number" per
+ * thread (RCU and per-CPU counters ask for one) and a monotonic clock.
+ * Header-only: include it from the one test or bench file of a program.
+ */
+#ifndef TESTS_HOST_THREADS_H
+#define TESTS_HOST_THREADS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "lib/config.h"
+#include "mm/kmalloc.h"
+
+#define HOST_NSEC_PER_SEC 1000000000ull
+
+/* kmalloc's page source: naturally aligned blocks of PAGE_SIZE << order. */
+static inline void *host_pages_alloc(unsigned order)
+{
+	size_t bytes = (size_t)PAGE_SIZE << order;
+
+	return aligned_alloc(bytes, bytes);
+}
+
+static inline void host_pages_free(void *p,
+				   unsigned order __attribute__((unused)))
+{
+	free(p);
+}
+
+static const struct kmalloc_backend host_kmalloc_backend = {
+	.alloc_pages = host_pages_alloc, .free_pages = host_pages_free,
+};
+
+/* The calling thread's CPU number: set by each worker thread before it
+ * touches per-CPU state; 0 for the main thread. */
+static __thread unsigned host_tls_cpu;
+
+static inline void host_set_thread_cpu(unsigned cpu)
+{
+	host_tls_cpu = cpu;
+}
+
+static inline unsigned host_thread_cpu(void)
+{
+	return host_tls_cpu;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t host_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * HOST_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+#endif
