@@ -14,14 +14,21 @@
  * (cachemodel/doorbell.h), which are commands from the kernel.
  *
  * Invariants:
- *  1. The engine is entered only with model_lock held: under
- *     multi-threaded TCG the vCPU threads share the LLC and the other
- *     CPUs' private caches (snoops), so the whole model is one critical
- *     section. Single-threaded TCG takes the lock uncontended.
+ *  1. The engine is entered with model_lock held, except for the fast
+ *     path: under multi-threaded TCG the vCPU threads share the LLC and
+ *     the other CPUs' private caches (snoops), so every engine call but
+ *     cm_access_fast() is one critical section. cm_access_fast() (an
+ *     access that hits the vCPU's own L1D and needs no coherence action:
+ *     most of them) runs under that vCPU's own lock only, v->busy; a
+ *     thread that needs the engine to leave a vCPU's counters alone
+ *     (cm_set_type() flushing its WC buffers) takes model_lock and then
+ *     every vCPU's busy, in CPU order. With sync= every access takes the
+ *     slow path (the clock check needs model_lock anyway).
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region, instruction count) is written only by that vCPU's
- *     callbacks; instruction counts are atomics because region snapshots
- *     read every CPU's. The current label is global, under model_lock.
+ *     callbacks; instruction counts and the engine's counters are read
+ *     by other threads with atomic loads (region snapshots read every
+ *     CPU's). The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
  *  4. With sync=Q (multi-threaded TCG only), a vCPU whose modelled clock
  *     is more than Q cycles ahead of the slowest running vCPU waits (lock
@@ -75,7 +82,11 @@ struct xlat {
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
+/* Host cache line: vCPUs' states are aligned to it (no false sharing). */
+#define HOST_LINE_BYTES 64
+
 struct vcpu {
+	uint32_t busy;			/* fast-path lock (invariant 1) */
 	uint64_t insns;			/* atomic (invariant 2) */
 	uint64_t acc;
 	uint64_t args[DB_MAX_ARGS];
@@ -90,7 +101,7 @@ struct vcpu {
 	bool running;		/* executing, not halted */
 	uint64_t skip;		/* cycles added to the clock at resumes */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
-};
+} __attribute__((aligned(HOST_LINE_BYTES)));
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_model *model;
@@ -119,8 +130,21 @@ static double seconds_since(const struct timespec *t0)
 
 static void stats_now(unsigned cpu, struct cm_stats *s)
 {
-	*s = *cm_stats(model, cpu);
+	cm_stats_read(model, cpu, s);
 	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
+}
+
+/* Take / release v's fast-path lock (invariant 1). */
+static void busy_lock(struct vcpu *v)
+{
+	while (__atomic_exchange_n(&v->busy, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&v->busy, __ATOMIC_RELAXED))
+			sched_yield();
+}
+
+static void busy_unlock(struct vcpu *v)
+{
+	__atomic_store_n(&v->busy, 0, __ATOMIC_RELEASE);
 }
 
 #define DIFF(f) d.f = now->f - then->f
@@ -181,6 +205,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
 	enum cm_memtype t;
 	struct cm_stats now;
+	bool ok;
 
 	switch (cmd) {
 	case DB_CMD_HELLO:
@@ -192,13 +217,20 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		break;
 	case DB_CMD_SET_TYPE:
 		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||
-		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT) ||
-		    !cm_set_type(model, v->args[0],
-				 v->args[1] << CM_PAGE_SHIFT, t)) {
+		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT)) {
 			doorbell_errors++;
 			break;
 		}
-		type_changes++;
+		for (unsigned c = 0; c < nvcpus; c++)
+			busy_lock(&vcpus[c]);
+		ok = cm_set_type(model, v->args[0],
+				 v->args[1] << CM_PAGE_SHIFT, t);
+		for (unsigned c = 0; c < nvcpus; c++)
+			busy_unlock(&vcpus[c]);
+		if (ok)
+			type_changes++;
+		else
+			doorbell_errors++;
 		break;
 	case DB_CMD_BEGIN:
 		if (v->nargs != 1) {
@@ -404,7 +436,7 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 {
 	unsigned insn = (unsigned)(uintptr_t)udata;
 	bool store = qemu_plugin_mem_is_store(info);
-	unsigned flags = 0;
+	unsigned flags = 0, size;
 	uint64_t pa;
 	bool io;
 
@@ -428,9 +460,19 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_LOCKED;
 	if (io)
 		flags |= CM_IO;
+	size = 1u << qemu_plugin_mem_size_shift(info);
+	if (!sync_quantum) {
+		struct vcpu *v = &vcpus[cpu];
+		bool done;
+
+		busy_lock(v);
+		done = cm_access_fast(model, cpu, pa, size, flags);
+		busy_unlock(v);
+		if (done)
+			return;
+	}
 	pthread_mutex_lock(&model_lock);
-	cm_access(model, cpu, pa, 1u << qemu_plugin_mem_size_shift(info),
-		  flags);
+	cm_access(model, cpu, pa, size, flags);
 	if (sync_quantum)
 		sync_wait(cpu);
 	pthread_mutex_unlock(&model_lock);
@@ -459,9 +501,14 @@ static void on_special(unsigned int cpu, void *udata)
 
 static void on_tb(unsigned int cpu, void *udata)
 {
-	if (cpu < nvcpus)
-		__atomic_fetch_add(&vcpus[cpu].insns, (uint64_t)(uintptr_t)udata,
-				   __ATOMIC_RELAXED);
+	/* Only this vCPU's thread writes its count: no read-modify-write
+	 * atomic needed, just an atomic store for the readers. */
+	if (cpu < nvcpus) {
+		uint64_t *n = &vcpus[cpu].insns;
+
+		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) +
+				 (uint64_t)(uintptr_t)udata, __ATOMIC_RELAXED);
+	}
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -613,7 +660,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return fail("%s CPUs; the model handles 1..64%s", num, "");
 	}
 	model = cm_create(&p, nvcpus);
-	vcpus = calloc(nvcpus, sizeof(*vcpus));
+	vcpus = aligned_alloc(HOST_LINE_BYTES, nvcpus * sizeof(*vcpus));
+	if (vcpus)
+		memset(vcpus, 0, nvcpus * sizeof(*vcpus));
 	if (!model || !vcpus)
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {
