@@ -53,6 +53,7 @@ struct cpu {
 	struct level l1, l2;	/* l2.sets == 0: no private L2 */
 	struct wc_buffer wc[CM_MAX_WC_BUFFERS];
 	uint64_t wc_tick;	/* LRU clock of the WC buffers */
+	size_t l1_last;		/* the L1D way cm_access_fast() hit last */
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
@@ -802,9 +803,16 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 	    (pa & (CM_LINE_SIZE - 1)) + size > CM_LINE_SIZE ||
 	    cm_type_of(m, pa) != CM_WB)
 		return false;
-	i = level_find(&c->l1, line);
-	if (i < 0)
-		return false;
+	/* Consecutive accesses often fall on one line: try the way hit last
+	 * before the set (a line is in at most one way, so a match with a
+	 * valid state is the line's way). */
+	i = (long)c->l1_last;
+	if (c->l1.line[i] != line || state_get(&c->l1, (size_t)i) == ST_I) {
+		i = level_find(&c->l1, line);
+		if (i < 0)
+			return false;
+		c->l1_last = (size_t)i;
+	}
 	st = state_get(&c->l1, (size_t)i);
 	/* A store needs the line M; E -> M is left to cm_access(), which
 	 * changes L1D and L2 together. */

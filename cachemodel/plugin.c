@@ -19,11 +19,12 @@
  *     the other CPUs' private caches (snoops), so every engine call but
  *     cm_access_fast() is one critical section. cm_access_fast() (an
  *     access that hits the vCPU's own L1D and needs no coherence action:
- *     most of them) runs under that vCPU's own lock only, v->busy; a
- *     thread that needs the engine to leave a vCPU's counters alone
- *     (cm_set_type() flushing its WC buffers) takes model_lock and then
- *     every vCPU's busy, in CPU order. With sync= every access takes the
- *     slow path (the clock check needs model_lock anyway).
+ *     most of them) runs without a lock, between fast_enter() and
+ *     fast_leave(); a thread that needs the engine to leave the vCPUs'
+ *     counters alone (cm_set_type() flushing their WC buffers) holds
+ *     model_lock and calls fast_stop() first, fast_restart() after. With
+ *     sync= or without membarrier(2) every access takes the slow path
+ *     (the clock check needs model_lock anyway).
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region, instruction count) is written only by that vCPU's
  *     callbacks; instruction counts and the engine's counters are read
@@ -51,6 +52,9 @@
 #include <string.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include "cachemodel/doorbell.h"
 #include "cachemodel/model.h"
 #include "cachemodel/profile.h"
@@ -86,7 +90,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 #define HOST_LINE_BYTES 64
 
 struct vcpu {
-	uint32_t busy;			/* fast-path lock (invariant 1) */
+	uint32_t in_fast;		/* inside cm_access_fast() */
 	uint64_t insns;			/* atomic (invariant 2) */
 	uint64_t acc;
 	uint64_t args[DB_MAX_ARGS];
@@ -134,17 +138,68 @@ static void stats_now(unsigned cpu, struct cm_stats *s)
 	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
 }
 
-/* Take / release v's fast-path lock (invariant 1). */
-static void busy_lock(struct vcpu *v)
+/* ------------------------------------------------------------------ */
+/* Fast-path exclusion (invariant 1)                                    */
+
+/*
+ * An asymmetric Dekker handshake, so that the fast path, taken on most
+ * accesses, needs no atomic read-modify-write and no fence: a vCPU
+ * announces itself in v->in_fast, then reads fast_stopped; fast_stop()
+ * sets fast_stopped, has every running thread of QEMU execute a full
+ * memory barrier (membarrier(2), private expedited: IPIs, microseconds,
+ * a handful of times per boot), then waits for every in_fast to drop.
+ * Either a vCPU's in_fast store was before its barrier, so fast_stop()
+ * sees it and waits, or its fast_stopped load was after it, so it sees
+ * the stop and takes the slow path.
+ */
+static uint32_t fast_stopped;	/* written under model_lock; 1 for good
+				 * when the fast path is off */
+static bool fast_path_on;	/* membarrier registered and no sync= */
+
+static long membarrier(int cmd)
 {
-	while (__atomic_exchange_n(&v->busy, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&v->busy, __ATOMIC_RELAXED))
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* True if cpu may run cm_access_fast() now; then call fast_leave(). */
+static bool fast_enter(struct vcpu *v)
+{
+	__atomic_store_n(&v->in_fast, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&fast_stopped, __ATOMIC_ACQUIRE))
+		return true;
+	__atomic_store_n(&v->in_fast, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void fast_leave(struct vcpu *v)
+{
+	__atomic_store_n(&v->in_fast, 0, __ATOMIC_RELEASE);
+}
+
+/* With model_lock held: returns when no vCPU is in the fast path, and
+ * none enters it until fast_restart(). */
+static void fast_stop(void)
+{
+	if (!fast_path_on)
+		return;
+	__atomic_store_n(&fast_stopped, 1, __ATOMIC_RELAXED);
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+		/* Registered at install, so it cannot fail; if it did,
+		 * a hang or a race would be worse than a slow run. */
+		fprintf(stderr, "cachemodel plugin: membarrier failed (%s); "
+			"the fast path is off from now on\n", strerror(errno));
+		fast_path_on = false;	/* fast_stopped stays 1 */
+	}
+	for (unsigned c = 0; c < nvcpus; c++)
+		while (__atomic_load_n(&vcpus[c].in_fast, __ATOMIC_ACQUIRE))
 			sched_yield();
 }
 
-static void busy_unlock(struct vcpu *v)
+static void fast_restart(void)
 {
-	__atomic_store_n(&v->busy, 0, __ATOMIC_RELEASE);
+	if (fast_path_on)
+		__atomic_store_n(&fast_stopped, 0, __ATOMIC_RELEASE);
 }
 
 #define DIFF(f) d.f = now->f - then->f
@@ -221,12 +276,10 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			doorbell_errors++;
 			break;
 		}
-		for (unsigned c = 0; c < nvcpus; c++)
-			busy_lock(&vcpus[c]);
+		fast_stop();
 		ok = cm_set_type(model, v->args[0],
 				 v->args[1] << CM_PAGE_SHIFT, t);
-		for (unsigned c = 0; c < nvcpus; c++)
-			busy_unlock(&vcpus[c]);
+		fast_restart();
 		if (ok)
 			type_changes++;
 		else
@@ -461,13 +514,10 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	if (io)
 		flags |= CM_IO;
 	size = 1u << qemu_plugin_mem_size_shift(info);
-	if (!sync_quantum) {
-		struct vcpu *v = &vcpus[cpu];
-		bool done;
+	if (fast_enter(&vcpus[cpu])) {
+		bool done = cm_access_fast(model, cpu, pa, size, flags);
 
-		busy_lock(v);
-		done = cm_access_fast(model, cpu, pa, size, flags);
-		busy_unlock(v);
+		fast_leave(&vcpus[cpu]);
 		if (done)
 			return;
 	}
@@ -523,6 +573,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
 						  qemu_plugin_insn_size(insn));
 
+		/* QEMU calls it only at the instruction's memory
+		 * operations: instructions without any cost nothing at run
+		 * time. (One callback per direction, QEMU_PLUGIN_MEM_R and
+		 * _W, would save asking the direction, but QEMU 7.2 does not
+		 * deliver them as registered: the doorbell's loads never
+		 * arrived.) */
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
@@ -676,6 +732,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	fprintf(out, PREFIX "{\"kind\":\"start\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"api\":%d,\"freq_mhz\":%u,\"cpi_x100\":%u}\n",
 		p.name, nvcpus, info->version.cur, p.freq_mhz, p.cpi_x100);
+	/* The fast path needs membarrier(2) (Linux 4.14) and no sync=. */
+	fast_path_on = !sync_quantum &&
+		membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+	fast_stopped = !fast_path_on;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	if (sync_quantum) {
