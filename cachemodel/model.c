@@ -14,6 +14,8 @@
 #define PAGES_PER_CHUNK (1u << PAGES_PER_CHUNK_SHIFT)
 /* evict_everywhere() for the model itself: the write-back counts on no CPU. */
 #define NO_CPU CM_MAX_CPUS
+/* No line number (pa >> 6 never reaches it). */
+#define NO_LINE UINT64_MAX
 /* A host cache line: per-CPU state is aligned to it. */
 #define HOST_LINE_BYTES 64
 
@@ -37,6 +39,10 @@ struct level {
 	uint32_t sets, ways, latency;
 	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
 	uint64_t tick;		/* LRU clock of this level */
+	/* The line cm_access_fast() found last and its way; NO_LINE after
+	 * any insertion, which may have put another line in that way. */
+	uint64_t last_line;
+	size_t last_way;
 	uint64_t *line;		/* line number (pa >> 6) */
 	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
 	uint64_t *stamp;	/* LRU: last touch, 0 = never */
@@ -53,7 +59,11 @@ struct cpu {
 	struct level l1, l2;	/* l2.sets == 0: no private L2 */
 	struct wc_buffer wc[CM_MAX_WC_BUFFERS];
 	uint64_t wc_tick;	/* LRU clock of the WC buffers */
-	size_t l1_last;		/* the L1D way cm_access_fast() hit last */
+	/* cm_access_fast()'s memory of its last access (this CPU's only;
+	 * the line and way it hit are l1.last_line, l1.last_way): */
+	uint64_t last_page;	/* page number + 1 (0: none), */
+	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
+	enum cm_memtype last_type;	/* had this type */
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
@@ -66,6 +76,10 @@ struct cm_model {
 	 * bytes are atomic because cm_access_fast() reads them. */
 	uint8_t *types[TYPE_CHUNKS];
 	size_t bytes;
+	/* Bumped by every type change (after the map), so a CPU's
+	 * remembered page type is known to be stale; alone in its host
+	 * line, as every fast-path access reads it. */
+	uint64_t types_gen __attribute__((aligned(HOST_LINE_BYTES)));
 };
 
 static const char *const type_names[CM_NTYPES] = {
@@ -113,6 +127,7 @@ static bool level_init(struct cm_model *m, struct level *l,
 	size_t n;
 
 	memset(l, 0, sizeof(*l));
+	l->last_line = NO_LINE;
 	if (c->size == 0)
 		return true;
 	l->ways = c->ways;
@@ -203,6 +218,7 @@ static void level_insert(struct level *l, uint64_t line,
 	}
 	*vline = l->line[victim];
 	*vstate = state_get(l, victim);
+	l->last_line = NO_LINE;
 	l->line[victim] = line;
 	state_set(l, victim, st);
 	level_touch(l, (long)victim);
@@ -231,9 +247,10 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 
 	if (cm_profile_check(p) || ncpus < 1 || ncpus > CM_MAX_CPUS)
 		return NULL;
-	m = calloc(1, sizeof(*m));
+	m = aligned_alloc(HOST_LINE_BYTES, sizeof(*m));
 	if (!m)
 		return NULL;
+	memset(m, 0, sizeof(*m));
 	m->p = *p;
 	m->ncpus = ncpus;
 	m->bytes = sizeof(*m);
@@ -348,6 +365,7 @@ bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
 		__atomic_store_n(&m->types[pg >> PAGES_PER_CHUNK_SHIFT]
 				 [pg & (PAGES_PER_CHUNK - 1)], (uint8_t)t,
 				 __ATOMIC_RELAXED);
+	__atomic_add_fetch(&m->types_gen, 1, __ATOMIC_RELEASE);
 	evict_range(m, first << (CM_PAGE_SHIFT - CM_LINE_SHIFT),
 		    (end << (CM_PAGE_SHIFT - CM_LINE_SHIFT)) - 1);
 	return true;
@@ -796,22 +814,35 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 	struct cpu *c = &m->cpu[cpu];
 	struct cm_stats *s = &c->st;
 	uint64_t line = pa >> CM_LINE_SHIFT;
+	uint64_t page = pa >> CM_PAGE_SHIFT;
+	uint64_t gen;
 	enum line_state st;
 	long i;
 
 	if ((flags & (CM_NT | CM_LOCKED | CM_IO)) || size == 0 ||
-	    (pa & (CM_LINE_SIZE - 1)) + size > CM_LINE_SIZE ||
-	    cm_type_of(m, pa) != CM_WB)
+	    (pa & (CM_LINE_SIZE - 1)) + size > CM_LINE_SIZE)
 		return false;
-	/* Consecutive accesses often fall on one line: try the way hit last
-	 * before the set (a line is in at most one way, so a match with a
-	 * valid state is the line's way). */
-	i = (long)c->l1_last;
-	if (c->l1.line[i] != line || state_get(&c->l1, (size_t)i) == ST_I) {
+	/* Consecutive accesses often fall on one page: its type is looked
+	 * up again only for another page or after a type change. */
+	gen = __atomic_load_n(&m->types_gen, __ATOMIC_ACQUIRE);
+	if (c->last_page != page + 1 || c->last_types_gen != gen) {
+		c->last_type = cm_type_of(m, pa);
+		c->last_page = page + 1;
+		c->last_types_gen = gen;
+	}
+	if (c->last_type != CM_WB)
+		return false;
+	/* ... and on one line: the way hit last is tried before the set.
+	 * Only this CPU puts lines into its L1D, and every insertion forgets
+	 * the way (level_insert()), so the way still holds the line; whether
+	 * validly is the state's to say (snoops change it). */
+	i = (long)c->l1.last_way;
+	if (c->l1.last_line != line || state_get(&c->l1, (size_t)i) == ST_I) {
 		i = level_find(&c->l1, line);
 		if (i < 0)
 			return false;
-		c->l1_last = (size_t)i;
+		c->l1.last_line = line;
+		c->l1.last_way = (size_t)i;
 	}
 	st = state_get(&c->l1, (size_t)i);
 	/* A store needs the line M; E -> M is left to cm_access(), which
