@@ -96,9 +96,12 @@ size_t rb_meta_size(const struct rb_config *cfg)
 	unsigned long n = 1ul << cfg->nr_subbufs_shift;
 	unsigned long pages = rb_nr_pages(cfg);
 
+	unsigned long windows = n << (cfg->subbuf_shift - RB_PAGE_SHIFT);
+
 	return n * sizeof(uint64_t) + (n + 1) * sizeof(unsigned long) +
 	       pages * sizeof(void *) + pages * sizeof(struct rb_page) +
-	       (n + 1) * sizeof(struct rb_page *);
+	       (n + 1) * sizeof(struct rb_page *) +
+	       windows * sizeof(struct rb_window);
 }
 
 int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
@@ -135,6 +138,8 @@ int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
 	struct rb_page *descs = (struct rb_page *)m;
 	m += nr_pages * sizeof(struct rb_page);
 	rb->subbuf_pages = (struct rb_page **)m;
+	m += (n + 1) * sizeof(struct rb_page *);
+	rb->windows = (struct rb_window *)m;
 
 	for (i = 0; i < n; i++) {
 		rb->wsb[i] = RB_WSB(i, true, RB_LAP_NEVER);
@@ -149,6 +154,9 @@ int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
 		descs[i].addr = pages[i];
 		descs[i].next = (i + 1) % pps ? &descs[i + 1] : NULL;
 	}
+	for (i = 0; i < n * pps; i++)
+		memset(&rb->windows[i], 0, sizeof(rb->windows[i]));
+	rb->win = &rb->windows[0]; /* end 0: no record fits */
 	rb->reader_spare = n; /* physical sub-buffers 0..n-1 start in slots */
 	rb->last_tsc = cfg->clock();
 	return 0;
@@ -232,6 +240,46 @@ uint64_t rb_claim(struct rb *rb, unsigned long slot, uint32_t lap)
 		/* The reader swapped its spare in, or a nested claim won. */
 		w = atomic_load_acquire(&rb->wsb[slot]);
 	}
+}
+
+void rb_window_publish(struct rb *rb, unsigned long begin, unsigned long phys)
+{
+	unsigned long slot = (begin >> rb->cfg.subbuf_shift) & rb->slot_mask;
+	unsigned long page = (begin & rb->subbuf_mask) >> RB_PAGE_SHIFT;
+	unsigned long lap = begin >> rb->buf_shift;
+	unsigned long first = begin & ~(RB_PAGE_SIZE - 1);
+	unsigned long subbuf_end = (begin | rb->subbuf_mask) + 1;
+	unsigned long end = first + RB_PAGE_SIZE;
+	struct rb_window *w = &rb->windows[slot * rb->pages_per_subbuf + page];
+
+	/* Invariant 2: no record ends at the sub-buffer's end. */
+	if (end == subbuf_end)
+		end--;
+	if (READ_ONCE(w->end) != end) {
+		/*
+		 * A writer nesting in here sees end 0 (covers nothing) or
+		 * rewrites the whole window itself with the same values.
+		 */
+		WRITE_ONCE(w->end, 0ul);
+		barrier();
+		WRITE_ONCE(w->base,
+			   (uintptr_t)rb_page_address(rb, phys, page) - first);
+		WRITE_ONCE(w->commit, &rb->commit[slot * rb->commit_stride]);
+		WRITE_ONCE(w->commit_end, (lap + 1) << rb->cfg.subbuf_shift);
+		WRITE_ONCE(w->records, &rb->records[phys]);
+		barrier();
+		WRITE_ONCE(w->end, end);
+	}
+	barrier();
+	WRITE_ONCE(rb->win, (const struct rb_window *)w);
+}
+
+void rb_deliver_window(struct rb *rb, const struct rb_window *w,
+		       unsigned long o)
+{
+	rb_deliver(rb, (o >> rb->cfg.subbuf_shift) & rb->slot_mask,
+		   (unsigned long)(w->records - rb->records),
+		   (uint32_t)(o >> rb->buf_shift));
 }
 
 void rb_deliver(struct rb *rb, unsigned long slot, unsigned long phys,

@@ -65,9 +65,17 @@ void trace_set_outofline(bool on);
 /* CPU cpu's buffer (NULL when inactive or out of range). */
 struct rb *trace_cpu_buffer(unsigned cpu);
 
-/* Per-CPU buffers and the run-time switch, read by the fast path. */
-extern struct rb *trace_rb[MAX_CPUS];
+/* The run-time switch, read by the fast path. */
 extern bool trace_outofline;
+
+/*
+ * This CPU's buffer, NULL when no channel is active: one %gs-relative
+ * load of the per-CPU area's trace_buffer field (trace_setup() sets it).
+ */
+static inline struct rb *trace_this_cpu_buffer(void)
+{
+	return this_cpu_read_ptr(trace_buffer);
+}
 
 /*
  * The emit fast path: reserve, copy the payload, commit, on this CPU's
@@ -92,7 +100,7 @@ static inline uint64_t trace_clock_inline(void)
 static inline __attribute__((always_inline)) void
 trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
-	struct rb *rb = trace_rb[this_cpu_id()];
+	struct rb *rb = trace_this_cpu_buffer();
 	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
 
 	if (unlikely(!rb))
