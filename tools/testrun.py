@@ -170,7 +170,7 @@ SPIN_MODELS = [
      ["", "-DDISCARD", "-DPAGES", "!-DPAGES -DBUG_WINDOW_ORDER",
       "!-DDISCARD -DBUG_FAST_NO_DELIVER"]),
 ]
-SPIN_TIMEOUT_S = 120
+SPIN_TIMEOUT_S = 300  # five searches (~40 s of CPU), on a loaded machine
 
 
 def run_spin_models(tap):
