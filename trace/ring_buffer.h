@@ -25,8 +25,16 @@
 
 /* Records start at multiples of this (the CTF event header's alignment). */
 #define RB_RECORD_ALIGN 8
-/* Deepest nesting of writers on one CPU (thread, IRQ, NMI, one spare). */
+/*
+ * Deepest nesting of general-path writers on one CPU (thread, IRQ, NMI,
+ * one spare); rb_emit_fast() keeps no count (see there).
+ */
 #define RB_MAX_NESTING 4
+/*
+ * Largest payload rb_emit_fast() takes (it holds it in registers); its
+ * size must also be a multiple of 4 (every trace payload struct is).
+ */
+#define RB_FAST_MAX_PAYLOAD 32
 /* Size of one buffer page: sub-buffers are arrays of these. */
 #define RB_PAGE_SHIFT 12
 #define RB_PAGE_SIZE (1ul << RB_PAGE_SHIFT)
@@ -350,7 +358,8 @@ static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
  * one local CAS on the offset, the header as one store, the payload as
  * fixed-size stores (len is a compile-time constant where this is
  * inlined), one local add on the records count and one on the commit
- * counter. No nesting count: a writer nesting here (interrupt, NMI)
+ * counter (the payload, at most RB_FAST_MAX_PAYLOAD bytes, is read
+ * before the CAS). No nesting count: a writer nesting here (interrupt, NMI)
  * moves the offset, so the CAS fails and this returns false; a nested
  * writer that finds the window stale takes the general path. at is the
  * payload's offset in the record (header plus padding, 4 or 8), size the
@@ -373,9 +382,30 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	unsigned long o = READ_ONCE(rb->offset);
 	const struct rb_window *w = READ_ONCE(rb->win);
 	uint64_t tsc = now();
+	const char *s = src;
+	uint64_t p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+	uint32_t tail = 0;
 	unsigned long old;
 	char *rec;
 
+	/*
+	 * The payload is read before the CAS, one scalar per word: with a
+	 * constant len the words then stay in registers (or are forwarded
+	 * from the caller's stores) instead of being reloaded after the CAS
+	 * (its "memory" clobber). Whole words, then a 4-byte tail.
+	 */
+	if (len > RB_FAST_MAX_PAYLOAD || len % sizeof(uint32_t))
+		return false;
+	if (len >= 8)
+		__builtin_memcpy(&p0, s, 8);
+	if (len >= 16)
+		__builtin_memcpy(&p1, s + 8, 8);
+	if (len >= 24)
+		__builtin_memcpy(&p2, s + 16, 8);
+	if (len >= 32)
+		__builtin_memcpy(&p3, s + 24, 8);
+	if (len % 8)
+		__builtin_memcpy(&tail, s + (len & ~7u), 4);
 	/*
 	 * The window is read after the offset: if a nested writer changed
 	 * either in between, it moved the offset and the CAS fails. After
@@ -385,7 +415,7 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	if (unlikely(id >= RB_EXTENDED_ID || o + size > READ_ONCE(w->end) ||
 		     ((tsc - READ_ONCE(rb->last_tsc)) >> RB_COMPACT_TS_BITS) !=
 			     0 ||
-		     local_cmpxchg(&rb->offset, o, o + size) != o))
+		     !local_try_cmpxchg(&rb->offset, o, o + size)))
 		return false;
 	WRITE_ONCE(rb->last_tsc, tsc);
 	rec = (char *)(w->base + o);
@@ -398,8 +428,18 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 
 		__builtin_memcpy(rec, &hdr, sizeof(hdr));
 	}
-	__builtin_memcpy(rec + at, src, len);
-	(void)local_fetch_add(w->records, 1ul);
+	rec += at;
+	if (len >= 8)
+		__builtin_memcpy(rec, &p0, 8);
+	if (len >= 16)
+		__builtin_memcpy(rec + 8, &p1, 8);
+	if (len >= 24)
+		__builtin_memcpy(rec + 16, &p2, 8);
+	if (len >= 32)
+		__builtin_memcpy(rec + 24, &p3, 8);
+	if (len % 8)
+		__builtin_memcpy(rec + (len & ~7u), &tail, 4);
+	local_add(w->records, 1ul);
 	if (rb->cfg.wc_fence)
 		wmb_wc();
 	old = local_fetch_add(w->commit, (unsigned long)size);
