@@ -23,10 +23,11 @@
  *   u32 id, u64 tsc), then the payload; 8-byte aligned.
  *
  * The writer state (offset, last_tsc, nesting, lost[], commit counters,
- * records[]) is written only by the owning CPU, with CPU-local operations
- * (no LOCK prefix), which interrupts and NMIs nesting on that CPU cannot
- * split. The slot words wsb[] are shared with the reader and changed only
- * by locked compare-and-swap, once per sub-buffer and lap.
+ * records[], the write windows and rb->win) is written only by the
+ * owning CPU, with CPU-local operations or plain stores (no LOCK prefix),
+ * which interrupts and NMIs nesting on that CPU cannot split. The slot
+ * words wsb[] are shared with the reader and changed only by locked
+ * compare-and-swap, once per sub-buffer and lap.
  *
  * 1. A record occupies [begin, begin + size) of the offset space, where
  *    begin came from a successful local_cmpxchg(offset, begin, begin +
@@ -70,6 +71,22 @@
  *    returns (interrupts nest, they do not migrate). So after rb_flush()
  *    on a quiet buffer: records read + lost (all causes) == reserves
  *    attempted, exactly.
+ 10. Write windows (rb_emit_fast()): windows[slot * pps + page] caches,
+    for one lap, the page's base, the slot's commit counter and its
+    completion value, and records[phys]. Its fields are functions of
+    (slot, page, lap) only (phys is fixed once the lap's claim is made,
+    and the reader cannot swap a lap out before it is complete), so any
+    writers that publish it write the same values; rb_window_publish()
+    stores end = 0 first and the real end last, so a window with a
+    non-zero end holds one lap's fields throughout. It is published
+    after the claim, by the general path, for a record it reserved in
+    that page, so a window never covers offsets beyond the write offset:
+    o + size <= end then means [o, o + size) lies in that page of that
+    lap. A fast write reads the offset, then rb->win, then CASes the
+    offset: a nested writer in between moves the offset, so the CAS
+    fails; after the CAS the lap cannot complete before this record's
+    commit, so the window stays valid. The fast commit delivers like
+    any other (3); rb->nesting counts general-path writers only.
  *
  * Ordering: records are stored before their commit (compiler barrier in
  * the local operations, TSO on the CPU) and, for write-combining pages,

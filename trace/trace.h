@@ -77,10 +77,6 @@ static inline struct rb *trace_this_cpu_buffer(void)
 	return this_cpu_read_ptr(trace_buffer);
 }
 
-/*
- * The emit fast path: reserve, copy the payload, commit, on this CPU's
- * buffer. A lost record is counted by the buffer; nothing else to do.
- */
 /* The general path: any record, any case (trace/trace.c). */
 void trace_emit_slow(uint32_t id, const void *p, uint32_t size,
 		     uint32_t align);
@@ -92,10 +88,12 @@ static inline uint64_t trace_clock_inline(void)
 }
 
 /*
- * The emit fast path: this CPU's buffer, then rb_emit_fast(); whatever
- * it declines (sub-buffer switch, extended header, nesting, a lost CAS)
- * goes out of line to trace_emit_slow(). A lost record is counted by the
- * buffer; nothing else to do.
+ * The emit fast path: this CPU's buffer (one %gs load), then
+ * rb_emit_fast(); whatever it declines (outside the write window: a
+ * sub-buffer switch, a page to cross, a window to publish; the extended
+ * header; a CAS lost to a nested writer) goes out of line to
+ * trace_emit_slow(). A lost record is counted by the buffer; nothing
+ * else to do.
  */
 static inline __attribute__((always_inline)) void
 trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
