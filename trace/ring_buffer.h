@@ -358,22 +358,23 @@ static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
  * one local CAS on the offset, the header as one store, the payload as
  * fixed-size stores (len is a compile-time constant where this is
  * inlined), one local add on the records count and one on the commit
- * counter (the payload, at most RB_FAST_MAX_PAYLOAD bytes, is read
- * before the CAS). No nesting count: a writer nesting here (interrupt, NMI)
+ * counter. No nesting count: a writer nesting here (interrupt, NMI)
  * moves the offset, so the CAS fails and this returns false; a nested
- * writer that finds the window stale takes the general path. at is the
- * payload's offset in the record (header plus padding, 4 or 8), size the
- * record size (multiple of RB_RECORD_ALIGN), now the clock (the same as
- * cfg.clock), read after the offset.
+ * writer that finds the window stale takes the general path. src holds
+ * len payload bytes (a multiple of 4, at most RB_FAST_MAX_PAYLOAD; read
+ * before the CAS), at is the payload's offset in the record (header plus
+ * padding, 4 or 8), size the record size (multiple of RB_RECORD_ALIGN),
+ * now the clock (the same as cfg.clock), read after the offset.
  *
  * Returns true when the record is written and committed (and its
  * sub-buffer delivered if this commit completed it); false, having
- * changed nothing, when the common case does not apply (the record is
- * not inside the window: sub-buffer to open or switch, page to cross,
- * window not yet published; timestamp delta or id too large for the
- * compact header; or the CAS lost to a nested writer): the caller then
- * takes the general path (rb_reserve(), rb_write(), rb_commit()), which
- * handles and counts them and publishes the next window.
+ * changed nothing, when the common case does not apply (a payload of
+ * another size; the record not inside the window: sub-buffer to open or
+ * switch, page to cross, window not yet published; timestamp delta or id
+ * too large for the compact header; the CAS lost to a nested writer): the
+ * caller then takes the general path (rb_reserve(), rb_write(),
+ * rb_commit()), which handles and counts them and publishes the next
+ * window.
  */
 static inline __attribute__((always_inline)) bool
 rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
