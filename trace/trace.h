@@ -88,6 +88,23 @@ static inline uint64_t trace_clock_inline(void)
 }
 
 /*
+ * Call fn(id, payload, size, align) on a copy of the payload made right
+ * there: the trace point's payload struct then never has its address
+ * taken on the fast path, so it stays in registers instead of being
+ * stored to the stack for a call that rarely happens.
+ */
+#define TRACE_CALL_WITH_COPY(fn, id, p, size, align)                         \
+	do {                                                                \
+		uint64_t trace_copy_[RB_FAST_MAX_PAYLOAD / sizeof(uint64_t)]; \
+		if ((size) <= sizeof(trace_copy_)) {                        \
+			__builtin_memcpy(trace_copy_, (p), (size));         \
+			fn((id), trace_copy_, (size), (align));             \
+		} else {                                                    \
+			fn((id), (p), (size), (align));                     \
+		}                                                           \
+	} while (0)
+
+/*
  * The emit fast path: this CPU's buffer (one %gs load), then
  * rb_emit_fast(); whatever it declines (outside the write window: a
  * sub-buffer switch, a page to cross, a window to publish; the extended
@@ -106,14 +123,14 @@ trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 	if (unlikely(!rb_emit_fast(rb, id, p, at, size,
 				   ALIGN_UP(at + size, RB_RECORD_ALIGN),
 				   trace_clock_inline)))
-		trace_emit_slow(id, p, size, align);
+		TRACE_CALL_WITH_COPY(trace_emit_slow, id, p, size, align);
 }
 
 static inline __attribute__((always_inline)) void
 trace_emit_inline(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
 	if (unlikely(trace_outofline)) {
-		trace_emit_outofline(id, p, size, align);
+		TRACE_CALL_WITH_COPY(trace_emit_outofline, id, p, size, align);
 		return;
 	}
 	trace_emit_body(id, p, size, align);
