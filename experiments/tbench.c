@@ -11,9 +11,9 @@
  *
  * Under the cache-model QEMU plugin each repetition is a model region
  * labelled "tbench|VARIANT|throughput+ops|0" (both figures of the
- * variant; counted in requests), opened on the boot CPU: with one CPU (variant
- * "alternating" and the traced ones) it holds the whole run, with pairs
- * only what the boot CPU did.
+ * variant; counted in requests), opened on the boot CPU over every CPU
+ * (bench_region_begin_all()): with pairs it holds the clients' and the
+ * servers' work, spin-waiting on the loopback included.
  *
  * Every repetition is checked against a reference run (alternating, on
  * the boot CPU), and quick mode also against the recorded constant of
@@ -91,7 +91,7 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		bool done;
 
 		model_doorbell_label(label);
-		region = bench_region_begin();
+		region = bench_region_begin_all();
 		done = tbench_run_once(&tb_run, &chk);
 		bench_region_end(region, ref->ops);
 		model_doorbell_label("tbench");

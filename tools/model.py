@@ -98,17 +98,45 @@ def info(objs):
     return start["profile"], hello, summary
 
 
+def merge_cpus(lines):
+    """One region line from the per-CPU lines of an "all" region: every
+    counter summed over the CPUs (the whole work, in CPU cycles), plus
+    "cpus" (CPUs that ran) and "cycles_max" (the busiest CPU's cycles, a
+    modelled elapsed time when the CPUs ran side by side)."""
+    first = lines[0]
+    out = dict(first)
+    for k in COUNTERS:
+        out[k] = sum(o[k] for o in lines)
+    out["cpu"] = first["by"]
+    out["cpus"] = len(lines)
+    out["cycles_max"] = max(o["cycles"] for o in lines)
+    return out
+
+
 def regions(objs):
-    """Region lines of the CPU that opened each region, in id order."""
-    own = [o for o in objs if o["kind"] == "region" and o["cpu"] == o["by"]]
+    """One line per region, in id order: for a region of scope "cpu" (the
+    default) the line of the CPU that opened it; for scope "all" (work the
+    opener handed to several CPUs) the sum of every CPU's line."""
+    own, whole = [], {}
+    for o in objs:
+        if o["kind"] != "region":
+            continue
+        if o.get("scope") == "all":
+            whole.setdefault(o["id"], []).append(o)
+        elif o["cpu"] == o["by"]:
+            own.append(o)
+    own += [merge_cpus(ls) for ls in whole.values()]
     return sorted(own, key=lambda o: o["id"])
 
 
 def region_figures(r, freq_mhz):
-    """Per-iteration figures of one region line."""
+    """Per-iteration figures of one region line (cycles summed over the
+    CPUs of an "all" region; cycles_max_per_iter: its busiest CPU's)."""
     it = r["iters"] or 1
     return {
         "cycles_per_iter": r["cycles"] / it,
+        "cycles_max_per_iter": r.get("cycles_max", r["cycles"]) / it,
+        "cpus": r.get("cpus", 1),
         "ns_per_iter": r["cycles"] / it * 1000.0 / freq_mhz,
         "l1_misses_per_iter": r["l1_misses"] / it,
         "llc_misses_per_iter": r["llc_misses"] / it,

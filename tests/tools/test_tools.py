@@ -488,6 +488,32 @@ class ModelTest(unittest.TestCase):
         self.assertNotIn("model", res[5])           # not a metric of it
         self.assertEqual(skipped, {})
 
+    def test_region_over_all_cpus_sums_them(self):
+        # tbench pairs: the boot CPU opens the region, the server CPU works
+        # in it too. Scope "all": both lines count, summed; scope "cpu":
+        # only the opener's.
+        lines = [model_line("start", freq_mhz=1000),
+                 model_region("tb|pairs=1|throughput+ops|0", 1, by=0,
+                              cycles=300, insns=30, scope="all"),
+                 model_region("tb|pairs=1|throughput+ops|0", 1, by=0, cpu=1,
+                              cycles=500, insns=50, scope="all"),
+                 model_region("fs", 2, by=1, cycles=40, scope="cpu"),
+                 model_region("fs", 2, by=1, cpu=0, cycles=999,
+                              scope="cpu")]
+        rs = model.regions(model.parse_lines(lines))
+        self.assertEqual([r["id"] for r in rs], [1, 2])
+        self.assertEqual(rs[0]["cycles"], 800)
+        self.assertEqual(rs[0]["insns"], 80)
+        self.assertEqual(rs[0]["cpus"], 2)
+        self.assertEqual(rs[0]["cycles_max"], 500)
+        self.assertEqual(rs[1]["cycles"], 40)
+        res = [dict(figure("tb", "pairs=1", 1), metric="throughput")]
+        self.assertEqual(model.attribute(res, model.parse_lines(lines)),
+                         {})
+        self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 8.0)
+        self.assertAlmostEqual(res[0]["model"]["cycles_max_per_iter"], 5.0)
+        self.assertEqual(res[0]["model"]["cpus"], 2)
+
     def test_keyed_attribution_refuses_short_counts(self):
         objs = model.parse_lines([model_line("start"),
                                   model_region("cp|x|copy|64", 1)])
