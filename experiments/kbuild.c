@@ -10,12 +10,20 @@
  *
  * Every build's objects must hash to the reference compile's value, and
  * in quick mode that value must be the recorded constant of kbuild.h.
+ *
+ * Under the cache-model QEMU plugin each build is a model region over
+ * every CPU (bench_region_begin_all()) labelled
+ * "kbuild|VARIANT|real_ms+busy_ms|0", counted in source files: the
+ * modelled cycles per file are the workers' summed work.
  */
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tsc.h"
+#include "cachemodel/doorbell.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
+#include "lib/bench.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
 #include "workloads/corpus.h"
@@ -59,17 +67,25 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	uint64_t real[BENCH_MAX_REPS], busy[BENCH_MAX_REPS];
 	unsigned reps = kb_run.size->reps, cpus[MAX_CPUS], n = 0;
 	char *vname = kb_variant_names[*nfig];
+	char label[DB_LABEL_MAX];
 
 	kassert(reps <= BENCH_MAX_REPS);
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else
 		ksnprintf(vname, BENCH_FIELD_MAX, "j=%u", jobs);
+	ksnprintf(label, sizeof(label), "kbuild|%s|real_ms+busy_ms|0", vname);
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t h = 0, first = UINT64_MAX, last = 0, sum = 0;
-		uint64_t allocs = 0;
+		uint64_t allocs = 0, region;
+		bool built;
 
-		if (!kbuild_build(&kb_run, jobs, &h) || h != expect) {
+		model_doorbell_label(label);
+		region = bench_region_begin_all();
+		built = kbuild_build(&kb_run, jobs, &h);
+		bench_region_end(region, kb_run.size->corpus.files);
+		model_doorbell_label("kbuild");
+		if (!built || h != expect) {
 			kprintf("kbuild: %s rep %u: objects hash %#lx, "
 				"reference %#lx\n", vname, r, (unsigned long)h,
 				(unsigned long)expect);
