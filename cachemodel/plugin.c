@@ -138,6 +138,9 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles);
+	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
+		d.wc_partial_by[k] = now->wc_partial_by[k] -
+				     then->wc_partial_by[k];
 	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
 		"\"label\":\"%s\",\"id\":%" PRId64 ",\"scope\":\"%s\","
 		"\"iters\":%" PRIu64
@@ -149,7 +152,10 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"llc_misses\":%" PRIu64 ",\"invalidations\":%" PRIu64
 		",\"transfers\":%" PRIu64 ",\"writebacks\":%" PRIu64
 		",\"uncached\":%" PRIu64 ",\"wc_bursts\":%" PRIu64
-		",\"wc_partials\":%" PRIu64 ",\"nt_stores\":%" PRIu64
+		",\"wc_partials\":%" PRIu64 ",\"wc_partial_fence\":%" PRIu64
+		",\"wc_partial_locked\":%" PRIu64
+		",\"wc_partial_uncached\":%" PRIu64
+		",\"wc_partial_evict\":%" PRIu64 ",\"nt_stores\":%" PRIu64
 		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"cycles\":%" PRIu64 "}\n",
@@ -159,7 +165,9 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
 		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
 		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
-		d.wc_partials, d.nt_stores, d.clflushes, d.locked, d.fences,
+		d.wc_partials, d.wc_partial_by[CM_WC_FENCE],
+		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
+		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, cm_cycles(model, &d));
 }
 
