@@ -34,7 +34,8 @@
 
 static struct kbuild_run kb_run;
 
-#define KB_MAX_FIGS 64
+/* 6 variants x (2 figures, a CPU's each), 2 work figures per traced one. */
+#define KB_MAX_FIGS 96
 
 static char kb_variant_names[KB_MAX_FIGS][BENCH_FIELD_MAX];
 
@@ -57,11 +58,12 @@ static void kb_fig(struct bench_figure *f, const char *variant,
 
 /*
  * Measure "make -j jobs" reps times under the variant name (NULL: "j=N");
- * appends figures. 0 or 1.
+ * appends figures and, when real_ticks is not NULL, leaves each build's
+ * first-start-to-last-end ticks there. 0 or 1.
  */
 static int kb_variant(unsigned jobs, uint64_t expect,
 		      struct bench_figure *figs, size_t *nfig,
-		      const char *name)
+		      const char *name, uint64_t *real_ticks)
 {
 	static uint64_t cpu_ms[MAX_CPUS][BENCH_MAX_REPS];
 	uint64_t real[BENCH_MAX_REPS], busy[BENCH_MAX_REPS];
@@ -70,6 +72,7 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	char label[DB_LABEL_MAX];
 
 	kassert(reps <= BENCH_MAX_REPS);
+	kassert(*nfig + 2 <= KB_MAX_FIGS);
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else
@@ -105,6 +108,8 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 			cpus[n++] = c;
 		}
 		real[r] = ticks_to_ms_scaled(last - first);
+		if (real_ticks)
+			real_ticks[r] = last - first;
 		busy[r] = ticks_to_ms_scaled(sum);
 		kprintf("kbuild: %s rep %u: real %lu cycles, busy %lu cycles "
 			"over %u CPUs, %lu kmalloc calls\n", vname, r,
@@ -136,6 +141,7 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 {
 	const struct kbuild_size *size = kb_run.size;
 	struct kbuild_size traced = *size;
+	uint64_t off_ticks = 0, real[BENCH_MAX_REPS];
 	int rc = 0;
 
 	/* Quick mode (make run, make test): one repetition per variant. */
@@ -151,11 +157,19 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 			rc = 1;
 			break;
 		}
-		rc |= kb_variant(jobs, expect, figs, nfig, v->name);
+		rc |= kb_variant(jobs, expect, figs, nfig, v->name, real);
 		events = trace_variant_stop(v);
 		trace_variant_describe("kbuild", v, events,
 				       (uint64_t)kb_run.size->corpus.files *
 					       kb_run.size->reps);
+		/* Under -icount: instructions per file, slowdown over
+		 * trace_off (the real_ms window: every worker's work). */
+		if (!rc)
+			*nfig += trace_work_figures(
+				"kbuild", v, real, kb_run.size->reps,
+				kb_run.size->corpus.files, "file",
+				"insns/file", &off_ticks, figs + *nfig,
+				KB_MAX_FIGS - *nfig);
 	}
 	kb_run.size = size;
 	return rc;
@@ -221,7 +235,7 @@ static int kbuild_run(enum experiment_mode mode)
 		kbuild_teardown(&kb_run);
 		return 1;
 	}
-	rc |= kb_variant(1, expect, figs, &nfig, NULL);
+	rc |= kb_variant(1, expect, figs, &nfig, NULL, NULL);
 	if (mode == EXPERIMENT_QUICK && cpus > KB_QUICK_MAX_JOBS) {
 		/* Every worker hammers kmalloc's class locks; with more
 		 * vCPUs than host cores each lock hand-off can wait for a
@@ -231,7 +245,7 @@ static int kbuild_run(enum experiment_mode mode)
 		cpus = KB_QUICK_MAX_JOBS;
 	}
 	if (cpus > 1 && !rc)
-		rc |= kb_variant(cpus, expect, figs, &nfig, NULL);
+		rc |= kb_variant(cpus, expect, figs, &nfig, NULL, NULL);
 	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
