@@ -72,7 +72,11 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	char label[DB_LABEL_MAX];
 
 	kassert(reps <= BENCH_MAX_REPS);
-	kassert(*nfig + 2 <= KB_MAX_FIGS);
+	if (*nfig + 2 > KB_MAX_FIGS) {
+		kprintf("kbuild: no room for more than %u figures\n",
+			KB_MAX_FIGS);
+		return 1;
+	}
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else

@@ -74,7 +74,11 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	int rc = 0;
 
 	kassert(size->reps <= BENCH_MAX_REPS);
-	kassert(*nfig + 2 <= TB_MAX_FIGS);
+	if (*nfig + 2 > TB_MAX_FIGS) {
+		kprintf("tbench: no room for more than %u figures\n",
+			TB_MAX_FIGS);
+		return 1;
+	}
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else if (npairs)
