@@ -22,7 +22,7 @@
  * Invariants:
  *  0. Counters: wc_partial_by[] sums to wc_partials on every CPU.
  *  1. Lines are 64 bytes; every level is set-associative with true LRU
- *     (a per-model access counter stamps each touched way).
+ *     (a per-level access counter stamps each touched way).
  *  2. L1D is a subset of L2 when L2 exists (an L2 eviction removes the
  *     line from L1D); a line has the same MESI state in both. L2's LRU
  *     order follows L1D misses only, as in hardware.
@@ -154,6 +154,20 @@ void cm_destroy(struct cm_model *m);
  */
 void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	       unsigned flags);
+/*
+ * cm_access()'s common case, for callers that run CPUs on several threads:
+ * if the access is a plain WB access within one line that hits cpu's L1D
+ * in a state that needs no coherence action (any valid state for a load,
+ * M for a store), count it exactly as cm_access() would and return true;
+ * otherwise change nothing and return false (then call cm_access()).
+ * Concurrency: it touches only cpu's own L1D, counters and the type map,
+ * so it may run while another thread makes calls for other CPUs (those
+ * serialised among themselves), except cm_set_type(), which may flush
+ * cpu's WC buffers into cpu's counters; never at the same time as another
+ * call for the same cpu.
+ */
+bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
+		    unsigned size, unsigned flags);
 /* sfence / mfence: drain cpu's WC buffers. */
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);
 /* clflush / clflushopt of the line holding pa: evicted from every cache. */
@@ -179,6 +193,13 @@ enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa);
 
 /* The counters of cpu (valid until the next call on m). */
 const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu);
+/*
+ * Copy cpu's counters into *out with atomic loads: for a thread that is
+ * not cpu's while cpu may be inside cm_access_fast(). Each counter is
+ * exact as of some moment of the copy.
+ */
+void cm_stats_read(const struct cm_model *m, unsigned cpu,
+		   struct cm_stats *out);
 /* Modelled cycles of counters s: insns x CPI + mem_cycles. */
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s);
 const struct cm_profile *cm_profile(const struct cm_model *m);
