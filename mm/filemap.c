@@ -50,6 +50,7 @@
 #include "lib/config.h"
 #include "lib/rcu.h"
 #include "lib/string.h"
+#include "lib/this_cpu.h"
 #include "mm/filemap.h"
 
 static const struct page_frame_ops *frames;
@@ -68,18 +69,16 @@ struct pagecache_cpu_stats {
 	uint64_t lookups, hits, readahead, reclaimed;
 } __aligned(CACHE_LINE_SIZE);
 static struct pagecache_cpu_stats cpu_stats[MAX_CPUS];
-static unsigned (*stats_cpu_id)(void);
+static bool stats_enabled;
 
-void pagecache_stats_enable(unsigned (*cpu_id)(void))
+void pagecache_stats_enable(void)
 {
-	stats_cpu_id = cpu_id;
+	WRITE_ONCE(stats_enabled, true);
 }
 
 static struct pagecache_cpu_stats *my_stats(void)
 {
-	unsigned (*id)(void) = stats_cpu_id;
-
-	return id ? &cpu_stats[id()] : NULL;
+	return READ_ONCE(stats_enabled) ? &cpu_stats[this_cpu_num()] : NULL;
 }
 
 static void count_lookup(bool hit)

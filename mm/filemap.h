@@ -181,10 +181,10 @@ struct pagecache_stats {
 };
 
 /*
- * Start counting, per CPU: cpu_id() returns the caller's CPU number
- * (below MAX_CPUS). Until this is called nothing is counted.
+ * Start counting, per CPU (the CPU number of lib/this_cpu.h). Until this
+ * is called nothing is counted.
  */
-void pagecache_stats_enable(unsigned (*cpu_id)(void));
+void pagecache_stats_enable(void);
 /* Sum the per-CPU counters into *out (a snapshot, not atomic as a whole). */
 void pagecache_stats_read(struct pagecache_stats *out);
 

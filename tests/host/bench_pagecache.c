@@ -28,7 +28,7 @@
  * the host's kernel: on a machine shared with other work the wall-clock
  * figures are those of the CPUs it got; the CPU-time ones are not.
  */
-// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c tests/host/host_cycles.c
+// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kmalloc_init(&host_kmalloc_backend);
-	rcu_init(host_thread_cpu, NULL);
+	rcu_init(NULL);
 	rcu_idle_exit();
 	nfiles = 1 + maxt;
 	nr_frames = PAGECACHE_VARIANTS * nfiles * FILE_PAGES;

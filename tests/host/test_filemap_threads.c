@@ -9,7 +9,7 @@
  * speculative protocol shows up as a wrong page, poisoned data, or a TSan
  * race between a free and a reader.
  */
-// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c lib/string.c tests/host/host_cycles.c
+// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
 #include <pthread.h>
 #include <stdlib.h>
@@ -181,12 +181,12 @@ static void setup_once(void)
 		return;
 	done = true;
 	kmalloc_init(&host_kmalloc_backend);
-	rcu_init(host_thread_cpu, NULL);
+	rcu_init(NULL);
 	frame_data = aligned_alloc(PAGE_SIZE, (size_t)NR_FRAMES * PAGE_SIZE);
 	for (unsigned i = 0; i < NR_FRAMES; i++)
 		frame_free(&frame_desc[i]);
 	pagecache_init(&pool_frames);
-	pagecache_stats_enable(host_thread_cpu);
+	pagecache_stats_enable();
 }
 
 static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
