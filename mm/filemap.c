@@ -280,32 +280,41 @@ static unsigned get_contig_locked(struct address_space *m, uint64_t start,
 	return i;
 }
 
-/* lockless_gang: the speculative protocol on every slot of a gang. */
+/*
+ * lockless_gang: the speculative protocol on every slot of a run, walking
+ * each leaf's slot array directly after one descent per leaf (as Linux's
+ * find_get_pages_contig() does with radix_tree_for_each_contig()): per
+ * page, only the slot loads and the reference remain.
+ */
 static unsigned get_contig_rcu(struct address_space *m, uint64_t start,
 			       unsigned nr, struct page **pages)
 {
-	void **slots[RADIX_TREE_MAX_SLOTS];
-	uint64_t indices[RADIX_TREE_MAX_SLOTS];
-	unsigned n, ret = 0;
+	unsigned ret = 0;
 
-	nr = MIN(nr, RADIX_TREE_MAX_SLOTS);
 	rcu_read_lock();
-	n = radix_tree_gang_lookup_slot(&m->page_tree, slots, indices, start,
-					nr);
-	for (unsigned i = 0; i < n && indices[i] == start + i; i++) {
-		struct page *page;
+	while (ret < nr) {
+		unsigned avail;
+		void **slot = radix_tree_lookup_chunk(&m->page_tree,
+						      start + ret, &avail);
+
+		if (!slot)
+			break; /* past the tree's last leaf: a gap */
+		for (avail = MIN(avail, nr - ret); avail; avail--, slot++) {
+			struct page *page;
 repeat:
-		page = radix_tree_deref_slot(slots[i]);
-		if (!page)
-			break; /* removed: the run ends here */
-		if (!get_page_unless_zero(page))
-			goto repeat;
-		if (page != radix_tree_deref_slot(slots[i])) {
-			page_cache_release(page);
-			goto repeat;
+			page = radix_tree_deref_slot(slot);
+			if (!page)
+				goto out; /* a gap, or removed: the run ends */
+			if (!get_page_unless_zero(page))
+				goto repeat; /* frozen: its slot changes */
+			if (page != radix_tree_deref_slot(slot)) {
+				page_cache_release(page);
+				goto repeat;
+			}
+			pages[ret++] = page;
 		}
-		pages[ret++] = page;
 	}
+out:
 	rcu_read_unlock();
 	return ret;
 }
