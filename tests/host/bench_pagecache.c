@@ -18,11 +18,21 @@
  * pages per second of wall time, and the same figure counting each
  * thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) with "overlap", the
  * threads' CPU time over the wall time: near N when the threads really
- * ran side by side. Then the N/1 ratios, and the cycles per page of a
+ * ran side by side; and "conc", the pages per thousand TSC cycles summed
+ * over the threads, each thread's median over the batches (1024 pages;
+ * all repetitions pooled) during which it was never descheduled (its CPU
+ * time covers at least 9/10 of the batch's wall time) and every other
+ * thread finished a batch too, so on another CPU: the rate while
+ * the threads really ran at the same time, so contention counts in full
+ * however the machine's load interleaved them (with one thread, every
+ * batch counts). Then the N/1 ratios, and the cycles per page of a
  * 16-page gang lookup against 16 single lookups on one thread, with the
  * floor both pay (one reference taken and dropped per page).
  *
- *   build/host/bench_pagecache [max_threads] [ms_per_point] [reps]
+ *   build/host/bench_pagecache [max_threads] [ms_per_point] [reps] [only]
+ *
+ * With only, just the variants whose name (with its layout suffix) is
+ * exactly only run, besides the control; the others print as skipped.
  *
  * Each point is the median of reps runs. Host threads are scheduled by
  * the host's kernel: on a machine shared with other work the wall-clock
@@ -49,7 +59,12 @@
 #define DEFAULT_REPS 3
 #define COST_ROUNDS 20000
 #define COST_BLOCKS 15 /* the cost is the fastest block: preemption-free */
-#define CONTROL_STEPS 1024
+#define CONTROL_STEPS 16384 /* a batch about as long as a splice batch */
+#define MAX_BATCHES (1u << 18) /* per thread and run: batch timings kept */
+#define MIN_CONC_BATCHES 64    /* fewer concurrent batches: no figure */
+#define KCYCLES 1000.0
+#define RAN_NUM 9 /* a batch ran undisturbed: CPU time >= 9/10 of wall */
+#define RAN_DEN 10
 #define NSEC_PER_MSEC 1000000ull
 #define LCG_MUL 6364136223846793005ull
 #define LCG_ADD 1442695040888963407ull
@@ -106,12 +121,37 @@ static pthread_barrier_t start;
 
 struct worker {
 	pthread_t t;
-	unsigned cpu;
+	unsigned cpu, nthreads;
 	bool control;
 	struct address_space *m;
 	uint64_t pos, run_ns;
 	uint64_t pages, ns, cpu_ns; /* results */
+	uint32_t *conc_cycles;      /* cycles of each concurrent batch */
+	uint64_t nconc;
+	/* Batches done so far: the others read it once per batch of theirs. */
+	uint64_t progress __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
+
+static struct worker workers[MAX_THREADS];
+
+/* Sum of the other workers' progress counters, and whether every one of
+ * them moved since *seen (updated). */
+static bool others_moved(const struct worker *w, uint64_t *seen)
+{
+	bool all = true;
+
+	for (unsigned i = 0; i < w->nthreads; i++) {
+		uint64_t p;
+
+		if (&workers[i] == w)
+			continue;
+		p = atomic_load_relaxed(&workers[i].progress);
+		if (p == seen[i])
+			all = false;
+		seen[i] = p;
+	}
+	return all;
+}
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -151,19 +191,36 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t pos = w->pos, x = w->cpu, t0, c0, pages = 0;
+	uint64_t seen[MAX_THREADS] = {0};
 
 	host_set_thread_cpu(w->cpu);
 	rcu_idle_exit();
 	pthread_barrier_wait(&start);
 	t0 = host_now_ns();
 	c0 = thread_cpu_ns();
+	others_moved(w, seen);
 	while (host_now_ns() - t0 < w->run_ns) {
+		uint64_t n0 = host_now_ns(), cpu0 = thread_cpu_ns();
+		uint64_t b0 = cycles_now(), done;
+		bool ran, moved;
+
 		if (w->control) {
-			pages += control_steps(&x);
+			done = control_steps(&x);
 		} else {
-			pages += splice_chunks(w, &pos);
+			done = splice_chunks(w, &pos);
 			rcu_quiescent_state();
 		}
+		pages += done;
+		atomic_store_relaxed(&w->progress, w->progress + 1);
+		/* This thread ran the whole batch, and every other thread
+		 * finished one meanwhile: they ran side by side. */
+		moved = others_moved(w, seen);
+		ran = (thread_cpu_ns() - cpu0) * RAN_DEN >=
+		      (host_now_ns() - n0) * RAN_NUM;
+		if (moved && ran && done == 64 * CHUNK_PAGES &&
+		    w->nconc < MAX_BATCHES)
+			w->conc_cycles[w->nconc++] =
+				(uint32_t)MIN(cycles_now() - b0, UINT32_MAX);
 	}
 	w->cpu_ns = thread_cpu_ns() - c0;
 	w->ns = host_now_ns() - t0;
@@ -177,19 +234,38 @@ struct point {
 	double wall_rate; /* pages per second of wall time, all threads */
 	double cpu_rate;  /* sum of each thread's pages per CPU second */
 	double overlap;   /* threads' CPU time / wall time */
+	double conc_rate; /* pages per kcycle while all ran; 0: too few */
 };
+
+/* Concurrent batch timings of each thread, pooled over repetitions. */
+static uint32_t *conc[MAX_THREADS];
+static uint64_t nconc[MAX_THREADS];
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
 
 /* One run of n threads: v < 0 is the control. */
 static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 {
-	static struct worker w[MAX_THREADS];
+	struct worker *w = workers;
 	uint64_t pages = 0, ns = 0, cpu_ns = 0;
 	struct point p = {0};
 
 	pthread_barrier_init(&start, NULL, n);
 	for (unsigned i = 0; i < n; i++) {
-		w[i] = (struct worker){.cpu = i + 1, .run_ns = run_ns,
-				       .control = v < 0};
+		if (!conc[i] && !(conc[i] = malloc(MAX_BATCHES *
+						   sizeof(uint32_t)))) {
+			fprintf(stderr, "bench_pagecache: out of memory\n");
+			exit(1);
+		}
+		w[i] = (struct worker){.cpu = i + 1, .nthreads = n,
+				       .run_ns = run_ns, .control = v < 0,
+				       .conc_cycles = conc[i],
+				       .nconc = nconc[i]};
 		if (v >= 0) {
 			w[i].m = &files[v][l == PER_FILE ? 1 + i : 0];
 			w[i].pos = l == SAME_STAGGERED ?
@@ -205,6 +281,7 @@ static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 		if (w[i].cpu_ns)
 			p.cpu_rate += (double)w[i].pages * HOST_NSEC_PER_SEC /
 				      (double)w[i].cpu_ns;
+		nconc[i] = w[i].nconc;
 	}
 	pthread_barrier_destroy(&start);
 	p.wall_rate = (double)pages * HOST_NSEC_PER_SEC / (double)ns;
@@ -223,8 +300,9 @@ static int cmp_double(const void *a, const void *b)
 static struct point run_point(int v, enum layout l, unsigned n,
 			      uint64_t run_ns, unsigned reps)
 {
-	double wall[MAX_REPS], cpu[MAX_REPS], ov[MAX_REPS];
+	double wall[MAX_REPS], cpu[MAX_REPS], ov[MAX_REPS], conc_rate = 0;
 
+	memset(nconc, 0, sizeof(nconc));
 	for (unsigned r = 0; r < reps; r++) {
 		struct point p = run_once(v, l, n, run_ns);
 
@@ -235,13 +313,23 @@ static struct point run_point(int v, enum layout l, unsigned n,
 	qsort(wall, reps, sizeof(double), cmp_double);
 	qsort(cpu, reps, sizeof(double), cmp_double);
 	qsort(ov, reps, sizeof(double), cmp_double);
-	return (struct point){wall[reps / 2], cpu[reps / 2], ov[reps / 2]};
+	for (unsigned i = 0; i < n; i++) {
+		if (nconc[i] < MIN_CONC_BATCHES) {
+			conc_rate = 0; /* too few batches ran side by side */
+			break;
+		}
+		qsort(conc[i], nconc[i], sizeof(uint32_t), cmp_u32);
+		conc_rate += 64 * CHUNK_PAGES * KCYCLES / conc[i][nconc[i] / 2];
+	}
+	return (struct point){wall[reps / 2], cpu[reps / 2], ov[reps / 2],
+			      conc_rate};
 }
 
 static void print_point(const char *name, unsigned n, struct point p)
 {
-	printf("%-26s %7u %14.0f %12.1f %14.0f %8.2f\n", name, n, p.wall_rate,
-	       p.wall_rate * PAGE_SIZE / (1 << 20), p.cpu_rate, p.overlap);
+	printf("%-26s %7u %14.0f %12.1f %14.0f %8.2f %9.1f\n", name, n,
+	       p.wall_rate, p.wall_rate * PAGE_SIZE / (1 << 20), p.cpu_rate,
+	       p.overlap, p.conc_rate);
 }
 
 /* Cycles per page of the fastest of COST_BLOCKS blocks of body. */
@@ -304,6 +392,7 @@ int main(int argc, char **argv)
 	unsigned maxt = argc > 1 ? (unsigned)atoi(argv[1]) : DEFAULT_THREADS;
 	uint64_t ms = argc > 2 ? (uint64_t)atoi(argv[2]) : DEFAULT_MS;
 	unsigned reps = argc > 3 ? (unsigned)atoi(argv[3]) : DEFAULT_REPS;
+	const char *only = argc > 4 ? argv[4] : NULL;
 	static struct point pt[PAGECACHE_VARIANTS][LAYOUTS][MAX_THREADS + 1];
 	static struct point ctl[MAX_THREADS + 1];
 	static struct page *all[FILE_PAGES + CHUNK_PAGES];
@@ -344,8 +433,8 @@ int main(int argc, char **argv)
 	printf("page cache lookups, %u-page chunks of cached %u-page files, "
 	       "%lu ms per point, median of %u\n", CHUNK_PAGES, FILE_PAGES,
 	       (unsigned long)ms, reps);
-	printf("%-26s %7s %14s %12s %14s %8s\n", "variant", "threads",
-	       "pages/s", "MiB/s", "pages/cpu-s", "overlap");
+	printf("%-26s %7s %14s %12s %14s %8s %9s\n", "variant", "threads",
+	       "pages/s", "MiB/s", "pages/cpu-s", "overlap", "conc");
 	for (unsigned n = 1; n <= maxt; n++) {
 		ctl[n] = run_point(-1, 0, n, ms * NSEC_PER_MSEC, reps);
 		print_point("control (no sharing)", n, ctl[n]);
@@ -353,20 +442,24 @@ int main(int argc, char **argv)
 	for (unsigned l = 0; l < LAYOUTS; l++)
 		for (unsigned v = 0; v < PAGECACHE_VARIANTS; v++)
 			for (unsigned n = 1; n <= maxt; n++) {
-				pt[v][l][n] = run_point((int)v, l, n,
-							ms * NSEC_PER_MSEC,
-							reps);
 				snprintf(name, sizeof(name), "%s%s",
 					 pagecache_variant_name(v),
 					 layout_suffix[l]);
+				if (only && strcmp(only, name))
+					continue;
+				pt[v][l][n] = run_point((int)v, l, n,
+							ms * NSEC_PER_MSEC,
+							reps);
 				print_point(name, n, pt[v][l][n]);
 			}
 	if (maxt >= 2) {
-		printf("\n2 threads / 1 thread    wall  cpu-time  (overlap at "
-		       "2)\n");
-		printf("%-26s %5.2f %8.2f  (%.2f)\n", "control (no sharing)",
+		printf("\n2 threads / 1 thread      wall  cpu-time    conc  "
+		       "(overlap at 2)\n");
+		printf("%-26s %5.2f %8.2f %7.2f  (%.2f)\n",
+		       "control (no sharing)",
 		       ctl[2].wall_rate / ctl[1].wall_rate,
-		       ctl[2].cpu_rate / ctl[1].cpu_rate, ctl[2].overlap);
+		       ctl[2].cpu_rate / ctl[1].cpu_rate,
+		       ctl[2].conc_rate / ctl[1].conc_rate, ctl[2].overlap);
 		for (unsigned l = 0; l < LAYOUTS; l++)
 			for (unsigned v = 0; v < PAGECACHE_VARIANTS; v++) {
 				struct point *p = pt[v][l];
@@ -374,9 +467,12 @@ int main(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s%s",
 					 pagecache_variant_name(v),
 					 layout_suffix[l]);
-				printf("%-26s %5.2f %8.2f  (%.2f)%s\n", name,
-				       p[2].wall_rate / p[1].wall_rate,
+				if (only && strcmp(only, name))
+					continue;
+				printf("%-26s %5.2f %8.2f %7.2f  (%.2f)%s\n",
+				       name, p[2].wall_rate / p[1].wall_rate,
 				       p[2].cpu_rate / p[1].cpu_rate,
+				       p[2].conc_rate / p[1].conc_rate,
 				       p[2].overlap,
 				       v == PAGECACHE_LOCKLESS_GANG ?
 					       "  target >= 1.8" : "");
