@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/compiler.h"
 #include "lib/rwlock.h"
 #include "lib/spinlock.h"
 #include "mm/page.h"
@@ -58,7 +59,11 @@ struct page_frame_ops {
 	void *(*address)(struct page *p);
 };
 
-/* One cached file. */
+/*
+ * One cached file. Cache-line aligned: a file's lock words, which every
+ * lookup writes in the locked variants, never share a line with another
+ * file's tree root (the per-file runs must not contend by accident).
+ */
 struct address_space {
 	struct radix_tree_root page_tree;
 	enum pagecache_variant variant;
@@ -71,7 +76,7 @@ struct address_space {
 	void *file;		   /* the store's handle */
 	uint64_t readahead_pages;  /* pages read in by readahead */
 	uint64_t reclaimed_pages;  /* pages reclaimed from this file */
-};
+} __aligned(CACHE_LINE_SIZE);
 
 /* Readahead state of one reader of a file (Linux's file_ra_state). */
 struct file_ra_state {
