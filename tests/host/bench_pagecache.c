@@ -52,6 +52,8 @@
 
 #define FILE_PAGES 1024 /* 4 MiB, all cached */
 #define CHUNK_PAGES 16
+#define BATCH_CHUNKS 64 /* chunks between clock reads: a batch */
+#define BATCH_PAGES (BATCH_CHUNKS * CHUNK_PAGES)
 #define MAX_THREADS 16
 #define MAX_REPS 15
 #define DEFAULT_THREADS 4
@@ -167,7 +169,7 @@ static uint64_t splice_chunks(struct worker *w, uint64_t *pos)
 	struct page *pages[CHUNK_PAGES];
 	uint64_t done = 0;
 
-	for (int k = 0; k < 64; k++) {
+	for (int k = 0; k < BATCH_CHUNKS; k++) {
 		unsigned n = find_get_pages_contig(w->m, *pos, CHUNK_PAGES,
 						   pages);
 
@@ -184,7 +186,7 @@ static uint64_t control_steps(uint64_t *x)
 {
 	for (int k = 0; k < CONTROL_STEPS; k++)
 		*x = *x * LCG_MUL + LCG_ADD;
-	return 64 * CHUNK_PAGES;
+	return BATCH_PAGES;
 }
 
 static void *worker_main(void *arg)
@@ -217,15 +219,15 @@ static void *worker_main(void *arg)
 		moved = others_moved(w, seen);
 		ran = (thread_cpu_ns() - cpu0) * RAN_DEN >=
 		      (host_now_ns() - n0) * RAN_NUM;
-		if (moved && ran && done == 64 * CHUNK_PAGES &&
+		if (moved && ran && done == BATCH_PAGES &&
 		    w->nconc < MAX_BATCHES)
 			w->conc_cycles[w->nconc++] =
 				(uint32_t)MIN(cycles_now() - b0, UINT32_MAX);
 	}
 	w->cpu_ns = thread_cpu_ns() - c0;
 	w->ns = host_now_ns() - t0;
-	w->pages = pages + (x & 1) * 0; /* keep x live */
-	__asm__ volatile("" : : "r"(x));
+	w->pages = pages;
+	__asm__ volatile("" : : "r"(x)); /* the control's work is not dead */
 	rcu_idle_enter();
 	return NULL;
 }
@@ -319,7 +321,7 @@ static struct point run_point(int v, enum layout l, unsigned n,
 			break;
 		}
 		qsort(conc[i], nconc[i], sizeof(uint32_t), cmp_u32);
-		conc_rate += 64 * CHUNK_PAGES * KCYCLES / conc[i][nconc[i] / 2];
+		conc_rate += BATCH_PAGES * KCYCLES / conc[i][nconc[i] / 2];
 	}
 	return (struct point){wall[reps / 2], cpu[reps / 2], ov[reps / 2],
 			      conc_rate};
