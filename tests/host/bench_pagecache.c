@@ -32,7 +32,7 @@
  *   build/host/bench_pagecache [max_threads] [ms_per_point] [reps] [only]
  *
  * With only, just the variants whose name (with its layout suffix) is
- * exactly only run, besides the control; the others print as skipped.
+ * exactly only run, besides the control; the others are left out.
  *
  * Each point is the median of reps runs. Host threads are scheduled by
  * the host's kernel: on a machine shared with other work the wall-clock
