@@ -43,6 +43,18 @@
  *     holds lru_lock first, only trylocks a file's lock; reclaim_lock
  *     (trylock) keeps one reclaimer at a time, so an allocation made
  *     under a file's lock that recurses into reclaim cannot deadlock.
+ *  5. Reclaim's wait for a file is bounded. A trylock loses only to a
+ *     holder or a queue; the RCU variants' readers never take the lock,
+ *     and under lockless, once reclaim has lost RECLAIM_BUSY_LIMIT
+ *     trylocks of a file in a row, that file's gang lookups run the
+ *     speculative protocol instead of queueing (reclaim_waiting) until
+ *     reclaim wins one: then only writers and the lookups queued before
+ *     the flag stand in its way. Reclaim holds lru_lock while it
+ *     trylocks, and the holder may be an insert waiting for lru_lock:
+ *     before giving up on a page reclaim drops lru_lock once and tries
+ *     again. Not bounded: vanilla, whose readers
+ *     hold the rwlock, and a write trylock fails while any does (see
+ *     docs/pagecache.md).
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
@@ -150,6 +162,8 @@ void address_space_init(struct address_space *m, enum pagecache_variant v,
 	m->file = file;
 	m->readahead_pages = 0;
 	m->reclaimed_pages = 0;
+	m->reclaim_busy = 0;
+	m->reclaim_waiting = 0;
 }
 
 /* The writers' lock of the variant. */
@@ -166,6 +180,22 @@ static bool tree_write_trylock(struct address_space *m)
 	return m->variant == PAGECACHE_VANILLA ?
 		       write_trylock(&m->tree_rwlock) :
 		       spin_trylock(&m->tree_lock);
+}
+
+/* Reclaim (lru_lock held) lost a trylock of m: invariant 5. */
+static void reclaim_lost(struct address_space *m)
+{
+	if (m->variant == PAGECACHE_LOCKLESS &&
+	    ++m->reclaim_busy >= RECLAIM_BUSY_LIMIT)
+		atomic_store_release(&m->reclaim_waiting, 1);
+}
+
+/* Reclaim (lru_lock held) got m's lock. */
+static void reclaim_won(struct address_space *m)
+{
+	m->reclaim_busy = 0;
+	if (atomic_load_relaxed(&m->reclaim_waiting))
+		atomic_store_release(&m->reclaim_waiting, 0);
 }
 
 static void tree_write_unlock(struct address_space *m)
@@ -332,6 +362,12 @@ __attribute__((noinline)) unsigned find_get_pages_contig(
 		read_unlock(&m->tree_rwlock);
 		break;
 	case PAGECACHE_LOCKLESS:
+		/* Reclaim keeps losing the lock to lookups (invariant 5):
+		 * let it win, taking no lock ourselves. */
+		if (atomic_load_relaxed(&m->reclaim_waiting)) {
+			n = get_contig_rcu(m, start, nr, pages);
+			break;
+		}
 		/* The 2006 patch: read_lock became spin_lock. */
 		spin_lock(&m->tree_lock);
 		n = get_contig_locked(m, start, nr, pages);
@@ -499,7 +535,7 @@ __attribute__((noinline)) unsigned page_cache_readahead(
 
 uint64_t shrink_page_cache(uint64_t nr)
 {
-	struct page *freed_list = NULL;
+	struct page *freed_list = NULL, *retried = NULL;
 	uint64_t freed = 0, scan;
 
 	if (!spin_trylock(&reclaim_lock))
@@ -511,10 +547,22 @@ uint64_t shrink_page_cache(uint64_t nr)
 
 		kassert(m);
 		if (!tree_write_trylock(m)) {
+			reclaim_lost(m);
+			if (page != retried) {
+				/* The holder may be an insert waiting for
+				 * lru_lock: let it finish, then look at the
+				 * tail once more (invariant 5). */
+				retried = page;
+				spin_unlock(&lru_lock);
+				cpu_relax();
+				spin_lock(&lru_lock);
+				continue;
+			}
 			lru_unlink(page); /* busy file: rotate */
 			lru_link_head(page);
 			continue;
 		}
+		reclaim_won(m);
 		/* Only the cache's reference left? Then nobody can take
 		 * another one from now on (the speculative protocol's
 		 * step 2 fails on zero). */
@@ -556,10 +604,12 @@ struct page *pagecache_evict_oldest(void)
 
 		kassert(m);
 		if (!tree_write_trylock(m)) {
+			reclaim_lost(m);
 			lru_unlink(p); /* busy file: rotate */
 			lru_link_head(p);
 			continue;
 		}
+		reclaim_won(m);
 		delete_from_tree(m, p, true);
 		m->reclaimed_pages++;
 		tree_write_unlock(m);

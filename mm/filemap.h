@@ -76,6 +76,10 @@ struct address_space {
 	void *file;		   /* the store's handle */
 	uint64_t readahead_pages;  /* pages read in by readahead */
 	uint64_t reclaimed_pages;  /* pages reclaimed from this file */
+	/* lockless: reclaim's trylocks lost in a row (lru_lock held), and
+	 * the flag that sends gang lookups lockless until it wins. */
+	uint32_t reclaim_busy;
+	uint32_t reclaim_waiting;
 } __aligned(CACHE_LINE_SIZE);
 
 /* Readahead state of one reader of a file (Linux's file_ra_state). */
@@ -88,6 +92,10 @@ struct file_ra_state {
 /* The kernel reclaims cached pages when fewer frames than this are free
  * (4 MiB). */
 #define PAGECACHE_LOW_WATERMARK_PAGES 1024
+
+/* lockless: reclaim failing this many trylocks of a file in a row makes
+ * that file's gang lookups take no lock until reclaim gets it. */
+#define RECLAIM_BUSY_LIMIT 8
 
 #define READAHEAD_MIN_PAGES 4
 #define READAHEAD_MAX_PAGES 64

@@ -233,10 +233,10 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	EXPECT_GT(misses, 0);
 	EXPECT_GT(gang_pages, 0);
 	EXPECT_GT(removed, 0);
-	/* Reclaim only trylocks a file; under "lockless" the readers' gang
-	 * lookups keep its spinlock busy, and reclaim may never win. */
-	if (v != PAGECACHE_LOCKLESS)
-		EXPECT_GT(file_as.reclaimed_pages, 0);
+	/* Reclaim only trylocks a file, but its wait is bounded in every
+	 * variant (under lockless, gang lookups stop taking the lock once
+	 * reclaim keeps losing it): it must have made progress. */
+	EXPECT_GT(file_as.reclaimed_pages, 0);
 	EXPECT_EQ(file_as.nrpages, pagecache_lru_pages());
 	EXPECT_EQ(radix_tree_check(&file_as.page_tree), file_as.nrpages);
 	truncate_inode_pages(&file_as);
