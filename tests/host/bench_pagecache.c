@@ -14,7 +14,10 @@
  *
  * plus "control", a loop of arithmetic that shares nothing: its N/1
  * ratio is the scaling the machine gave this run (the ceiling for the
- * others; on a shared machine it falls below N). For each point it prints
+ * others; on a shared machine it falls below N); and "refs only", the
+ * reference each returned page carries taken and dropped with no lookup
+ * at all, on the pages of one file all threads share (staggered) or on
+ * each thread's own file: what sharing the pages' counts alone costs. For each point it prints
  * pages per second of wall time, and the same figure counting each
  * thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) with "overlap", the
  * threads' CPU time over the wall time: near N when the threads really
@@ -121,10 +124,16 @@ static const struct backing_store store = {.read_page = store_read};
 
 static pthread_barrier_t start;
 
+/* What a worker does: v >= 0 of run_once() is WORK_SPLICE. */
+enum work { WORK_SPLICE, WORK_CONTROL, WORK_REFS };
+#define RUN_CONTROL (-1)
+#define RUN_REFS (-2)
+
 struct worker {
 	pthread_t t;
 	unsigned cpu, nthreads;
-	bool control;
+	enum work work;
+	struct page **refpages; /* WORK_REFS: the file's pages */
 	struct address_space *m;
 	uint64_t pos, run_ns;
 	uint64_t pages, ns, cpu_ns; /* results */
@@ -181,6 +190,22 @@ static uint64_t splice_chunks(struct worker *w, uint64_t *pos)
 	return done;
 }
 
+/* References only: take and drop one on each page of 64 chunks. */
+static uint64_t refs_chunks(struct worker *w, uint64_t *pos)
+{
+	for (int k = 0; k < BATCH_CHUNKS; k++) {
+		struct page **p = w->refpages + *pos;
+
+		for (unsigned i = 0; i < CHUNK_PAGES; i++)
+			if (!get_page_unless_zero(p[i]))
+				abort(); /* cached pages are never free */
+		for (unsigned i = 0; i < CHUNK_PAGES; i++)
+			page_cache_release(p[i]);
+		*pos = (*pos + CHUNK_PAGES) % FILE_PAGES;
+	}
+	return BATCH_PAGES;
+}
+
 /* The control: private arithmetic, counted in the same units. */
 static uint64_t control_steps(uint64_t *x)
 {
@@ -206,8 +231,10 @@ static void *worker_main(void *arg)
 		uint64_t b0 = cycles_now(), done;
 		bool ran, moved;
 
-		if (w->control) {
+		if (w->work == WORK_CONTROL) {
 			done = control_steps(&x);
+		} else if (w->work == WORK_REFS) {
+			done = refs_chunks(w, &pos);
 		} else {
 			done = splice_chunks(w, &pos);
 			rcu_quiescent_state();
@@ -250,7 +277,10 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One run of n threads: v < 0 is the control. */
+/* The pages of each file of the lockless_gang variant, in order. */
+static struct page **file_pages;
+
+/* One run of n threads: v is a variant, RUN_CONTROL or RUN_REFS. */
 static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 {
 	struct worker *w = workers;
@@ -265,14 +295,21 @@ static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 			exit(1);
 		}
 		w[i] = (struct worker){.cpu = i + 1, .nthreads = n,
-				       .run_ns = run_ns, .control = v < 0,
+				       .run_ns = run_ns,
+				       .work = v == RUN_CONTROL ? WORK_CONTROL :
+					       v == RUN_REFS ? WORK_REFS :
+							       WORK_SPLICE,
 				       .conc_cycles = conc[i],
 				       .nconc = nconc[i]};
-		if (v >= 0) {
+		if (v >= 0)
 			w[i].m = &files[v][l == PER_FILE ? 1 + i : 0];
+		if (v >= 0 || v == RUN_REFS)
 			w[i].pos = l == SAME_STAGGERED ?
 					   (uint64_t)i * FILE_PAGES / n : 0;
-		}
+		if (v == RUN_REFS)
+			w[i].refpages = file_pages +
+					(size_t)(l == PER_FILE ? 1 + i : 0) *
+						FILE_PAGES;
 		pthread_create(&w[i].t, NULL, worker_main, &w[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -397,6 +434,9 @@ int main(int argc, char **argv)
 	const char *only = argc > 4 ? argv[4] : NULL;
 	static struct point pt[PAGECACHE_VARIANTS][LAYOUTS][MAX_THREADS + 1];
 	static struct point ctl[MAX_THREADS + 1];
+	static struct point refs[2][MAX_THREADS + 1]; /* shared, own */
+	static const char *const refs_name[2] = {"refs only, one file",
+						 "refs only, per file"};
 	static struct page *all[FILE_PAGES + CHUNK_PAGES];
 	static struct page *pages[CHUNK_PAGES];
 	char name[64];
@@ -432,15 +472,41 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+	/* The lockless_gang files' pages, for the references-only rows. */
+	file_pages = calloc((size_t)nfiles * FILE_PAGES, sizeof(*file_pages));
+	if (!file_pages) {
+		fprintf(stderr, "bench_pagecache: out of memory\n");
+		return 1;
+	}
+	for (unsigned f = 0; f < nfiles; f++)
+		for (unsigned i = 0; i < FILE_PAGES; i++) {
+			struct page *p = find_get_page(
+				&files[PAGECACHE_LOCKLESS_GANG][f], i);
+
+			if (!p) {
+				fprintf(stderr, "bench_pagecache: page %u of "
+					"file %u is not cached\n", i, f);
+				return 1;
+			}
+			page_cache_release(p); /* the cache keeps it */
+			file_pages[(size_t)f * FILE_PAGES + i] = p;
+		}
 	printf("page cache lookups, %u-page chunks of cached %u-page files, "
 	       "%lu ms per point, median of %u\n", CHUNK_PAGES, FILE_PAGES,
 	       (unsigned long)ms, reps);
 	printf("%-26s %7s %14s %12s %14s %8s %9s\n", "variant", "threads",
 	       "pages/s", "MiB/s", "pages/cpu-s", "overlap", "conc");
 	for (unsigned n = 1; n <= maxt; n++) {
-		ctl[n] = run_point(-1, 0, n, ms * NSEC_PER_MSEC, reps);
+		ctl[n] = run_point(RUN_CONTROL, 0, n, ms * NSEC_PER_MSEC, reps);
 		print_point("control (no sharing)", n, ctl[n]);
 	}
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned n = 1; n <= maxt; n++) {
+			refs[r][n] = run_point(RUN_REFS,
+					       r ? PER_FILE : SAME_STAGGERED, n,
+					       ms * NSEC_PER_MSEC, reps);
+			print_point(refs_name[r], n, refs[r][n]);
+		}
 	for (unsigned l = 0; l < LAYOUTS; l++)
 		for (unsigned v = 0; v < PAGECACHE_VARIANTS; v++)
 			for (unsigned n = 1; n <= maxt; n++) {
@@ -462,6 +528,13 @@ int main(int argc, char **argv)
 		       ctl[2].wall_rate / ctl[1].wall_rate,
 		       ctl[2].cpu_rate / ctl[1].cpu_rate,
 		       ctl[2].conc_rate / ctl[1].conc_rate, ctl[2].overlap);
+		for (unsigned r = 0; r < 2; r++)
+			printf("%-26s %5.2f %8.2f %7.2f  (%.2f)\n",
+			       refs_name[r],
+			       refs[r][2].wall_rate / refs[r][1].wall_rate,
+			       refs[r][2].cpu_rate / refs[r][1].cpu_rate,
+			       refs[r][2].conc_rate / refs[r][1].conc_rate,
+			       refs[r][2].overlap);
 		for (unsigned l = 0; l < LAYOUTS; l++)
 			for (unsigned v = 0; v < PAGECACHE_VARIANTS; v++) {
 				struct point *p = pt[v][l];
