@@ -52,9 +52,8 @@
  *     the flag stand in its way. Reclaim holds lru_lock while it
  *     trylocks, and the holder may be an insert waiting for lru_lock:
  *     before giving up on a page reclaim drops lru_lock once and tries
- *     again. Not bounded: vanilla, whose readers
- *     hold the rwlock, and a write trylock fails while any does (see
- *     docs/pagecache.md).
+ *     again. Not bounded: vanilla, whose readers hold the rwlock, and a
+ *     write trylock fails while any does (see docs/pagecache.md).
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
@@ -328,7 +327,7 @@ static unsigned get_contig_rcu(struct address_space *m, uint64_t start,
 						      start + ret, &avail);
 
 		if (!slot)
-			break; /* past the tree's last leaf: a gap */
+			break; /* no leaf covers the index: a gap */
 		for (avail = MIN(avail, nr - ret); avail; avail--, slot++) {
 			struct page *page;
 repeat:
