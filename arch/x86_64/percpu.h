@@ -99,6 +99,9 @@ static inline unsigned this_cpu_id(void)
 	return this_cpu()->cpu_id;
 }
 
+/* Boot CPU, first thing: point the GS base at its static area with only
+ * its CPU number (0) set, so that lib/this_cpu.h works from then on. */
+void percpu_early_bsp(void);
 /* Boot CPU: set up its static area as CPU 0 and load the GS base. */
 void percpu_init_bsp(uint32_t apic_id);
 /* Allocate and register the area of the next CPU number; NULL when out of
