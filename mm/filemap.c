@@ -539,6 +539,11 @@ uint64_t shrink_page_cache(uint64_t nr)
 
 struct page *pagecache_evict_oldest(void)
 {
+	return pagecache_evict_oldest_if(NULL);
+}
+
+struct page *pagecache_evict_oldest_if(bool (*may_evict)(struct page *))
+{
 	struct page *page = NULL;
 
 	spin_lock(&lru_lock);
@@ -549,6 +554,12 @@ struct page *pagecache_evict_oldest(void)
 		kassert(m);
 		if (!tree_write_trylock(m)) {
 			lru_unlink(p); /* busy file: rotate */
+			lru_link_head(p);
+			continue;
+		}
+		if (may_evict && !may_evict(p)) {
+			tree_write_unlock(m);
+			lru_unlink(p); /* held: rotate */
 			lru_link_head(p);
 			continue;
 		}

@@ -4,6 +4,7 @@
 #include "lib/assert.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
+#include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
@@ -62,6 +63,13 @@ void tlb_gather_page(struct tlb_gather *g, struct page *page)
 	g->refs[g->nrefs++] = page;
 }
 
+void tlb_gather_put_page(struct tlb_gather *g, struct page *page)
+{
+	kassert(!(page->flags & PG_LRU));
+	page->lru.next = g->later;
+	g->later = page;
+}
+
 void tlb_gather_flush(struct tlb_gather *g)
 {
 	if (g->pending) {
@@ -84,6 +92,14 @@ void tlb_gather_flush(struct tlb_gather *g)
 		page_cache_release(g->refs[i]);
 	g->refs_dropped += g->nrefs;
 	g->nrefs = 0;
+	while (g->later) {
+		struct page *p = g->later;
+
+		g->later = p->lru.next;
+		p->lru.next = NULL;
+		page_cache_release(p);
+		g->refs_dropped++;
+	}
 	g->pending = g->several = g->kernel = g->structure = false;
 	memset(g->cpus, 0, sizeof(g->cpus));
 }

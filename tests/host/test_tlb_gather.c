@@ -232,3 +232,29 @@ KTEST(tlb_gather, full_array_flushes_early_and_loses_nothing)
 	 * none (nothing new was unmapped). */
 	EXPECT_EQ(count(EV_FLUSH_USER), 1);
 }
+
+KTEST(tlb_gather, chained_pages_never_flush_early)
+{
+	static struct page pages[4 * TLB_GATHER_FRAMES];
+	struct addr_space as = {0};
+	struct tlb_gather g;
+	unsigned n = 4 * TLB_GATHER_FRAMES;
+
+	reset();
+	as.loaded[0] = 0x2;
+	tlb_gather_init(&g);
+	for (unsigned i = 0; i < n; i++) {
+		tlb_gather_range(&g, &as, USER_VA + i * PAGE_SIZE, 1);
+		tlb_gather_put_page(&g, &pages[i]);
+	}
+	/* Four times the array's size: still nothing flushed or dropped. */
+	EXPECT_EQ(nev, 0);
+	tlb_gather_finish(&g);
+	ASSERT_EQ(nev, n + 1);
+	EXPECT_EQ(ev[0].kind, EV_FLUSH_USER);
+	EXPECT_EQ(count(EV_RELEASE), n);
+	EXPECT_EQ(g.refs_dropped, n);
+	EXPECT_EQ(g.flushes, 1);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_TRUE(pages[i].lru.next == NULL); /* unchained */
+}
