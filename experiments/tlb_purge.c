@@ -105,7 +105,7 @@ BUILD_ASSERT(TP_CACHE_SLOTS > 1536);
 #define TP_SERIAL_SHIFT 16
 
 struct tp_size {
-	uint64_t phase_pages;	/* pages each variant reclaims */
+	uint64_t phase_pages;	/* pages each variant reclaims (at least) */
 	uint64_t run_ms;	/* TSC time cap of the warm-up, and of reclaim */
 	uint64_t budget_pages;	/* memory the load may take */
 };
@@ -561,11 +561,10 @@ static void warm_up(const struct tp_size *size, uint64_t low_free)
 		cache_pages());
 }
 
-/* A variant has reclaimed its share of both lists. */
+/* A variant has reclaimed its pages. */
 static bool variant_done(const struct tp_variant *ph, const struct tp_size *size)
 {
-	return ph->file_pages >= size->phase_pages / 2 &&
-	       ph->pages - ph->file_pages >= size->phase_pages / 2;
+	return ph->pages >= size->phase_pages;
 }
 
 static void add_stats(struct tlb_cpu_stats *acc, const struct tlb_cpu_stats *a,
@@ -583,11 +582,10 @@ static void add_stats(struct tlb_cpu_stats *acc, const struct tlb_cpu_stats *a,
 
 /*
  * One reclaim pass of variant ph: a list of cached file pages and one of
- * anonymous pages, `pass` pages each (none of a list it has its share
- * of), with its policy and batch; what the pass cost is added to ph.
+ * anonymous pages, `pass` pages each (fewer when a list runs dry), with
+ * its policy and batch; what the pass cost is added to ph.
  */
-static void reclaim_pass(struct tp_variant *ph, const struct tp_size *size,
-			 int my_slot)
+static void reclaim_pass(struct tp_variant *ph, int my_slot)
 {
 	static struct tlb_cpu_stats s0[MAX_CPUS];
 	unsigned cpus = smp_cpus_online();
@@ -598,7 +596,6 @@ static void reclaim_pass(struct tp_variant *ph, const struct tp_size *size,
 				ph->batch > RECLAIM_BATCH_DEFAULT ?
 			ph->batch :
 			RECLAIM_BATCH_DEFAULT;
-	uint64_t half = size->phase_pages / 2;
 	struct reclaim_result f, a;
 
 	for (unsigned c = 0; c < cpus; c++)
@@ -606,10 +603,9 @@ static void reclaim_pass(struct tp_variant *ph, const struct tp_size *size,
 	/* kswapd and direct reclaim take turns (model). */
 	tp.kswapd_turn = !tp.kswapd_turn;
 	model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
-	f = reclaim_file(ph->file_pages < half ? pass : 0, ph->policy,
-			 ph->batch, NULL, NULL, model_purge, NULL);
-	a = reclaim_anon(ph->pages - ph->file_pages < half ? pass : 0,
-			 ph->policy, ph->batch, model_purge, NULL);
+	f = reclaim_file(pass, ph->policy, ph->batch, NULL, NULL, model_purge,
+			 NULL);
+	a = reclaim_anon(pass, ph->policy, ph->batch, model_purge, NULL);
 	ph->mapped_pages += f.mapped_pages + a.mapped_pages;
 	ph->mappings += f.mappings + a.mappings;
 	ph->file_pages += f.pages;
@@ -646,7 +642,7 @@ static void run_variants(struct tp_variant *ph, unsigned nph,
 		if (!cache_stream() || page_alloc_free_pages() < low_free) {
 			while (variant_done(&ph[turn % nph], size))
 				turn++;
-			reclaim_pass(&ph[turn % nph], size, my_slot);
+			reclaim_pass(&ph[turn % nph], my_slot);
 			left -= variant_done(&ph[turn % nph], size);
 			turn++;
 		}
