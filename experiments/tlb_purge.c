@@ -754,7 +754,9 @@ static uint64_t per_kpage(const struct tp_variant *ph)
 	return ph->pages ? stats_muldiv(ph->ipis, 1000000, ph->pages) : 0;
 }
 
-/* The gain per page by batch size, against the naive variant. */
+/* The batched variants by batch size, then the gain per page of each
+ * against the naive variant (those lines vary with timing: a quick run
+ * may need no IPI at all). */
 static void batch_table(const struct tp_variant *ph, unsigned nph)
 {
 	uint64_t naive = per_kpage(&ph[0]);
@@ -763,20 +765,33 @@ static void batch_table(const struct tp_variant *ph, unsigned nph)
 		"%lu IPIs for %lu pages; a batch saves at most its size)\n",
 		(unsigned long)ph[0].ipis, (unsigned long)ph[0].pages);
 	kprintf("variant        batch    pages  flushes     IPIs  "
-		"IPIs/1000pages  naive/batched\n");
+		"IPIs/1000pages\n");
 	for (unsigned p = 1; p < nph; p++) {
 		uint64_t k = per_kpage(&ph[p]);
 
-		kprintf("%-13s %6u %8lu %8lu %8lu %11lu.%03lu", ph[p].name,
+		kprintf("%-13s %6u %8lu %8lu %8lu %11lu.%03lu\n", ph[p].name,
 			ph[p].batch, (unsigned long)ph[p].pages,
 			(unsigned long)ph[p].batches,
 			(unsigned long)ph[p].ipis, (unsigned long)(k / 1000),
 			(unsigned long)(k % 1000));
-		if (!k)
-			kprintf("              -\n");
-		else
-			kprintf("  %9lu.%03lu\n", (unsigned long)(naive / k),
+	}
+	for (unsigned p = 1; p < nph; p++) {
+		uint64_t k = per_kpage(&ph[p]);
+
+		if (!ph[0].pages || !ph[p].pages || !naive)
+			kprintf("tlb_purge: no ratio (a variant reclaimed "
+				"nothing, or naive needed no IPI)\n");
+		else if (k)
+			kprintf("tlb_purge: IPIs per reclaimed page, naive / "
+				"%s = %lu.%03lu\n", ph[p].name,
+				(unsigned long)(naive / k),
 				(unsigned long)(naive * 1000 / k % 1000));
+		else
+			kprintf("tlb_purge: IPIs per reclaimed page, naive / "
+				"%s: %s sent none (naive %lu.%03lu per 1000 "
+				"pages)\n", ph[p].name, ph[p].name,
+				(unsigned long)(naive / 1000),
+				(unsigned long)(naive % 1000));
 	}
 }
 
@@ -784,7 +799,6 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus)
 {
 	static struct bench_figure f[TP_MAX_FIGS];
 	size_t n = 0;
-	uint64_t per_page[TLB_POLICY_COUNT];
 
 	x86_table(ph, nph, cpus);
 	for (unsigned p = 0; p < nph; p++) {
@@ -823,21 +837,6 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus)
 	bench_report("tlb_purge (seed 003): reclaim's TLB work, x86_64 "
 		     "policies measured, ia64 purges modelled", f, n);
 	batch_table(ph, nph);
-	per_page[0] = per_kpage(&ph[0]);
-	per_page[1] = per_kpage(&ph[1]);
-	if (!ph[0].pages || !ph[1].pages || !per_page[TLB_POLICY_NAIVE])
-		kprintf("tlb_purge: no ratio (a variant reclaimed nothing, or "
-			"naive needed no IPI)\n");
-	else if (per_page[TLB_POLICY_BATCHED])
-		kprintf("tlb_purge: IPIs per reclaimed page, naive / batched "
-			"= %lu.%03lu\n",
-			(unsigned long)(per_page[0] / per_page[1]),
-			(unsigned long)(per_page[0] * 1000 / per_page[1] % 1000));
-	else
-		kprintf("tlb_purge: IPIs per reclaimed page, naive %lu.%03lu "
-			"per 1000, batched none\n",
-			(unsigned long)(per_page[0] / 1000),
-			(unsigned long)(per_page[0] % 1000));
 	kprintf("tlb_purge: ia64 model (%u CPUs, %u-bit region IDs): purge "
 		"calls old %lu new %lu; global purges old %lu new %lu; ptc.e "
 		"loops for purges old %lu new %lu, for wrap-arounds old %lu "
