@@ -21,7 +21,9 @@
  *  1. A frame passed to tlb_gather_frame() is freed, a reference passed
  *     to tlb_gather_page() dropped, after a flush that covers every
  *     change gathered before it, never before.
- *  2. A full frame array triggers that flush early; nothing is dropped.
+ *  2. A full frame array triggers that flush early; nothing is dropped,
+ *     and the last range gathered stays pending (gathered again), so a
+ *     page table its unmap unhooks next is still covered by a flush.
  *  3. The chained pages (tlb_gather_put_page) never trigger a flush: a
  *     reclaim batch of any size is one flush (Linux's page list between
  *     try_to_unmap() and try_to_unmap_flush()).
@@ -44,6 +46,9 @@ struct tlb_gather {
 	bool structure;	       /* page tables freed: flush everything */
 	bool pending;	       /* changes not flushed yet */
 	uint64_t start, end;   /* union of the ranges in as */
+	/* The last range gathered, re-armed after an early flush. */
+	struct addr_space *last_as;
+	uint64_t last_va, last_npages;
 	uint64_t cpus[VM_CPU_WORDS];
 	uint64_t frames[TLB_GATHER_FRAMES];
 	unsigned nframes;
