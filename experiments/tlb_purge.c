@@ -623,12 +623,27 @@ static void reclaim_pass(struct tp_variant *ph, int my_slot)
 	ph->cycles += rdtsc() - t0;
 }
 
+/* The variant with the fewest pages reclaimed so far (the first such),
+ * among those not done; there is one while any is not done. */
+static struct tp_variant *behind(struct tp_variant *ph, unsigned nph,
+				 const struct tp_size *size)
+{
+	struct tp_variant *v = NULL;
+
+	for (unsigned p = 0; p < nph; p++)
+		if (!variant_done(&ph[p], size) && (!v || ph[p].pages < v->pages))
+			v = &ph[p];
+	kassert(v);
+	return v;
+}
+
 /*
  * Stream, and under pressure reclaim, one pass at a time, the variants
- * taking turns (naive, batched, the sweep's, naive, ...): each meets the
- * same mix of pages on the LRU (cat's, the toolchain's, the heaps'), as
- * sequential phases would not. Until every variant has its pages, or
- * the time cap.
+ * taking turns: the pass goes to the variant furthest behind in pages,
+ * so each meets the same mix of pages on the LRU (cat's, the
+ * toolchain's, the heaps') over the same stretch of the run, as
+ * sequential phases would not, and a time cap leaves them all about as
+ * far. Until every variant has its pages, or the time cap.
  */
 static void run_variants(struct tp_variant *ph, unsigned nph,
 			 const struct tp_size *size, int my_slot,
@@ -636,15 +651,14 @@ static void run_variants(struct tp_variant *ph, unsigned nph,
 {
 	uint64_t t0 = rdtsc(), next = t0 + tsc_hz();
 	uint64_t end = t0 + stats_muldiv(size->run_ms, tsc_hz(), TP_MS);
-	unsigned turn = 0, left = nph;
+	unsigned left = nph;
 
 	while (left && rdtsc() < end) {
 		if (!cache_stream() || page_alloc_free_pages() < low_free) {
-			while (variant_done(&ph[turn % nph], size))
-				turn++;
-			reclaim_pass(&ph[turn % nph], my_slot);
-			left -= variant_done(&ph[turn % nph], size);
-			turn++;
+			struct tp_variant *v = behind(ph, nph, size);
+
+			reclaim_pass(v, my_slot);
+			left -= variant_done(v, size);
 		}
 		if (rdtsc() >= next) {
 			per_second(ph);
