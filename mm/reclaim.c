@@ -86,7 +86,7 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 }
 
 /* The default victim's test, under the reverse-map lock (held by
- * do_reclaim_file) and the page's file lock: the cache's reference and
+ * reclaim_file()) and the page's file lock: the cache's reference and
  * one per mapping, nothing else. */
 static bool nobody_else_holds(struct page *page)
 {
