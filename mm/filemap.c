@@ -594,6 +594,11 @@ uint64_t shrink_page_cache(uint64_t nr)
 
 struct page *pagecache_evict_oldest(void)
 {
+	return pagecache_evict_oldest_if(NULL);
+}
+
+struct page *pagecache_evict_oldest_if(bool (*may_evict)(struct page *))
+{
 	struct page *page = NULL;
 
 	spin_lock(&lru_lock);
@@ -609,6 +614,12 @@ struct page *pagecache_evict_oldest(void)
 			continue;
 		}
 		reclaim_won(m);
+		if (may_evict && !may_evict(p)) {
+			tree_write_unlock(m);
+			lru_unlink(p); /* held: rotate */
+			lru_link_head(p);
+			continue;
+		}
 		delete_from_tree(m, p, true);
 		m->reclaimed_pages++;
 		tree_write_unlock(m);

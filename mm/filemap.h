@@ -175,6 +175,13 @@ uint64_t shrink_page_cache(uint64_t nr);
  * Returns NULL when no page could be taken.
  */
 struct page *pagecache_evict_oldest(void);
+/*
+ * The same, taking only a page for which may_evict(page) says yes (it
+ * runs under the file's writer lock and the LRU lock; others rotate like
+ * busy ones). Reclaim of mapped pages passes "nobody holds it but the
+ * cache and its mappings", the check Linux's reference freeze makes.
+ */
+struct page *pagecache_evict_oldest_if(bool (*may_evict)(struct page *));
 
 /* Pages on the LRU (all cached pages of all files). */
 uint64_t pagecache_lru_pages(void);
