@@ -303,7 +303,8 @@ enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa)
 }
 
 static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line);
-static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b);
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
+		     enum cm_wc_cause why);
 
 static bool line_in(uint64_t line, uint64_t first, uint64_t last)
 {
@@ -321,7 +322,7 @@ static void evict_range(struct cm_model *m, uint64_t first, uint64_t last)
 			struct wc_buffer *w = &m->cpu[c].wc[b];
 
 			if (w->mask && line_in(w->line, first, last))
-				wc_flush(m, c, w);
+				wc_flush(m, c, w, CM_WC_EVICT);
 		}
 		lv[n++] = &m->cpu[c].l1;
 		lv[n++] = &m->cpu[c].l2;
@@ -619,7 +620,8 @@ static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 /* ------------------------------------------------------------------ */
 /* Write combining                                                      */
 
-static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b)
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
+		     enum cm_wc_cause why)
 {
 	struct cm_stats *s = &m->cpu[cpu].st;
 
@@ -633,15 +635,16 @@ static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b)
 			if ((b->mask >> k) & 0xff)
 				chunks++;
 		s->wc_partials++;
+		s->wc_partial_by[why]++;
 		s->mem_cycles += (uint64_t)chunks * m->p.wc_chunk;
 	}
 	b->mask = 0;
 }
 
-static void wc_drain(struct cm_model *m, unsigned cpu)
+static void wc_drain(struct cm_model *m, unsigned cpu, enum cm_wc_cause why)
 {
 	for (unsigned b = 0; b < m->p.wc_buffers; b++)
-		wc_flush(m, cpu, &m->cpu[cpu].wc[b]);
+		wc_flush(m, cpu, &m->cpu[cpu].wc[b], why);
 }
 
 static struct wc_buffer *wc_find(struct cm_model *m, unsigned cpu,
@@ -682,13 +685,13 @@ static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
 			if (all[b].stamp < w->stamp)
 				w = &all[b];
 		}
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);
 		w->line = line;
 	}
 	w->mask |= byte_mask(off, n);
 	w->stamp = ++m->cpu[cpu].wc_tick;
 	if (w->mask == WC_FULL_MASK)
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);	/* full: a burst */
 }
 
 /* ------------------------------------------------------------------ */
@@ -713,7 +716,7 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 
 	if (flags & CM_LOCKED) {
 		/* A locked RMW drains the WC buffers and owns the line. */
-		wc_drain(m, cpu);
+		wc_drain(m, cpu, CM_WC_LOCKED);
 		if (!store) {
 			c->st.locked++;
 			c->st.mem_cycles += m->p.locked;
@@ -759,14 +762,14 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		/* No store forwarding from a WC buffer: flush it first. */
 		w = wc_find(m, cpu, line);
 		if (w)
-			wc_flush(m, cpu, w);
+			wc_flush(m, cpu, w, CM_WC_UNCACHED);
 		uncached(m, cpu, m->p.uc_load);
 		return;
 	case CM_UC:
 	case CM_UC_MINUS:
 	default:
 		/* Strongly ordered: earlier WC stores go out first. */
-		wc_drain(m, cpu);
+		wc_drain(m, cpu, CM_WC_UNCACHED);
 		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
 		return;
 	}
@@ -861,7 +864,7 @@ void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)
 	(void)kind;	/* both drain the WC buffers; loads are in order here */
 	m->cpu[cpu].st.fences++;
 	m->cpu[cpu].st.mem_cycles += m->p.fence;
-	wc_drain(m, cpu);
+	wc_drain(m, cpu, CM_WC_FENCE);
 }
 
 void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
@@ -872,7 +875,7 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
 	struct wc_buffer *w = wc_find(m, cpu, line);
 
 	if (w)
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);
 	s->clflushes++;
 	evict_everywhere(m, cpu, line);
 	s->mem_cycles += m->p.clflush;

@@ -20,6 +20,7 @@
  *   +-----------------------------------+
  *
  * Invariants:
+ *  0. Counters: wc_partial_by[] sums to wc_partials on every CPU.
  *  1. Lines are 64 bytes; every level is set-associative with true LRU
  *     (a per-level access counter stamps each touched way).
  *  2. L1D is a subset of L2 when L2 exists (an L2 eviction removes the
@@ -89,6 +90,15 @@ struct cm_profile {
 	uint32_t clflush;	/* cycles of a clflush (plus a write-back) */
 };
 
+/* What made a write-combining buffer leave before it was full. */
+enum cm_wc_cause {
+	CM_WC_FENCE,	/* sfence / mfence */
+	CM_WC_LOCKED,	/* a locked read-modify-write */
+	CM_WC_UNCACHED,	/* a UC access, or a WC load of the buffer's line */
+	CM_WC_EVICT,	/* buffer needed for another line, clflush, retype */
+	CM_WC_NCAUSES,
+};
+
 /* Per-CPU counters. All monotonic; regions subtract two snapshots. */
 struct cm_stats {
 	uint64_t insns;
@@ -102,6 +112,8 @@ struct cm_stats {
 	uint64_t uncached;	/* accesses that went to memory uncached */
 	uint64_t wc_bursts;	/* full 64-byte WC buffer flushes */
 	uint64_t wc_partials;	/* partial WC buffer flushes */
+	/* wc_partials by cause (enum cm_wc_cause); they sum to wc_partials */
+	uint64_t wc_partial_by[CM_WC_NCAUSES];
 	uint64_t nt_stores;
 	uint64_t clflushes;
 	uint64_t locked;

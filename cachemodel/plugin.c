@@ -98,6 +98,7 @@ struct vcpu {
 	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
 	unsigned pending_len;
 	bool region_open;
+	bool region_all;		/* scope DB_SCOPE_ALL */
 	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
 	uint64_t region_id;
 	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
@@ -204,7 +205,7 @@ static void fast_restart(void)
 
 #define DIFF(f) d.f = now->f - then->f
 static void print_counters(const char *kind, const char *label, int64_t id,
-			   uint64_t iters, unsigned by, unsigned cpu,
+			   bool all, uint64_t iters, unsigned by, unsigned cpu,
 			   const struct cm_stats *now,
 			   const struct cm_stats *then)
 {
@@ -216,8 +217,12 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles);
+	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
+		d.wc_partial_by[k] = now->wc_partial_by[k] -
+				     then->wc_partial_by[k];
 	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
-		"\"label\":\"%s\",\"id\":%" PRId64 ",\"iters\":%" PRIu64
+		"\"label\":\"%s\",\"id\":%" PRId64 ",\"scope\":\"%s\","
+		"\"iters\":%" PRIu64
 		",\"by\":%u,\"cpu\":%u,"
 		"\"insns\":%" PRIu64 ",\"loads\":%" PRIu64
 		",\"stores\":%" PRIu64 ",\"l1_hits\":%" PRIu64
@@ -226,16 +231,22 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"llc_misses\":%" PRIu64 ",\"invalidations\":%" PRIu64
 		",\"transfers\":%" PRIu64 ",\"writebacks\":%" PRIu64
 		",\"uncached\":%" PRIu64 ",\"wc_bursts\":%" PRIu64
-		",\"wc_partials\":%" PRIu64 ",\"nt_stores\":%" PRIu64
+		",\"wc_partials\":%" PRIu64 ",\"wc_partial_fence\":%" PRIu64
+		",\"wc_partial_locked\":%" PRIu64
+		",\"wc_partial_uncached\":%" PRIu64
+		",\"wc_partial_evict\":%" PRIu64 ",\"nt_stores\":%" PRIu64
 		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"cycles\":%" PRIu64 "}\n",
-		kind, cm_profile(model)->name, label, id, iters, by, cpu,
+		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
+		iters, by, cpu,
 		d.insns,
 		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
 		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
 		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
-		d.wc_partials, d.nt_stores, d.clflushes, d.locked, d.fences,
+		d.wc_partials, d.wc_partial_by[CM_WC_FENCE],
+		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
+		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, cm_cycles(model, &d));
 }
 
@@ -286,11 +297,14 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			doorbell_errors++;
 		break;
 	case DB_CMD_BEGIN:
-		if (v->nargs != 1) {
+		if (v->nargs < 1 || v->nargs > 2 ||
+		    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
+		     v->args[1] != DB_SCOPE_ALL)) {
 			doorbell_errors++;
 			break;
 		}
 		v->region_open = true;
+		v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
 		v->region_id = v->args[0];
 		memcpy(v->region_label, label, sizeof(label));
 		for (unsigned c = 0; c < nvcpus; c++)
@@ -312,8 +326,8 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 				    v->snap[c].loads + v->snap[c].stores)
 				continue;
 			print_counters("region", v->region_label,
-				       (int64_t)v->region_id, v->args[1], cpu,
-				       c, &now, &v->snap[c]);
+				       (int64_t)v->region_id, v->region_all,
+				       v->args[1], cpu, c, &now, &v->snap[c]);
 		}
 		break;
 	case DB_CMD_LABEL:
@@ -601,7 +615,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 	pthread_mutex_lock(&model_lock);
 	for (unsigned c = 0; c < nvcpus; c++) {
 		stats_now(c, &now);
-		print_counters("total", "", -1, 0, c, c, &now, &zero);
+		print_counters("total", "", -1, false, 0, c, c, &now, &zero);
 	}
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
