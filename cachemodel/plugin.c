@@ -590,9 +590,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		/* QEMU calls it only at the instruction's memory
 		 * operations: instructions without any cost nothing at run
 		 * time. (One callback per direction, QEMU_PLUGIN_MEM_R and
-		 * _W, would save asking the direction, but QEMU 7.2 does not
-		 * deliver them as registered: the doorbell's loads never
-		 * arrived.) */
+		 * _W, would save asking the direction, but on QEMU 7.2 that
+		 * miscounted: the doorbell's loads never reached the load
+		 * callback.) */
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
