@@ -206,7 +206,7 @@ MODEL_SO     := $(BUILD)/cachemodel/cachemodel.so
 MODEL_SRCS   := cachemodel/plugin.c cachemodel/model.c cachemodel/profile.c \
 	cachemodel/x86_insn.c
 MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
-	-fvisibility=hidden -pthread
+	-fvisibility=hidden -pthread -flto
 $(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
