@@ -1,7 +1,8 @@
 /*
  * In-kernel tests of address spaces, demand paging, the reverse map and
- * TLB management: demand faults fill zeroed pages and faults outside a
- * region still reach trap_try(); the kernel half is shared exactly;
+ * TLB management: demand faults fill zeroed pages, faults outside a
+ * region and demand faults with interrupts off still reach trap_try();
+ * the kernel half is shared exactly;
  * the flush ceiling; the gather frees frames only after its flush;
  * reclaim of a page of a space loaded nowhere sends no IPI, and of an
  * active one sends one IPI per page (naive) or at most one per CPU per
