@@ -10,9 +10,12 @@ Python 3 standard library only.
 import os
 import re
 
+import model
 import qemu
 
 MANIFEST = os.path.join("tests", "boot.cfg")
+# The cache-model profiles (the kernel gets a profile's geometry).
+MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
 
 # Defaults of a manifest entry; every key a section may set is listed here.
 ENTRY_DEFAULTS = {
@@ -156,7 +159,11 @@ def check_model_keys(e, bad):
     if e["model_sync"] and not e["model_sync"].isdigit():
         bad("model_sync must be a number of cycles")
     if "cachemodel=" not in e["cmdline"]:
-        e["cmdline"] += " cachemodel=" + e["model"]
+        try:
+            e["cmdline"] += " " + model.kernel_options(MODEL_PROFILES,
+                                                       e["model"])
+        except (OSError, model.ModelError) as err:
+            bad("model: %s" % err)
 
 
 def select_entries(entries, groups, names):

@@ -10,6 +10,8 @@ regions to the @@RESULT figures of the serial log, and checks them:
     model.py check-calibration MODEL.jsonl [--profiles cachemodel/profiles.txt]
     model.py compare A.jsonl B.jsonl          (identical region lines?)
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
+    model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
+                                              (the kernel's options for it)
 
 Attribution. The kernel labels regions with the experiment's name and the
 benchmark harness marks every measured repetition, so the regions of one
@@ -272,6 +274,24 @@ def read_profile(path, name):
     return prof
 
 
+def kernel_options(path, name):
+    """The kernel command-line options for a run under profile name:
+    cachemodel=NAME and cachemodel.caches=, the profile's cache geometry
+    (lib/cache_geometry.h: levels that exist, LEVEL:BYTES:WAYS). The
+    profile file stays the one home of these numbers. Raises ModelError
+    for an unknown profile or one without the levels."""
+    prof = read_profile(path, name)
+    levels = []
+    for key in LEVEL_KEYS:
+        if key not in prof or len(prof[key]) < 2:
+            raise ModelError("%s: profile %r has no %s line" %
+                             (path, name, key))
+        size, ways = prof[key][0], prof[key][1]
+        if size:
+            levels.append("%s:%d:%d" % (key, size, ways))
+    return "cachemodel=%s cachemodel.caches=%s" % (name, ",".join(levels))
+
+
 def calibration_expectations(prof):
     """Per-load latency (mem_cycles per load) each chase must show."""
     return {
@@ -377,6 +397,9 @@ def main(argv=None):
     s = sub.add_parser("compare", help="identical region lines?")
     s.add_argument("a")
     s.add_argument("b")
+    s = sub.add_parser("kcmdline", help="kernel options for a profile")
+    s.add_argument("profile")
+    s.add_argument("--profiles", default="cachemodel/profiles.txt")
     s = sub.add_parser("check-falseshare",
                        help="packed >> aligned invalidations?")
     s.add_argument("log")
@@ -393,6 +416,9 @@ def main(argv=None):
             if summ:
                 print("model state %.1f MiB, host time %.1f s" %
                       (summ["state_bytes"] / 2**20, summ["host_seconds"]))
+            return 0
+        if args.cmd == "kcmdline":
+            print(kernel_options(args.profiles, args.profile))
             return 0
         if args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)

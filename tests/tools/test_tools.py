@@ -415,6 +415,17 @@ def figure(exp, variant, n):
 
 
 class ModelTest(unittest.TestCase):
+    def test_kernel_options_from_the_profiles_file(self):
+        profiles = os.path.join(ROOT, "cachemodel", "profiles.txt")
+        self.assertEqual(
+            model.kernel_options(profiles, "core2-2007"),
+            "cachemodel=core2-2007 "
+            "cachemodel.caches=l1d:32768:8,llc:4194304:16")
+        self.assertIn("l2:262144:4",
+                      model.kernel_options(profiles, "skylake-2015"))
+        with self.assertRaises(model.ModelError):
+            model.kernel_options(profiles, "no-such-profile")
+
     def test_parse_rejects_bad_lines(self):
         with self.assertRaises(model.ModelError):
             model.parse_lines(["@@MODEL {bad"])
