@@ -24,6 +24,17 @@
  *                     counted): end it; the plugin prints its figures
  *   DB_CMD_LABEL      none: the CHARs since the last LABEL name the
  *                     regions that follow (e.g. the experiment's name)
+ *   DB_CMD_PAUSE      region id: this CPU's open region stops counting
+ *                     (every CPU's counts are left out until RESUME)
+ *   DB_CMD_RESUME     region id: it counts again
+ *   DB_CMD_CLFLUSHED  physical address, bytes: the kernel's flush helper
+ *                     has just clflushed these lines (TCG performs no
+ *                     access for clflush, so the plugin cannot see its
+ *                     address): the model evicts them, without counting
+ *                     the clflushes again
+ *
+ * Version 2 added PAUSE, RESUME and CLFLUSHED; a version-1 plugin counts
+ * them as doorbell errors and otherwise works on.
  *
  * Shared by the kernel (arch/x86_64/model_doorbell.c) and the plugin
  * (cachemodel/plugin.c): plain constants, no includes.
@@ -36,7 +47,7 @@
 #define DB_VA 0xfffffffffe000000ull
 #define DB_SIZE 0x1000ull
 
-#define DB_VERSION 1
+#define DB_VERSION 2
 #define DB_MAX_ARGS 4
 #define DB_LABEL_MAX 48
 
@@ -52,5 +63,8 @@
 #define DB_CMD_BEGIN 2
 #define DB_CMD_END 3
 #define DB_CMD_LABEL 4
+#define DB_CMD_PAUSE 5
+#define DB_CMD_RESUME 6
+#define DB_CMD_CLFLUSHED 7
 
 #endif

@@ -98,6 +98,50 @@ void model_doorbell_end(uint64_t id, uint64_t iters)
 	command(DB_CMD_END, args, 2);
 }
 
+void model_doorbell_pause(uint64_t id)
+{
+	command(DB_CMD_PAUSE, &id, 1);
+}
+
+void model_doorbell_resume(uint64_t id)
+{
+	command(DB_CMD_RESUME, &id, 1);
+}
+
+void model_doorbell_clflushed(const void *va, uint64_t len)
+{
+	uint64_t p = (uint64_t)va & ~(uint64_t)(PAGE_SIZE - 1);
+	uint64_t end = (uint64_t)va + len, run_pa = 0, run_len = 0;
+	struct vm_translation t;
+
+	if (!bell_ready || len == 0)
+		return;
+	/* Page by page to physical runs; an unmapped page ends a run. */
+	for (; p < end; p += PAGE_SIZE) {
+		uint64_t from = MAX(p, (uint64_t)va);
+		uint64_t n = MIN(p + PAGE_SIZE, end) - from;
+
+		if (!vm_translate(&kernel_space, from, &t)) {
+			n = 0;
+		} else if (run_len && run_pa + run_len == t.phys) {
+			run_len += n;
+			continue;
+		}
+		if (run_len) {
+			const uint64_t args[] = {run_pa, run_len};
+
+			command(DB_CMD_CLFLUSHED, args, 2);
+		}
+		run_pa = n ? t.phys : 0;
+		run_len = n;
+	}
+	if (run_len) {
+		const uint64_t args[] = {run_pa, run_len};
+
+		command(DB_CMD_CLFLUSHED, args, 2);
+	}
+}
+
 static const struct bench_region_ops region_ops = {
 	model_doorbell_begin,
 	model_doorbell_end,

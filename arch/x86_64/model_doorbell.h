@@ -28,4 +28,19 @@ void model_doorbell_label(const char *label);
 void model_doorbell_begin(uint64_t id);
 void model_doorbell_end(uint64_t id, uint64_t iters);
 
+/*
+ * Leave work out of this CPU's open region id and take it in again
+ * (untimed work between timed slices of one measured phase); the model
+ * leaves every CPU's counts between the two out of the region.
+ */
+void model_doorbell_pause(uint64_t id);
+void model_doorbell_resume(uint64_t id);
+
+/*
+ * The lines of [va, va + len) (kernel virtual) have just been clflushed:
+ * the model evicts them (it cannot see a clflush's address). Pages that
+ * are not mapped are skipped.
+ */
+void model_doorbell_clflushed(const void *va, uint64_t len);
+
 #endif
