@@ -18,7 +18,8 @@
  *   cmd               args
  *   DB_CMD_HELLO      protocol version (DB_VERSION)
  *   DB_CMD_SET_TYPE   physical address, pages, memory type (the PAT
- *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-)
+ *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-):
+ *                     the effective type, MTRRs included
  *   DB_CMD_BEGIN      region id: start a measured region on this CPU
  *   DB_CMD_END        region id, iterations of work it held (0: not
  *                     counted): end it; the plugin prints its figures
@@ -48,6 +49,9 @@
 #define DB_SIZE 0x1000ull
 
 #define DB_VERSION 2
+/* The model keeps memory types below 2^DB_TYPE_MAP_BITS (higher
+ * addresses are WB to it) and refuses SET_TYPE ranges reaching above. */
+#define DB_TYPE_MAP_BITS 36
 #define DB_MAX_ARGS 4
 #define DB_LABEL_MAX 48
 

@@ -75,6 +75,9 @@ struct xlat {
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
+_Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
+	       "the doorbell's promise is the engine's type map");
+
 struct vcpu {
 	uint64_t insns;			/* atomic (invariant 2) */
 	uint64_t acc;

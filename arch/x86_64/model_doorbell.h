@@ -13,9 +13,11 @@
 
 /*
  * Map the doorbell page, say hello and mark the benchmark harness's
- * repetitions as regions. Call once, after vm_init(); memory types set
- * before are not reported. Returns false (with a message) if the page
- * cannot be mapped; the doorbell then stays silent.
+ * repetitions as regions. Call once, after vm_init() and mtrr_read();
+ * the model then learns the MTRRs' types and the types set before (kept
+ * since boot, up to a limit that is said when exceeded). Returns false
+ * (with a message) if the page cannot be mapped; the doorbell then stays
+ * silent.
  */
 bool model_doorbell_init(void);
 
