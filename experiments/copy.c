@@ -414,13 +414,37 @@ static void measure_baseline(struct copy_ctx *c, unsigned reps)
 		     nfig);
 }
 
+/* A piece size as printed: in KiB when whole KiB, else in bytes. */
+static unsigned long piece_count(uint64_t piece)
+{
+	return (unsigned long)(piece % KiB(1) ? piece : piece >> 10);
+}
+
+static const char *piece_unit(uint64_t piece)
+{
+	return piece % KiB(1) ? "B" : "KiB";
+}
+
 /* The interleaved scenario's shape (see the top of the file). */
 struct interleave_plan {
-	uint64_t total;		/* bytes copied, a multiple of piece */
+	uint64_t total;		/* bytes copied, a multiple of piece and of 8 */
 	uint64_t piece;		/* bytes per copy call */
 	uint64_t gap;		/* bytes copied between two touches */
 	uint64_t slice;		/* bystander bytes read after each piece */
 };
+
+/* One call's worth, split where it crosses a buffer chunk. */
+static void copy_piece(struct copy_ctx *c, copy_fn fn, uint64_t off,
+		       uint64_t len)
+{
+	while (len) {
+		uint64_t n = MIN(len, COPY_CHUNK_BYTES - off % COPY_CHUNK_BYTES);
+
+		fn(region_at(&c->dst, off), region_at(&c->src, off), n);
+		off += n;
+		len -= n;
+	}
+}
 
 /* Read the next slice of the bystander's set (cyclic, from *pos). */
 static uint64_t bystander_slice(struct copy_ctx *c, uint64_t *pos,
@@ -458,8 +482,7 @@ static bool interleave_rep(struct copy_ctx *c, const struct copy_routine *rt,
 	if (id)
 		model_doorbell_pause(id);
 	for (uint64_t off = 0; off < ip->total; off += ip->piece) {
-		rt->fn(region_at(&c->dst, off), region_at(&c->src, off),
-		       ip->piece);
+		copy_piece(c, rt->fn, off, ip->piece);
 		if (id)
 			model_doorbell_resume(id);
 		if (c->ctr)
@@ -523,9 +546,9 @@ static int measure_interleaved(struct copy_ctx *c,
 				   ps.misses, reps, bytes, ip->total);
 	}
 	ksnprintf(title, sizeof(title),
-		  "copy: %lu MiB in %lu KiB pieces, bystander between pieces",
-		  (unsigned long)(ip->total >> 20),
-		  (unsigned long)(ip->piece >> 10));
+		  "copy: %lu MiB in %lu %s pieces, bystander between pieces",
+		  (unsigned long)(ip->total >> 20), piece_count(ip->piece),
+		  piece_unit(ip->piece));
 	bench_report(title, figs, nfig);
 	return 0;
 }
@@ -541,7 +564,8 @@ static bool plan_interleave(struct interleave_plan *ip, uint64_t llc,
 	uint64_t total = MAX(largest, INTERLEAVE_LLC_FACTOR * llc);
 
 	total = MIN(MIN(total, got), cap);
-	total -= total % piece;
+	/* Whole pieces, and whole words for the checksums. */
+	total -= total % (piece * sizeof(uint64_t));
 	if (!llc || total <= llc) {
 		kprintf("copy: interleaved scenario not run: it needs a copy "
 			"larger than the LLC (%lu KiB%s), the buffers allow "
@@ -553,14 +577,14 @@ static bool plan_interleave(struct interleave_plan *ip, uint64_t llc,
 	ip->piece = piece;
 	ip->gap = copy_interleave_gap(llc, ws, piece);
 	ip->slice = copy_interleave_slice(ws, ip->gap, piece);
-	kprintf("copy: interleaved: %lu KiB copied in %lu KiB pieces, the "
+	kprintf("copy: interleaved: %lu KiB copied in %lu %s pieces, the "
 		"bystander reads %lu B after each: %lu KiB copied between two "
 		"touches of one of its lines (LRU keeps the set beside %lu "
 		"KiB of source, loses it beside %lu KiB of source and "
 		"destination)\n",
-		(unsigned long)(total >> 10), (unsigned long)(piece >> 10),
-		(unsigned long)ip->slice, (unsigned long)(ip->gap >> 10),
-		(unsigned long)(ip->gap >> 10),
+		(unsigned long)(total >> 10), piece_count(piece),
+		piece_unit(piece), (unsigned long)ip->slice,
+		(unsigned long)(ip->gap >> 10), (unsigned long)(ip->gap >> 10),
 		(unsigned long)(2 * ip->gap >> 10));
 	return true;
 }
@@ -637,8 +661,7 @@ static const struct experiment_param copy_params[] = {
 	 "one copy size in bytes instead of the schedule"},
 	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 5)"},
 	{"piece", PIECE_MIN, COPY_CHUNK_BYTES,
-	 "bytes per copy call of the interleaved scenario, a power of two "
-	 "(16384)"},
+	 "bytes per copy call of the interleaved scenario (16384)"},
 };
 
 static int copy_run(enum experiment_mode mode)
@@ -662,16 +685,8 @@ static int copy_run(enum experiment_mode mode)
 		one_size = v;
 		want = MAX(want, v);
 	}
-	if (experiment_param("piece", &v)) {
-		if (v & (v - 1)) {
-			kprintf("copy: piece=%lu: not a power of two (the "
-				"pieces must tile the %lu KiB buffer "
-				"chunks)\n", (unsigned long)v,
-				(unsigned long)(COPY_CHUNK_BYTES >> 10));
-			return 1;
-		}
+	if (experiment_param("piece", &v))
 		piece = v;
-	}
 	llc = bench_env_llc_bytes(&llc_source);
 	want = MAX(want, MIN(INTERLEAVE_LLC_FACTOR * llc, interleave_cap));
 	/* Safety net until kernel init enables SSE itself. */

@@ -47,7 +47,8 @@ ENTRY_DEFAULTS = {
     # The cache-model plugin (docs/cachemodel.md): model = a profile of
     # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
     # model_sync = the plugin's sync= quantum in cycles, model_check =
-    # calibration | repeat (boot twice, identical model lines) | falseshare.
+    # calibration | repeat (boot twice, identical model lines) | falseshare
+    # | copy (movnti spares the bystander of a copy done in pieces).
     "model": "",
     "model_sync": "",
     "model_check": "",
@@ -58,7 +59,7 @@ ENTRY_DEFAULTS = {
     # replaced); a non-zero exit fails the boot with its output.
     "post_check": "",
 }
-MODEL_CHECKS = ("calibration", "repeat", "falseshare")
+MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy")
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS
 EXPECTS = ("pass", "panic", "hang", "triple")

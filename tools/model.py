@@ -10,6 +10,7 @@ regions to the @@RESULT figures of the serial log, and checks them:
     model.py check-calibration MODEL.jsonl [--profiles cachemodel/profiles.txt]
     model.py compare A.jsonl B.jsonl          (identical region lines?)
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
+    model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
     model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
                                               (the kernel's options for it)
 
@@ -385,6 +386,41 @@ def check_falseshare(results, objs):
     return [], text
 
 
+# The copy direction: a non-temporal copy must leave the bystander at
+# most this fraction of an ordinary copy's modelled cost when the copy
+# comes in pieces (docs/cachemodel.md: 0.31 on core2-2007).
+COPY_NT_MAX_FRACTION = 0.5
+
+
+def check_copy(results, objs):
+    """In the copy experiment's interleaved scenario (a copy larger than
+    the LLC in write()-sized pieces), the bystander must cost far less
+    after movnti than after rep movsb on the model. Returns (problems,
+    text)."""
+    skipped = attribute(results, objs)
+    if "copy" in skipped:
+        return ["copy: %s" % skipped["copy"]], ""
+    cyc = {}
+    for res in results:
+        if (res["experiment"] == "copy" and "model" in res and
+                res["metric"] == "bystander_interleaved"):
+            cyc[res["variant"]] = (res["model"]["cycles_per_iter"],
+                                   res["model"]["llc_misses_per_iter"],
+                                   res.get("size", 0))
+    if "movnti" not in cyc or "rep_movsb" not in cyc:
+        return ["copy: no bystander_interleaved figures of movnti and "
+                "rep_movsb with model data"], ""
+    nt, std = cyc["movnti"], cyc["rep_movsb"]
+    text = ("copy on the model, %d bytes in pieces: the bystander costs "
+            "%.1f cycles/KiB (%.2f LLC misses) after movnti, %.1f (%.2f) "
+            "after rep_movsb\n" % (nt[2], nt[0], nt[1], std[0], std[1]))
+    if not (std[0] > 0 and nt[0] <= COPY_NT_MAX_FRACTION * std[0]):
+        return ["copy: movnti's bystander %.1f is not below %.2f x "
+                "rep_movsb's %.1f" % (nt[0], COPY_NT_MAX_FRACTION, std[0])], \
+            text
+    return [], text
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -397,6 +433,10 @@ def main(argv=None):
     s = sub.add_parser("compare", help="identical region lines?")
     s.add_argument("a")
     s.add_argument("b")
+    s = sub.add_parser("check-copy",
+                       help="movnti spares the bystander (pieces)?")
+    s.add_argument("log")
+    s.add_argument("model")
     s = sub.add_parser("kcmdline", help="kernel options for a profile")
     s.add_argument("profile")
     s.add_argument("--profiles", default="cachemodel/profiles.txt")
@@ -439,7 +479,9 @@ def main(argv=None):
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))
-            problems, text = check_falseshare(res, load(args.model))
+            check = (check_copy if args.cmd == "check-copy"
+                     else check_falseshare)
+            problems, text = check(res, load(args.model))
             sys.stdout.write(text)
     except (OSError, ModelError) as e:
         print("model: %s" % e, file=sys.stderr)
