@@ -499,6 +499,27 @@ class ModelTest(unittest.TestCase):
         self.assertNotIn("model", res[5])           # not a metric of it
         self.assertEqual(skipped, {})
 
+    def copy_check(self, nt_cycles):
+        lines = [model_line("start", freq_mhz=1000)]
+        for rid, (variant, cyc) in enumerate((("rep_movsb", 4000),
+                                              ("movnti", nt_cycles))):
+            lines.append(model_region(
+                "copy|%s|bystander_interleaved|16777216" % variant, rid + 1,
+                iters=1, cycles=cyc))
+        res = [dict(figure("copy", v, 1), metric="bystander_interleaved",
+                    size=16777216) for v in ("rep_movsb", "movnti")]
+        return model.check_copy(res, model.parse_lines(lines))
+
+    def test_copy_check_wants_movnti_to_spare_the_bystander(self):
+        problems, text = self.copy_check(1200)
+        self.assertEqual(problems, [])
+        self.assertIn("1200.0 cycles/KiB", text)
+        problems, _ = self.copy_check(3900)
+        self.assertTrue(problems and "not below" in problems[0])
+        problems, _ = model.check_copy([], model.parse_lines(
+            [model_line("start")]))
+        self.assertTrue(problems)
+
     def test_keyed_attribution_refuses_short_counts(self):
         objs = model.parse_lines([model_line("start"),
                                   model_region("cp|x|copy|64", 1)])
