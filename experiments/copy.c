@@ -438,7 +438,8 @@ static void copy_piece(struct copy_ctx *c, copy_fn fn, uint64_t off,
 		       uint64_t len)
 {
 	while (len) {
-		uint64_t n = MIN(len, COPY_CHUNK_BYTES - off % COPY_CHUNK_BYTES);
+		uint64_t to_chunk_end = COPY_CHUNK_BYTES - off % COPY_CHUNK_BYTES;
+		uint64_t n = MIN(len, to_chunk_end);
 
 		fn(region_at(&c->dst, off), region_at(&c->src, off), n);
 		off += n;

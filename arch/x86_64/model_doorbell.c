@@ -16,7 +16,8 @@
  *     hello it learns the MTRRs' non-WB runs (the type of the WB direct
  *     map there) and then every type set before the doorbell existed,
  *     in order (kept in early[], at most EARLY_TYPES_MAX; more are
- *     counted and said).
+ *     counted and said). early[] needs no lock: until the doorbell is
+ *     mapped only the boot CPU runs.
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/layout.h"
@@ -41,7 +42,7 @@ static struct early_type {
 	uint64_t phys, npages;
 	enum memtype pat;
 } early[EARLY_TYPES_MAX];
-static unsigned nearly, early_lost;
+static unsigned early_count, early_lost;
 
 static inline void ring(unsigned off)
 {
@@ -95,13 +96,15 @@ static void send_effective(uint64_t phys, uint64_t end, enum memtype pat)
 {
 	end = MIN(end, type_map_limit());
 	while (phys < end) {
-		uint64_t run_end = mtrr_present
-					   ? mtrr_run_end(&mtrr_state, phys, end)
-					   : end;
+		uint64_t run_end = end;
 		enum memtype t = memtype_effective_at(phys, pat);
 
+		if (mtrr_present)
+			run_end = mtrr_run_end(&mtrr_state, phys, end);
 		/* An undefined MTRR combination: time it as uncached. */
-		send_type(phys, run_end, t == MEMTYPE_UNDEFINED ? MEMTYPE_UC : t);
+		if (t == MEMTYPE_UNDEFINED)
+			t = MEMTYPE_UC;
+		send_type(phys, run_end, t);
 		phys = run_end;
 	}
 }
@@ -109,10 +112,13 @@ static void send_effective(uint64_t phys, uint64_t end, enum memtype pat)
 void cachemodel_set_type(uint64_t phys, uint64_t npages, enum memtype t)
 {
 	if (!bell_ready) {
-		if (nearly < EARLY_TYPES_MAX)
-			early[nearly++] = (struct early_type){phys, npages, t};
-		else
+		if (early_count < EARLY_TYPES_MAX) {
+			early[early_count].phys = phys;
+			early[early_count].npages = npages;
+			early[early_count++].pat = t;
+		} else {
 			early_lost++;
+		}
 		return;
 	}
 	send_effective(phys, phys + (npages << PAGE_SHIFT), t);
@@ -131,7 +137,7 @@ static void replay_types(void)
 			send_effective(p, end, MEMTYPE_WB);
 		p = end;
 	}
-	for (unsigned i = 0; i < nearly; i++)
+	for (unsigned i = 0; i < early_count; i++)
 		send_effective(early[i].phys,
 			       early[i].phys + (early[i].npages << PAGE_SHIFT),
 			       early[i].pat);
