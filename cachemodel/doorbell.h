@@ -20,7 +20,12 @@
  *   DB_CMD_SET_TYPE   physical address, pages, memory type (the PAT
  *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-):
  *                     the effective type, MTRRs included
- *   DB_CMD_BEGIN      region id: start a measured region on this CPU
+ *   DB_CMD_BEGIN      region id [, scope]: start a measured region on
+ *                     this CPU. Scope DB_SCOPE_CPU (the default) counts
+ *                     this CPU's work; DB_SCOPE_ALL every CPU's, for work
+ *                     this CPU hands to others and waits for. The plugin
+ *                     prints a line per CPU either way, with the scope;
+ *                     readers sum the lines of an "all" region
  *   DB_CMD_END        region id, iterations of work it held (0: not
  *                     counted): end it; the plugin prints its figures
  *   DB_CMD_LABEL      none: the CHARs since the last LABEL name the
@@ -53,7 +58,10 @@
  * addresses are WB to it) and refuses SET_TYPE ranges reaching above. */
 #define DB_TYPE_MAP_BITS 36
 #define DB_MAX_ARGS 4
-#define DB_LABEL_MAX 48
+/* Room for the longest keyed label, terminator included, e.g.
+ * "pagecache_splice|lockless_nogang_perfile|throughput|65536" or
+ * "tbench|trace_outofline_shared_array|throughput+ops|0". */
+#define DB_LABEL_MAX 80
 
 #define DB_DIGIT_BASE 0x000
 #define DB_DIGIT_BITS 8
@@ -70,5 +78,8 @@
 #define DB_CMD_PAUSE 5
 #define DB_CMD_RESUME 6
 #define DB_CMD_CLFLUSHED 7
+
+#define DB_SCOPE_CPU 0
+#define DB_SCOPE_ALL 1
 
 #endif

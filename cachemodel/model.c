@@ -14,6 +14,8 @@
 #define PAGES_PER_CHUNK (1u << PAGES_PER_CHUNK_SHIFT)
 /* evict_everywhere() for the model itself: the write-back counts on no CPU. */
 #define NO_CPU CM_MAX_CPUS
+/* A host cache line: per-CPU state is aligned to it. */
+#define HOST_LINE_BYTES 64
 
 enum line_state {
 	ST_I = 0,
@@ -22,10 +24,19 @@ enum line_state {
 	ST_M,
 };
 
-/* One cache level: sets x ways, way w of set s at index s * ways + w. */
+/*
+ * One cache level: sets x ways, way w of set s at index s * ways + w.
+ * Who writes what (cm_access_fast() runs beside other CPUs' calls):
+ * line[] and stamp[] of a private level are written only by its own CPU,
+ * tick too; state[] of a private level is also written by other CPUs
+ * (snoops), so it is read and written with relaxed atomics (state_get,
+ * state_set). Stamps are compared only within one set of one level, so
+ * a tick per level gives the same LRU order as one global tick.
+ */
 struct level {
 	uint32_t sets, ways, latency;
 	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
+	uint64_t tick;		/* LRU clock of this level */
 	uint64_t *line;		/* line number (pa >> 6) */
 	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
 	uint64_t *stamp;	/* LRU: last touch, 0 = never */
@@ -37,19 +48,23 @@ struct wc_buffer {
 	uint64_t stamp;
 };
 
+/* Cache-line aligned so two CPUs' hot fields never share a host line. */
 struct cpu {
 	struct level l1, l2;	/* l2.sets == 0: no private L2 */
 	struct wc_buffer wc[CM_MAX_WC_BUFFERS];
+	uint64_t wc_tick;	/* LRU clock of the WC buffers */
+	size_t l1_last;		/* the L1D way cm_access_fast() hit last */
 	struct cm_stats st;
-};
+} __attribute__((aligned(HOST_LINE_BYTES)));
 
 struct cm_model {
 	struct cm_profile p;
 	unsigned ncpus;
-	uint64_t tick;
 	struct level llc;
 	struct cpu *cpu;
-	uint8_t *types[TYPE_CHUNKS];	/* per page enum cm_memtype, lazily */
+	/* Per page enum cm_memtype, chunks allocated lazily; pointers and
+	 * bytes are atomic because cm_access_fast() reads them. */
+	uint8_t *types[TYPE_CHUNKS];
 	size_t bytes;
 };
 
@@ -126,6 +141,16 @@ static bool level_present(const struct level *l)
 	return l->sets != 0;
 }
 
+static enum line_state state_get(const struct level *l, size_t i)
+{
+	return (enum line_state)__atomic_load_n(&l->state[i], __ATOMIC_RELAXED);
+}
+
+static void state_set(struct level *l, size_t i, enum line_state st)
+{
+	__atomic_store_n(&l->state[i], (uint8_t)st, __ATOMIC_RELAXED);
+}
+
 /* Index of way 0 of line's set (no division for the usual sizes). */
 static size_t set_base(const struct level *l, uint64_t line)
 {
@@ -144,14 +169,14 @@ static long level_find(const struct level *l, uint64_t line)
 		return -1;
 	base = set_base(l, line);
 	for (uint32_t w = 0; w < l->ways; w++)
-		if (l->state[base + w] != ST_I && l->line[base + w] == line)
+		if (l->line[base + w] == line && state_get(l, base + w) != ST_I)
 			return (long)(base + w);
 	return -1;
 }
 
-static void level_touch(struct cm_model *m, struct level *l, long i)
+static void level_touch(struct level *l, long i)
 {
-	l->stamp[i] = ++m->tick;
+	l->stamp[i] = ++l->tick;
 }
 
 /*
@@ -159,7 +184,7 @@ static void level_touch(struct cm_model *m, struct level *l, long i)
  * the set is full; the victim's line and state go to *vline, *vstate
  * (ST_I when a free way was used).
  */
-static void level_insert(struct cm_model *m, struct level *l, uint64_t line,
+static void level_insert(struct level *l, uint64_t line,
 			 enum line_state st, uint64_t *vline,
 			 enum line_state *vstate)
 {
@@ -169,7 +194,7 @@ static void level_insert(struct cm_model *m, struct level *l, uint64_t line,
 	for (uint32_t w = 0; w < l->ways; w++) {
 		size_t i = base + w;
 
-		if (l->state[i] == ST_I) {
+		if (state_get(l, i) == ST_I) {
 			victim = i;
 			break;
 		}
@@ -177,10 +202,10 @@ static void level_insert(struct cm_model *m, struct level *l, uint64_t line,
 			victim = i;
 	}
 	*vline = l->line[victim];
-	*vstate = l->state[victim];
+	*vstate = state_get(l, victim);
 	l->line[victim] = line;
-	l->state[victim] = st;
-	level_touch(m, l, (long)victim);
+	state_set(l, victim, st);
+	level_touch(l, (long)victim);
 }
 
 /* Remove line from l; returns the state it had (ST_I if absent). */
@@ -191,8 +216,8 @@ static enum line_state level_drop(struct level *l, uint64_t line)
 
 	if (i < 0)
 		return ST_I;
-	st = l->state[i];
-	l->state[i] = ST_I;
+	st = state_get(l, (size_t)i);
+	state_set(l, (size_t)i, ST_I);
 	return st;
 }
 
@@ -212,7 +237,9 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 	m->p = *p;
 	m->ncpus = ncpus;
 	m->bytes = sizeof(*m);
-	m->cpu = calloc(ncpus, sizeof(*m->cpu));
+	m->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*m->cpu));
+	if (m->cpu)
+		memset(m->cpu, 0, ncpus * sizeof(*m->cpu));
 	ok = m->cpu != NULL && level_init(m, &m->llc, &p->llc);
 	m->bytes += ncpus * sizeof(*m->cpu);
 	for (unsigned c = 0; ok && c < ncpus; c++)
@@ -247,14 +274,20 @@ enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa)
 {
 	uint64_t page = pa >> CM_PAGE_SHIFT;
 	uint64_t chunk = page >> PAGES_PER_CHUNK_SHIFT;
+	const uint8_t *types;
 
-	if (chunk >= TYPE_CHUNKS || !m->types[chunk])
+	if (chunk >= TYPE_CHUNKS)
 		return CM_WB;
-	return (enum cm_memtype)m->types[chunk][page & (PAGES_PER_CHUNK - 1)];
+	types = __atomic_load_n(&m->types[chunk], __ATOMIC_ACQUIRE);
+	if (!types)
+		return CM_WB;
+	return (enum cm_memtype)__atomic_load_n(
+		&types[page & (PAGES_PER_CHUNK - 1)], __ATOMIC_RELAXED);
 }
 
 static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line);
-static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b);
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
+		     enum cm_wc_cause why);
 
 static bool line_in(uint64_t line, uint64_t first, uint64_t last)
 {
@@ -276,7 +309,7 @@ static void evict_range(struct cm_model *m, unsigned cpu, uint64_t first,
 			struct wc_buffer *w = &m->cpu[c].wc[b];
 
 			if (w->mask && line_in(w->line, first, last))
-				wc_flush(m, c, w);
+				wc_flush(m, c, w, CM_WC_EVICT);
 		}
 		lv[n++] = &m->cpu[c].l1;
 		lv[n++] = &m->cpu[c].l2;
@@ -288,7 +321,7 @@ static void evict_range(struct cm_model *m, unsigned cpu, uint64_t first,
 		size_t ways = (size_t)l->sets * l->ways;
 
 		for (size_t i = 0; i < ways; i++)
-			if (l->state[i] != ST_I &&
+			if (state_get(l, i) != ST_I &&
 			    line_in(l->line[i], first, last))
 				evict_everywhere(m, cpu, l->line[i]);
 	}
@@ -306,16 +339,20 @@ bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
 		return false;
 	for (uint64_t c = first >> PAGES_PER_CHUNK_SHIFT;
 	     c <= (end - 1) >> PAGES_PER_CHUNK_SHIFT; c++) {
+		uint8_t *chunk;
+
 		if (m->types[c])
 			continue;
-		m->types[c] = calloc(PAGES_PER_CHUNK, 1);
-		if (!m->types[c])
+		chunk = calloc(PAGES_PER_CHUNK, 1);
+		if (!chunk)
 			return false;
+		__atomic_store_n(&m->types[c], chunk, __ATOMIC_RELEASE);
 		m->bytes += PAGES_PER_CHUNK;
 	}
 	for (uint64_t pg = first; pg < end; pg++)
-		m->types[pg >> PAGES_PER_CHUNK_SHIFT]
-			[pg & (PAGES_PER_CHUNK - 1)] = (uint8_t)t;
+		__atomic_store_n(&m->types[pg >> PAGES_PER_CHUNK_SHIFT]
+				 [pg & (PAGES_PER_CHUNK - 1)], (uint8_t)t,
+				 __ATOMIC_RELAXED);
 	evict_range(m, NO_CPU, first << (CM_PAGE_SHIFT - CM_LINE_SHIFT),
 		    (end << (CM_PAGE_SHIFT - CM_LINE_SHIFT)) - 1);
 	return true;
@@ -335,7 +372,7 @@ static enum line_state priv_state(struct cpu *c, uint64_t line)
 	struct level *o = outer(c);
 	long i = level_find(o, line);
 
-	return i < 0 ? ST_I : (enum line_state)o->state[i];
+	return i < 0 ? ST_I : state_get(o, (size_t)i);
 }
 
 static void priv_set_state(struct cpu *c, uint64_t line, enum line_state st)
@@ -343,10 +380,10 @@ static void priv_set_state(struct cpu *c, uint64_t line, enum line_state st)
 	long i = level_find(&c->l1, line);
 
 	if (i >= 0)
-		c->l1.state[i] = st;
+		state_set(&c->l1, (size_t)i, st);
 	i = level_find(&c->l2, line);
 	if (i >= 0)
-		c->l2.state[i] = st;
+		state_set(&c->l2, (size_t)i, st);
 }
 
 /* Remove line from cpu's private caches; returns its state there. */
@@ -368,11 +405,11 @@ static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 
 	if (i >= 0) {
 		if (dirty)
-			m->llc.state[i] = ST_M;
-		level_touch(m, &m->llc, i);
+			state_set(&m->llc, (size_t)i, ST_M);
+		level_touch(&m->llc, i);
 		return;
 	}
-	level_insert(m, &m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
+	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
 	if (vst == ST_M)
 		m->cpu[cpu].st.writebacks++;
 }
@@ -386,7 +423,7 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	enum line_state vst;
 
 	if (level_present(&c->l2)) {
-		level_insert(m, &c->l2, line, st, &vline, &vst);
+		level_insert(&c->l2, line, st, &vline, &vst);
 		if (vst != ST_I) {
 			/* Inclusion: the L2 victim leaves L1 too. */
 			enum line_state l1st = level_drop(&c->l1, vline);
@@ -394,11 +431,11 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 			if (vst == ST_M || l1st == ST_M)
 				llc_fill(m, cpu, vline, true);
 		}
-		level_insert(m, &c->l1, line, st, &vline, &vst);
+		level_insert(&c->l1, line, st, &vline, &vst);
 		/* An L1 victim stays in L2, same state. */
 		return;
 	}
-	level_insert(m, &c->l1, line, st, &vline, &vst);
+	level_insert(&c->l1, line, st, &vline, &vst);
 	if (vst == ST_M)
 		llc_fill(m, cpu, vline, true);
 }
@@ -421,8 +458,8 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 		c->st.mem_cycles += c->l1.latency;
 		/* L2 does not see L1D hits (as in hardware): its LRU order
 		 * is that of L1D misses, so it may evict a line L1D uses. */
-		level_touch(m, &c->l1, i);
-		return (enum line_state)c->l1.state[i];
+		level_touch(&c->l1, i);
+		return state_get(&c->l1, (size_t)i);
 	}
 	c->st.l1_misses++;
 	if (!level_present(&c->l2))
@@ -434,9 +471,9 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 	}
 	c->st.l2_hits++;
 	c->st.mem_cycles += c->l2.latency;
-	level_touch(m, &c->l2, i);
-	st = (enum line_state)c->l2.state[i];
-	level_insert(m, &c->l1, line, st, &vline, &vst);
+	level_touch(&c->l2, i);
+	st = state_get(&c->l2, (size_t)i);
+	level_insert(&c->l1, line, st, &vline, &vst);
 	return st;
 }
 
@@ -449,7 +486,7 @@ static void fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line)
 	if (i >= 0) {
 		c->st.llc_hits++;
 		c->st.mem_cycles += m->llc.latency;
-		level_touch(m, &m->llc, i);
+		level_touch(&m->llc, i);
 		return;
 	}
 	c->st.llc_misses++;
@@ -569,7 +606,8 @@ static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 /* ------------------------------------------------------------------ */
 /* Write combining                                                      */
 
-static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b)
+static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
+		     enum cm_wc_cause why)
 {
 	struct cm_stats *s = &m->cpu[cpu].st;
 
@@ -583,15 +621,16 @@ static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b)
 			if ((b->mask >> k) & 0xff)
 				chunks++;
 		s->wc_partials++;
+		s->wc_partial_by[why]++;
 		s->mem_cycles += (uint64_t)chunks * m->p.wc_chunk;
 	}
 	b->mask = 0;
 }
 
-static void wc_drain(struct cm_model *m, unsigned cpu)
+static void wc_drain(struct cm_model *m, unsigned cpu, enum cm_wc_cause why)
 {
 	for (unsigned b = 0; b < m->p.wc_buffers; b++)
-		wc_flush(m, cpu, &m->cpu[cpu].wc[b]);
+		wc_flush(m, cpu, &m->cpu[cpu].wc[b], why);
 }
 
 static struct wc_buffer *wc_find(struct cm_model *m, unsigned cpu,
@@ -632,13 +671,13 @@ static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
 			if (all[b].stamp < w->stamp)
 				w = &all[b];
 		}
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);
 		w->line = line;
 	}
 	w->mask |= byte_mask(off, n);
-	w->stamp = ++m->tick;
+	w->stamp = ++m->cpu[cpu].wc_tick;
 	if (w->mask == WC_FULL_MASK)
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);	/* full: a burst */
 }
 
 /* ------------------------------------------------------------------ */
@@ -663,7 +702,7 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 
 	if (flags & CM_LOCKED) {
 		/* A locked RMW drains the WC buffers and owns the line. */
-		wc_drain(m, cpu);
+		wc_drain(m, cpu, CM_WC_LOCKED);
 		if (!store) {
 			c->st.locked++;
 			c->st.mem_cycles += m->p.locked;
@@ -709,14 +748,14 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		/* No store forwarding from a WC buffer: flush it first. */
 		w = wc_find(m, cpu, line);
 		if (w)
-			wc_flush(m, cpu, w);
+			wc_flush(m, cpu, w, CM_WC_UNCACHED);
 		uncached(m, cpu, m->p.uc_load);
 		return;
 	case CM_UC:
 	case CM_UC_MINUS:
 	default:
 		/* Strongly ordered: earlier WC stores go out first. */
-		wc_drain(m, cpu);
+		wc_drain(m, cpu, CM_WC_UNCACHED);
 		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
 		return;
 	}
@@ -743,12 +782,62 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	}
 }
 
+/* *v += n where v is written by one thread and read by others. */
+static void stat_add(uint64_t *v, uint64_t n)
+{
+	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * The case cm_access() handles without looking beyond cpu's L1D: a plain
+ * (not locked, not non-temporal, not device) WB access within one line
+ * that hits L1D in a state that needs no coherence action. For such an
+ * access cm_access() counts the load or store, one L1D hit and its
+ * latency, and refreshes the way's LRU stamp; nothing else. Any other
+ * access is left alone.
+ */
+bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
+		    unsigned size, unsigned flags)
+{
+	struct cpu *c = &m->cpu[cpu];
+	struct cm_stats *s = &c->st;
+	uint64_t line = pa >> CM_LINE_SHIFT;
+	enum line_state st;
+	long i;
+
+	if ((flags & (CM_NT | CM_LOCKED | CM_IO)) || size == 0 ||
+	    (pa & (CM_LINE_SIZE - 1)) + size > CM_LINE_SIZE ||
+	    cm_type_of(m, pa) != CM_WB)
+		return false;
+	/* Consecutive accesses often fall on one line: try the way hit last
+	 * before the set (a line is in at most one way, so a match with a
+	 * valid state is the line's way). */
+	i = (long)c->l1_last;
+	if (c->l1.line[i] != line || state_get(&c->l1, (size_t)i) == ST_I) {
+		i = level_find(&c->l1, line);
+		if (i < 0)
+			return false;
+		c->l1_last = (size_t)i;
+	}
+	st = state_get(&c->l1, (size_t)i);
+	/* A store needs the line M; E -> M is left to cm_access(), which
+	 * changes L1D and L2 together. */
+	if ((flags & CM_STORE) && st != ST_M)
+		return false;
+	stat_add(flags & CM_STORE ? &s->stores : &s->loads, 1);
+	stat_add(&s->l1_hits, 1);
+	stat_add(&s->mem_cycles, c->l1.latency);
+	level_touch(&c->l1, i);
+	return true;
+}
+
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)
 {
 	(void)kind;	/* both drain the WC buffers; loads are in order here */
 	m->cpu[cpu].st.fences++;
 	m->cpu[cpu].st.mem_cycles += m->p.fence;
-	wc_drain(m, cpu);
+	wc_drain(m, cpu, CM_WC_FENCE);
 }
 
 void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
@@ -759,7 +848,7 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
 	struct wc_buffer *w = wc_find(m, cpu, line);
 
 	if (w)
-		wc_flush(m, cpu, w);
+		wc_flush(m, cpu, w, CM_WC_EVICT);
 	s->clflushes++;
 	evict_everywhere(m, cpu, line);
 	s->mem_cycles += m->p.clflush;
@@ -799,7 +888,7 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 			struct wc_buffer *w = wc_find(m, cpu, line);
 
 			if (w)
-				wc_flush(m, cpu, w);
+				wc_flush(m, cpu, w, CM_WC_EVICT);
 			evict_everywhere(m, cpu, line);
 		}
 	} else {
@@ -830,6 +919,18 @@ void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
 
 	for (size_t i = 0; i < sizeof(*base) / sizeof(uint64_t); i++)
 		b[i] += t[i] - f[i];
+}
+
+void cm_stats_read(const struct cm_model *m, unsigned cpu,
+		   struct cm_stats *out)
+{
+	const uint64_t *from = (const uint64_t *)&m->cpu[cpu].st;
+	uint64_t *to = (uint64_t *)out;
+
+	_Static_assert(sizeof(*out) % sizeof(uint64_t) == 0,
+		       "struct cm_stats holds only uint64_t counters");
+	for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+		to[k] = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
 }
 
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s)

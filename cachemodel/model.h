@@ -20,8 +20,9 @@
  *   +-----------------------------------+
  *
  * Invariants:
+ *  0. Counters: wc_partial_by[] sums to wc_partials on every CPU.
  *  1. Lines are 64 bytes; every level is set-associative with true LRU
- *     (a per-model access counter stamps each touched way).
+ *     (a per-level access counter stamps each touched way).
  *  2. L1D is a subset of L2 when L2 exists (an L2 eviction removes the
  *     line from L1D); a line has the same MESI state in both. L2's LRU
  *     order follows L1D misses only, as in hardware.
@@ -89,6 +90,15 @@ struct cm_profile {
 	uint32_t clflush;	/* cycles of a clflush (plus a write-back) */
 };
 
+/* What made a write-combining buffer leave before it was full. */
+enum cm_wc_cause {
+	CM_WC_FENCE,	/* sfence / mfence */
+	CM_WC_LOCKED,	/* a locked read-modify-write */
+	CM_WC_UNCACHED,	/* a UC access, or a WC load of the buffer's line */
+	CM_WC_EVICT,	/* buffer needed for another line, clflush, retype */
+	CM_WC_NCAUSES,
+};
+
 /* Per-CPU counters. All monotonic; regions subtract two snapshots. */
 struct cm_stats {
 	uint64_t insns;
@@ -102,6 +112,8 @@ struct cm_stats {
 	uint64_t uncached;	/* accesses that went to memory uncached */
 	uint64_t wc_bursts;	/* full 64-byte WC buffer flushes */
 	uint64_t wc_partials;	/* partial WC buffer flushes */
+	/* wc_partials by cause (enum cm_wc_cause); they sum to wc_partials */
+	uint64_t wc_partial_by[CM_WC_NCAUSES];
 	uint64_t nt_stores;
 	uint64_t clflushes;
 	uint64_t locked;
@@ -142,6 +154,20 @@ void cm_destroy(struct cm_model *m);
  */
 void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	       unsigned flags);
+/*
+ * cm_access()'s common case, for callers that run CPUs on several threads:
+ * if the access is a plain WB access within one line that hits cpu's L1D
+ * in a state that needs no coherence action (any valid state for a load,
+ * M for a store), count it exactly as cm_access() would and return true;
+ * otherwise change nothing and return false (then call cm_access()).
+ * Concurrency: it touches only cpu's own L1D, counters and the type map,
+ * so it may run while another thread makes calls for other CPUs (those
+ * serialised among themselves), except cm_set_type(), which may flush
+ * cpu's WC buffers into cpu's counters; never at the same time as another
+ * call for the same cpu.
+ */
+bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
+		    unsigned size, unsigned flags);
 /* sfence / mfence: drain cpu's WC buffers. */
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);
 /* clflush / clflushopt of the line holding pa: evicted from every cache. */
@@ -184,6 +210,13 @@ const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu);
  */
 void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
 		   const struct cm_stats *to);
+/*
+ * Copy cpu's counters into *out with atomic loads: for a thread that is
+ * not cpu's while cpu may be inside cm_access_fast(). Each counter is
+ * exact as of some moment of the copy.
+ */
+void cm_stats_read(const struct cm_model *m, unsigned cpu,
+		   struct cm_stats *out);
 /* Modelled cycles of counters s: insns x CPI + mem_cycles. */
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s);
 const struct cm_profile *cm_profile(const struct cm_model *m);

@@ -14,14 +14,22 @@
  * (cachemodel/doorbell.h), which are commands from the kernel.
  *
  * Invariants:
- *  1. The engine is entered only with model_lock held: under
- *     multi-threaded TCG the vCPU threads share the LLC and the other
- *     CPUs' private caches (snoops), so the whole model is one critical
- *     section. Single-threaded TCG takes the lock uncontended.
+ *  1. The engine is entered with model_lock held, except for the fast
+ *     path: under multi-threaded TCG the vCPU threads share the LLC and
+ *     the other CPUs' private caches (snoops), so every engine call but
+ *     cm_access_fast() is one critical section. cm_access_fast() (an
+ *     access that hits the vCPU's own L1D and needs no coherence action:
+ *     most of them) runs without a lock, between fast_enter() and
+ *     fast_leave(); a thread that needs the engine to leave the vCPUs'
+ *     counters alone (cm_set_type() flushing their WC buffers) holds
+ *     model_lock and calls fast_stop() first, fast_restart() after. With
+ *     sync= or without membarrier(2) every access takes the slow path
+ *     (the clock check needs model_lock anyway).
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region, instruction count) is written only by that vCPU's
- *     callbacks; instruction counts are atomics because region snapshots
- *     read every CPU's. The current label is global, under model_lock.
+ *     callbacks; instruction counts and the engine's counters are read
+ *     by other threads with atomic loads (region snapshots read every
+ *     CPU's). The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
  *  4. With sync=Q (multi-threaded TCG only), a vCPU whose modelled clock
  *     is more than Q cycles ahead of the slowest running vCPU waits (lock
@@ -44,6 +52,9 @@
 #include <string.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include "cachemodel/doorbell.h"
 #include "cachemodel/model.h"
 #include "cachemodel/profile.h"
@@ -75,10 +86,14 @@ struct xlat {
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
+/* Host cache line: vCPUs' states are aligned to it (no false sharing). */
+#define HOST_LINE_BYTES 64
+
 _Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
 	       "the doorbell's promise is the engine's type map");
 
 struct vcpu {
+	uint32_t in_fast;		/* inside cm_access_fast() */
 	uint64_t insns;			/* atomic (invariant 2) */
 	uint64_t acc;
 	uint64_t args[DB_MAX_ARGS];
@@ -86,6 +101,7 @@ struct vcpu {
 	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
 	unsigned pending_len;
 	bool region_open;
+	bool region_all;		/* scope DB_SCOPE_ALL */
 	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
 	uint64_t region_id;
 	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
@@ -96,7 +112,7 @@ struct vcpu {
 	bool running;		/* executing, not halted */
 	uint64_t skip;		/* cycles added to the clock at resumes */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
-};
+} __attribute__((aligned(HOST_LINE_BYTES)));
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_model *model;
@@ -125,13 +141,77 @@ static double seconds_since(const struct timespec *t0)
 
 static void stats_now(unsigned cpu, struct cm_stats *s)
 {
-	*s = *cm_stats(model, cpu);
+	cm_stats_read(model, cpu, s);
 	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fast-path exclusion (invariant 1)                                    */
+
+/*
+ * An asymmetric Dekker handshake, so that the fast path, taken on most
+ * accesses, needs no atomic read-modify-write and no fence: a vCPU
+ * announces itself in v->in_fast, then reads fast_stopped; fast_stop()
+ * sets fast_stopped, has every running thread of QEMU execute a full
+ * memory barrier (membarrier(2), private expedited: IPIs, microseconds,
+ * a handful of times per boot), then waits for every in_fast to drop.
+ * Either a vCPU's in_fast store was before its barrier, so fast_stop()
+ * sees it and waits, or its fast_stopped load was after it, so it sees
+ * the stop and takes the slow path.
+ */
+static uint32_t fast_stopped;	/* written under model_lock; 1 for good
+				 * when the fast path is off */
+static bool fast_path_on;	/* membarrier registered and no sync= */
+
+static long membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* True if cpu may run cm_access_fast() now; then call fast_leave(). */
+static bool fast_enter(struct vcpu *v)
+{
+	__atomic_store_n(&v->in_fast, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&fast_stopped, __ATOMIC_ACQUIRE))
+		return true;
+	__atomic_store_n(&v->in_fast, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void fast_leave(struct vcpu *v)
+{
+	__atomic_store_n(&v->in_fast, 0, __ATOMIC_RELEASE);
+}
+
+/* With model_lock held: returns when no vCPU is in the fast path, and
+ * none enters it until fast_restart(). */
+static void fast_stop(void)
+{
+	if (!fast_path_on)
+		return;
+	__atomic_store_n(&fast_stopped, 1, __ATOMIC_RELAXED);
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+		/* Registered at install, so it cannot fail; if it did,
+		 * a hang or a race would be worse than a slow run. */
+		fprintf(stderr, "cachemodel plugin: membarrier failed (%s); "
+			"the fast path is off from now on\n", strerror(errno));
+		fast_path_on = false;	/* fast_stopped stays 1 */
+	}
+	for (unsigned c = 0; c < nvcpus; c++)
+		while (__atomic_load_n(&vcpus[c].in_fast, __ATOMIC_ACQUIRE))
+			sched_yield();
+}
+
+static void fast_restart(void)
+{
+	if (fast_path_on)
+		__atomic_store_n(&fast_stopped, 0, __ATOMIC_RELEASE);
 }
 
 #define DIFF(f) d.f = now->f - then->f
 static void print_counters(const char *kind, const char *label, int64_t id,
-			   uint64_t iters, unsigned by, unsigned cpu,
+			   bool all, uint64_t iters, unsigned by, unsigned cpu,
 			   const struct cm_stats *now,
 			   const struct cm_stats *then)
 {
@@ -143,8 +223,12 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles);
+	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
+		d.wc_partial_by[k] = now->wc_partial_by[k] -
+				     then->wc_partial_by[k];
 	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
-		"\"label\":\"%s\",\"id\":%" PRId64 ",\"iters\":%" PRIu64
+		"\"label\":\"%s\",\"id\":%" PRId64 ",\"scope\":\"%s\","
+		"\"iters\":%" PRIu64
 		",\"by\":%u,\"cpu\":%u,"
 		"\"insns\":%" PRIu64 ",\"loads\":%" PRIu64
 		",\"stores\":%" PRIu64 ",\"l1_hits\":%" PRIu64
@@ -153,16 +237,22 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"llc_misses\":%" PRIu64 ",\"invalidations\":%" PRIu64
 		",\"transfers\":%" PRIu64 ",\"writebacks\":%" PRIu64
 		",\"uncached\":%" PRIu64 ",\"wc_bursts\":%" PRIu64
-		",\"wc_partials\":%" PRIu64 ",\"nt_stores\":%" PRIu64
+		",\"wc_partials\":%" PRIu64 ",\"wc_partial_fence\":%" PRIu64
+		",\"wc_partial_locked\":%" PRIu64
+		",\"wc_partial_uncached\":%" PRIu64
+		",\"wc_partial_evict\":%" PRIu64 ",\"nt_stores\":%" PRIu64
 		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"cycles\":%" PRIu64 "}\n",
-		kind, cm_profile(model)->name, label, id, iters, by, cpu,
+		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
+		iters, by, cpu,
 		d.insns,
 		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
 		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
 		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
-		d.wc_partials, d.nt_stores, d.clflushes, d.locked, d.fences,
+		d.wc_partials, d.wc_partial_by[CM_WC_FENCE],
+		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
+		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, cm_cycles(model, &d));
 }
 
@@ -187,6 +277,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
 	enum cm_memtype t;
 	struct cm_stats now;
+	bool ok;
 
 	switch (cmd) {
 	case DB_CMD_HELLO:
@@ -198,20 +289,28 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		break;
 	case DB_CMD_SET_TYPE:
 		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||
-		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT) ||
-		    !cm_set_type(model, v->args[0],
-				 v->args[1] << CM_PAGE_SHIFT, t)) {
+		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT)) {
 			doorbell_errors++;
 			break;
 		}
-		type_changes++;
+		fast_stop();
+		ok = cm_set_type(model, v->args[0],
+				 v->args[1] << CM_PAGE_SHIFT, t);
+		fast_restart();
+		if (ok)
+			type_changes++;
+		else
+			doorbell_errors++;
 		break;
 	case DB_CMD_BEGIN:
-		if (v->nargs != 1) {
+		if (v->nargs < 1 || v->nargs > 2 ||
+		    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
+		     v->args[1] != DB_SCOPE_ALL)) {
 			doorbell_errors++;
 			break;
 		}
 		v->region_open = true;
+		v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
 		v->region_paused = false;
 		v->region_id = v->args[0];
 		memcpy(v->region_label, label, sizeof(label));
@@ -238,8 +337,8 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 				    v->snap[c].loads + v->snap[c].stores)
 				continue;
 			print_counters("region", v->region_label,
-				       (int64_t)v->region_id, v->args[1], cpu,
-				       c, &now, &v->snap[c]);
+				       (int64_t)v->region_id, v->region_all,
+				       v->args[1], cpu, c, &now, &v->snap[c]);
 		}
 		break;
 	case DB_CMD_PAUSE:
@@ -440,7 +539,7 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 {
 	unsigned insn = (unsigned)(uintptr_t)udata;
 	bool store = qemu_plugin_mem_is_store(info);
-	unsigned flags = 0;
+	unsigned flags = 0, size;
 	uint64_t pa;
 	bool io;
 
@@ -464,9 +563,16 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_LOCKED;
 	if (io)
 		flags |= CM_IO;
+	size = 1u << qemu_plugin_mem_size_shift(info);
+	if (fast_enter(&vcpus[cpu])) {
+		bool done = cm_access_fast(model, cpu, pa, size, flags);
+
+		fast_leave(&vcpus[cpu]);
+		if (done)
+			return;
+	}
 	pthread_mutex_lock(&model_lock);
-	cm_access(model, cpu, pa, 1u << qemu_plugin_mem_size_shift(info),
-		  flags);
+	cm_access(model, cpu, pa, size, flags);
 	if (sync_quantum)
 		sync_wait(cpu);
 	pthread_mutex_unlock(&model_lock);
@@ -495,9 +601,14 @@ static void on_special(unsigned int cpu, void *udata)
 
 static void on_tb(unsigned int cpu, void *udata)
 {
-	if (cpu < nvcpus)
-		__atomic_fetch_add(&vcpus[cpu].insns, (uint64_t)(uintptr_t)udata,
-				   __ATOMIC_RELAXED);
+	/* Only this vCPU's thread writes its count: no read-modify-write
+	 * atomic needed, just an atomic store for the readers. */
+	if (cpu < nvcpus) {
+		uint64_t *n = &vcpus[cpu].insns;
+
+		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) +
+				 (uint64_t)(uintptr_t)udata, __ATOMIC_RELAXED);
+	}
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -512,6 +623,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
 						  qemu_plugin_insn_size(insn));
 
+		/* QEMU calls it only at the instruction's memory
+		 * operations: instructions without any cost nothing at run
+		 * time. (One callback per direction, QEMU_PLUGIN_MEM_R and
+		 * _W, would save asking the direction, but QEMU 7.2 does not
+		 * deliver them as registered: the doorbell's loads never
+		 * arrived.) */
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
@@ -534,7 +651,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 	pthread_mutex_lock(&model_lock);
 	for (unsigned c = 0; c < nvcpus; c++) {
 		stats_now(c, &now);
-		print_counters("total", "", -1, 0, c, c, &now, &zero);
+		print_counters("total", "", -1, false, 0, c, c, &now, &zero);
 	}
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
@@ -649,7 +766,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return fail("%s CPUs; the model handles 1..64%s", num, "");
 	}
 	model = cm_create(&p, nvcpus);
-	vcpus = calloc(nvcpus, sizeof(*vcpus));
+	vcpus = aligned_alloc(HOST_LINE_BYTES, nvcpus * sizeof(*vcpus));
+	if (vcpus)
+		memset(vcpus, 0, nvcpus * sizeof(*vcpus));
 	if (!model || !vcpus)
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {
@@ -664,6 +783,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	fprintf(out, PREFIX "{\"kind\":\"start\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"api\":%d,\"freq_mhz\":%u,\"cpi_x100\":%u}\n",
 		p.name, nvcpus, info->version.cur, p.freq_mhz, p.cpi_x100);
+	/* The fast path needs membarrier(2) (Linux 4.14) and no sync=. */
+	fast_path_on = !sync_quantum &&
+		membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+	fast_stopped = !fast_path_on;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	if (sync_quantum) {

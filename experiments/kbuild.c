@@ -10,12 +10,20 @@
  *
  * Every build's objects must hash to the reference compile's value, and
  * in quick mode that value must be the recorded constant of kbuild.h.
+ *
+ * Under the cache-model QEMU plugin each build is a model region over
+ * every CPU (bench_region_begin_all()) labelled
+ * "kbuild|VARIANT|real_ms+busy_ms|0", counted in source files: the
+ * modelled cycles per file are the workers' summed work.
  */
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tsc.h"
+#include "cachemodel/doorbell.h"
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
+#include "lib/bench.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
 #include "workloads/corpus.h"
@@ -26,7 +34,8 @@
 
 static struct kbuild_run kb_run;
 
-#define KB_MAX_FIGS 64
+/* 6 variants x (2 figures, a CPU's each), 2 work figures per traced one. */
+#define KB_MAX_FIGS 96
 
 static char kb_variant_names[KB_MAX_FIGS][BENCH_FIELD_MAX];
 
@@ -49,27 +58,41 @@ static void kb_fig(struct bench_figure *f, const char *variant,
 
 /*
  * Measure "make -j jobs" reps times under the variant name (NULL: "j=N");
- * appends figures. 0 or 1.
+ * appends figures and, when real_ticks is not NULL, leaves each build's
+ * first-start-to-last-end ticks there. 0 or 1.
  */
 static int kb_variant(unsigned jobs, uint64_t expect,
 		      struct bench_figure *figs, size_t *nfig,
-		      const char *name)
+		      const char *name, uint64_t *real_ticks)
 {
 	static uint64_t cpu_ms[MAX_CPUS][BENCH_MAX_REPS];
 	uint64_t real[BENCH_MAX_REPS], busy[BENCH_MAX_REPS];
 	unsigned reps = kb_run.size->reps, cpus[MAX_CPUS], n = 0;
 	char *vname = kb_variant_names[*nfig];
+	char label[DB_LABEL_MAX];
 
 	kassert(reps <= BENCH_MAX_REPS);
+	if (*nfig + 2 > KB_MAX_FIGS) {
+		kprintf("kbuild: no room for more than %u figures\n",
+			KB_MAX_FIGS);
+		return 1;
+	}
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else
 		ksnprintf(vname, BENCH_FIELD_MAX, "j=%u", jobs);
+	ksnprintf(label, sizeof(label), "kbuild|%s|real_ms+busy_ms|0", vname);
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t h = 0, first = UINT64_MAX, last = 0, sum = 0;
-		uint64_t allocs = 0;
+		uint64_t allocs = 0, region;
+		bool built;
 
-		if (!kbuild_build(&kb_run, jobs, &h) || h != expect) {
+		model_doorbell_label(label);
+		region = bench_region_begin_all();
+		built = kbuild_build(&kb_run, jobs, &h);
+		bench_region_end(region, kb_run.size->corpus.files);
+		model_doorbell_label("kbuild");
+		if (!built || h != expect) {
 			kprintf("kbuild: %s rep %u: objects hash %#lx, "
 				"reference %#lx\n", vname, r, (unsigned long)h,
 				(unsigned long)expect);
@@ -89,6 +112,8 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 			cpus[n++] = c;
 		}
 		real[r] = ticks_to_ms_scaled(last - first);
+		if (real_ticks)
+			real_ticks[r] = last - first;
 		busy[r] = ticks_to_ms_scaled(sum);
 		kprintf("kbuild: %s rep %u: real %lu cycles, busy %lu cycles "
 			"over %u CPUs, %lu kmalloc calls\n", vname, r,
@@ -120,6 +145,7 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 {
 	const struct kbuild_size *size = kb_run.size;
 	struct kbuild_size traced = *size;
+	uint64_t off_ticks = 0, real[BENCH_MAX_REPS];
 	int rc = 0;
 
 	/* Quick mode (make run, make test): one repetition per variant. */
@@ -135,11 +161,19 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 			rc = 1;
 			break;
 		}
-		rc |= kb_variant(jobs, expect, figs, nfig, v->name);
+		rc |= kb_variant(jobs, expect, figs, nfig, v->name, real);
 		events = trace_variant_stop(v);
 		trace_variant_describe("kbuild", v, events,
 				       (uint64_t)kb_run.size->corpus.files *
 					       kb_run.size->reps);
+		/* Under -icount: instructions per file, slowdown over
+		 * trace_off (the real_ms window: every worker's work). */
+		if (!rc)
+			*nfig += trace_work_figures(
+				"kbuild", v, real, kb_run.size->reps,
+				kb_run.size->corpus.files, "file",
+				"insns/file", &off_ticks, figs + *nfig,
+				KB_MAX_FIGS - *nfig);
 	}
 	kb_run.size = size;
 	return rc;
@@ -205,7 +239,7 @@ static int kbuild_run(enum experiment_mode mode)
 		kbuild_teardown(&kb_run);
 		return 1;
 	}
-	rc |= kb_variant(1, expect, figs, &nfig, NULL);
+	rc |= kb_variant(1, expect, figs, &nfig, NULL, NULL);
 	if (mode == EXPERIMENT_QUICK && cpus > KB_QUICK_MAX_JOBS) {
 		/* Every worker hammers kmalloc's class locks; with more
 		 * vCPUs than host cores each lock hand-off can wait for a
@@ -215,7 +249,7 @@ static int kbuild_run(enum experiment_mode mode)
 		cpus = KB_QUICK_MAX_JOBS;
 	}
 	if (cpus > 1 && !rc)
-		rc |= kb_variant(cpus, expect, figs, &nfig, NULL);
+		rc |= kb_variant(cpus, expect, figs, &nfig, NULL, NULL);
 	if (!rc && !(experiment_param("trace", &v) && v == 0))
 		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);

@@ -11,9 +11,9 @@
  *
  * Under the cache-model QEMU plugin each repetition is a model region
  * labelled "tbench|VARIANT|throughput+ops|0" (both figures of the
- * variant; counted in requests), opened on the boot CPU: with one CPU (variant
- * "alternating" and the traced ones) it holds the whole run, with pairs
- * only what the boot CPU did.
+ * variant; counted in requests), opened on the boot CPU over every CPU
+ * (bench_region_begin_all()): with pairs it holds the clients' and the
+ * servers' work, spin-waiting on the loopback included.
  *
  * Every repetition is checked against a reference run (alternating, on
  * the boot CPU), and quick mode also against the recorded constant of
@@ -34,7 +34,9 @@
 
 static struct tbench_run tb_run;
 
-#define TB_MAX_FIGS 96
+/* Full mode on many CPUs: 16 traced variants x (2 figures, 2 work figures
+ * under -icount, a pair's each), the untraced pair counts, 6 event costs. */
+#define TB_MAX_FIGS 192
 #define MB 1000000ull
 
 static void tb_rates(struct stats *mbs, struct stats *ops,
@@ -56,15 +58,15 @@ static char tb_variant_names[TB_MAX_FIGS][BENCH_FIELD_MAX];
 
 /*
  * Measure one variant (named name, or after its pairs when name is NULL);
- * appends its figures. Returns 0 or 1 (failure).
+ * appends its figures and leaves each repetition's ticks (the slowest
+ * pair's) in wall[0 .. size->reps). Returns 0 or 1 (failure).
  */
 static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		      const struct tbench_check *ref, struct bench_figure *figs,
-		      size_t *nfig, const char *name)
+		      size_t *nfig, const char *name, uint64_t *wall)
 {
 	static uint64_t pt[MAX_CPUS / 2][BENCH_MAX_REPS];
 	static uint64_t pbytes[MAX_CPUS / 2], pops[MAX_CPUS / 2];
-	uint64_t wall[BENCH_MAX_REPS];
 	unsigned np = npairs ? npairs : 1, cpus = npairs ? 2 * npairs : 1;
 	char *vname = tb_variant_names[*nfig];
 	char label[DB_LABEL_MAX];
@@ -72,6 +74,11 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	int rc = 0;
 
 	kassert(size->reps <= BENCH_MAX_REPS);
+	if (*nfig + 2 > TB_MAX_FIGS) {
+		kprintf("tbench: no room for more than %u figures\n",
+			TB_MAX_FIGS);
+		return 1;
+	}
 	if (name)
 		ksnprintf(vname, BENCH_FIELD_MAX, "%s", name);
 	else if (npairs)
@@ -91,7 +98,7 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 		bool done;
 
 		model_doorbell_label(label);
-		region = bench_region_begin();
+		region = bench_region_begin_all();
 		done = tbench_run_once(&tb_run, &chk);
 		bench_region_end(region, ref->ops);
 		model_doorbell_label("tbench");
@@ -150,21 +157,30 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 /* Timed emits per memory type for the per-event cost figures. */
 #define TB_EVENT_COST_SAMPLES 20000
 
-/* One traced run: the largest pair count under trace variant v. */
+/*
+ * One traced run: the largest pair count under trace variant v; under
+ * QEMU -icount also its instructions per request and, against trace_off
+ * (whose median ticks *off_ticks keeps), the slowdown they make.
+ */
 static int tb_traced(const struct trace_variant *v, unsigned npairs,
 		     const struct tbench_size *size,
 		     const struct tbench_check *ref, struct bench_figure *figs,
-		     size_t *nfig)
+		     size_t *nfig, uint64_t *off_ticks)
 {
-	uint64_t events;
+	uint64_t events, wall[BENCH_MAX_REPS];
 	int rc;
 
 	if (trace_variant_start(v) != 0)
 		return 1;
-	rc = tb_variant(npairs, size, ref, figs, nfig, v->name);
+	rc = tb_variant(npairs, size, ref, figs, nfig, v->name, wall);
 	events = trace_variant_stop(v);
 	/* ref->ops: requests of all clients in one repetition. */
 	trace_variant_describe("tbench", v, events, ref->ops * size->reps);
+	if (!rc)
+		*nfig += trace_work_figures("tbench", v, wall, size->reps,
+					    ref->ops, "request",
+					    "insns/request", off_ticks,
+					    figs + *nfig, TB_MAX_FIGS - *nfig);
 	return rc;
 }
 
@@ -181,6 +197,7 @@ static int tb_trace_variants(enum experiment_mode mode,
 			     unsigned maxpairs)
 {
 	struct tbench_size traced = *size;
+	uint64_t off_ticks = 0;
 	int rc = 0;
 
 	/* Quick mode (make run, make test): one repetition per variant. */
@@ -190,11 +207,11 @@ static int tb_trace_variants(enum experiment_mode mode,
 	trace_variants_prepare();
 	for (size_t i = 0; i < trace_variants_count && !rc; i++)
 		rc |= tb_traced(&trace_variants[i], maxpairs, size, ref, figs,
-				nfig);
+				nfig, &off_ticks);
 	for (unsigned i = 0; mode == EXPERIMENT_FULL && i < TRACE_COMBOS &&
 			     !rc; i++)
 		rc |= tb_traced(trace_combo(i), maxpairs, size, ref, figs,
-				nfig);
+				nfig, &off_ticks);
 	if (!rc)
 		*nfig += trace_event_cost("tbench", figs + *nfig,
 					  TB_MAX_FIGS - *nfig,
@@ -228,6 +245,7 @@ static int tbench_run(enum experiment_mode mode)
 	size_t in_use_before = kmalloc_in_use_bytes();
 	int64_t lost, leaked;
 	struct tbench_check ref;
+	uint64_t wall[BENCH_MAX_REPS];
 	size_t nfig = 0;
 	int rc = 0;
 	uint64_t v;
@@ -279,14 +297,15 @@ static int tbench_run(enum experiment_mode mode)
 		kprintf("tbench: one CPU: client and server cannot run at "
 			"once, so they alternate on it (variant "
 			"\"alternating\")\n");
-		rc |= tb_variant(0, size, &ref, figs, &nfig, NULL);
+		rc |= tb_variant(0, size, &ref, figs, &nfig, NULL, wall);
 	} else {
 		/* Full mode: 1, 2, 4, ... pairs and all the CPUs' worth;
 		 * quick mode: only the latter. */
 		unsigned np = mode == EXPERIMENT_FULL ? 1 : maxpairs;
 
 		for (; !rc; np = MIN(2 * np, maxpairs)) {
-			rc |= tb_variant(np, size, &ref, figs, &nfig, NULL);
+			rc |= tb_variant(np, size, &ref, figs, &nfig, NULL,
+					 wall);
 			if (np == maxpairs)
 				break;
 		}

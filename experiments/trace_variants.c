@@ -7,6 +7,8 @@
 #include "kernel/bench_env.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
+#include "lib/assert.h"
+#include "lib/bench.h"
 #include "lib/compiler.h"
 #include "lib/cycles.h"
 #include "lib/kprintf.h"
@@ -133,6 +135,63 @@ void trace_variant_describe(const char *experiment,
 		(unsigned long)(per % FRAC_DIGITS_SCALE),
 		experiment[0] == 'k' ? "file" : "request",
 		verdict_name(bench_env_memtypes()));
+}
+
+size_t trace_work_figures(const char *exp, const struct trace_variant *v,
+			  const uint64_t *ticks, unsigned reps, uint64_t ops,
+			  const char *op, const char *unit, uint64_t *off_ticks,
+			  struct bench_figure *figs, size_t room)
+{
+	uint64_t per[BENCH_MAX_REPS], slow[BENCH_MAX_REPS];
+	struct stats st, sd;
+	bool faster = false;
+	size_t added = 0;
+
+	kassert(reps >= 1 && reps <= BENCH_MAX_REPS);
+	if (!kopt.icount || ops == 0 || room == 0)
+		return 0;
+	for (unsigned r = 0; r < reps; r++)
+		per[r] = stats_muldiv(ticks[r], BENCH_SCALE, ops);
+	stats_compute(&st, per, reps, per);
+	bench_figure_init(&figs[added++], exp, v->name, "insns_per_op", unit,
+			  BENCH_SCALE_DIGITS, &st);
+	if (!v->on) {
+		uint64_t sorted[BENCH_MAX_REPS];
+
+		memcpy(sorted, ticks, reps * sizeof(sorted[0]));
+		stats_sort_u64(sorted, reps);
+		*off_ticks = sorted[reps / 2];
+		kprintf("%s: %s: %lu.%03lu instructions per %s (QEMU -icount: "
+			"counted, not timed)\n", exp, v->name,
+			(unsigned long)(st.median / BENCH_SCALE),
+			(unsigned long)(st.median % BENCH_SCALE), op);
+		return added;
+	}
+	if (*off_ticks == 0 || added == room)
+		return added;
+	for (unsigned r = 0; r < reps; r++) {
+		faster |= ticks[r] < *off_ticks;
+		slow[r] = ticks[r] < *off_ticks ? 0 :
+			  stats_muldiv(ticks[r] - *off_ticks,
+				       PCT * BENCH_SCALE, ticks[r]);
+	}
+	if (faster) {
+		kprintf("%s: %s: fewer instructions than trace_off: no "
+			"slowdown figure\n", exp, v->name);
+		return added;
+	}
+	stats_compute(&sd, slow, reps, slow);
+	bench_figure_init(&figs[added++], exp, v->name, "slowdown_insns", "%",
+			  BENCH_SCALE_DIGITS, &sd);
+	kprintf("%s: %s: %lu.%03lu instructions per %s, a slowdown of "
+		"%lu.%03lu %% over trace_off (%ss per instruction lost; QEMU "
+		"-icount: counted, not timed, not a hardware figure)\n",
+		exp, v->name,
+		(unsigned long)(st.median / BENCH_SCALE),
+		(unsigned long)(st.median % BENCH_SCALE), op,
+		(unsigned long)(sd.median / BENCH_SCALE),
+		(unsigned long)(sd.median % BENCH_SCALE), op);
+	return added;
 }
 
 size_t trace_event_cost(const char *exp, struct bench_figure *figs,

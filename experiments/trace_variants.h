@@ -72,6 +72,24 @@ void trace_variant_describe(const char *experiment,
 			    uint64_t ops);
 
 /*
+ * The work one traced run added, deterministic under QEMU -icount (one
+ * TSC tick per guest instruction; on one CPU the figures repeat exactly):
+ * ticks[0..reps) are the run's repetitions, each ops operations. Appends
+ * to figs, as experiment exp and variant v->name, metric "insns_per_op"
+ * (unit, e.g. "insns/request" for op "request") and, for a traced variant once trace_off
+ * went through here (its median kept in *off_ticks), "slowdown_insns" (%:
+ * the operations per instruction lost against trace_off, 1 - off / ticks,
+ * as the seeds count throughput lost), and prints both.
+ * Without -icount the ticks are TCG's time, not instructions, and nothing
+ * is added. Never a hardware figure: the cache model's cycles for the
+ * same runs come from tools/model.py. Returns the figures added (<= room).
+ */
+size_t trace_work_figures(const char *exp, const struct trace_variant *v,
+			  const uint64_t *ticks, unsigned reps, uint64_t ops,
+			  const char *op, const char *unit, uint64_t *off_ticks,
+			  struct bench_figure *figs, size_t room);
+
+/*
  * Per-event cost of the fast path on this CPU for each memory type the
  * seed compares (WB, WC, UC): n timed emits of a 16-byte payload, median
  * and 99th percentile in cycles, printed and appended to figs as

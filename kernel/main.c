@@ -181,6 +181,9 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	options_parse(boot_info.cmdline);
 
 	gdt_init_cpu(&boot_cpu_tables);
+	/* Before anything can take an RCU read lock or count per CPU
+	 * (lib/this_cpu.h reads the CPU number through GS). */
+	percpu_early_bsp();
 	idt_init();
 	fault_init();
 	cpu_identify();
@@ -221,12 +224,12 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	 * no shared line (seed 004's lesson). */
 	kmalloc_enable_cpu_caches(smp_this_cpu, MAX_CPUS);
 	/* RCU: every CPU starts idle; this one runs readers from now on. */
-	rcu_init(smp_this_cpu, rcu_kick_cpu);
+	rcu_init(rcu_kick_cpu);
 	rcu_idle_exit();
 	/* The page cache takes frames from the page allocator, which asks it
 	 * for clean pages back when free memory runs low. */
 	pagecache_init(&page_alloc_frames);
-	pagecache_stats_enable(smp_this_cpu);
+	pagecache_stats_enable();
 	page_alloc_set_reclaim(reclaim_page_cache, PAGECACHE_LOW_WATERMARK_PAGES);
 	if (log_enabled(LOG_INFO))
 		memory_report();

@@ -22,6 +22,7 @@
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
  *   shell      flag    the interactive shell after the runs  off
  *   profile=   number  1: profile every experiment         0
+ *   pcache.latency= number 0..10000 us per page read (pagecache_splice) 0
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -96,6 +97,9 @@ static const struct option_desc options[] = {
 	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
 	 "1: sample every experiment with the LAPIC timer, report the top "
 	 "functions"},
+	{"pcache.latency", OPT_UINT, OFF(pcache_latency_us), NULL, 0,
+	 OPT_PCACHE_LATENCY_MAX_US,
+	 "pagecache_splice: simulated device latency per page read (us)"},
 };
 
 static void set_defaults(void)
@@ -246,6 +250,8 @@ void options_print(void)
 		kprintf(" tlb.ceiling=%u", kopt.tlb_ceiling);
 	if (kopt.profile)
 		kprintf(" profile=%u", kopt.profile);
+	if (kopt.pcache_latency_us)
+		kprintf(" pcache.latency=%u", kopt.pcache_latency_us);
 	if (kopt.cpuhole)
 		kprintf(" cpuhole=%u", kopt.cpuhole);
 	kprintf("\n");

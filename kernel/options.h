@@ -29,6 +29,8 @@ enum crash_kind {
 #define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
 
 #define OPT_STRING_MAX 128
+/* pcache.latency= upper bound (microseconds per page read). */
+#define OPT_PCACHE_LATENCY_MAX_US 10000
 /* tlb.ceiling= upper bound (pages). */
 #define OPT_TLB_CEILING_MAX 4096
 
@@ -57,6 +59,8 @@ struct kernel_options {
 	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
 	bool shell; /* the interactive shell after the runs */
 	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
+	/* pagecache_splice: simulated device latency per page read (us). */
+	unsigned pcache_latency_us;
 	unsigned errors; /* options reported as unknown or malformed */
 };
 

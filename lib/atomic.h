@@ -128,8 +128,14 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
  *       later one (asm "memory" clobber); the CPU orders it like any store
  *       under TSO: after earlier stores, not after earlier WC stores (see
  *       wmb_wc()).
+ *   local_try_cmpxchg(p, old, new)  the same CMPXCHG; returns true
+ *       exactly when the swap happened (the CPU's ZF, no compare after).
+ *       Same ordering.
  *   local_fetch_add(p, v)       XADD without LOCK; returns the value *p
  *       held before. Same ordering as local_cmpxchg().
+ *   local_add(p, v)             ADD without LOCK; returns nothing (one
+ *       instruction less than local_fetch_add() when the old value is not
+ *       needed). Same ordering.
  *
  * Host builds (tests, sanitizers, other architectures) use the __atomic
  * builtins with acq_rel ordering instead: stronger than needed, and
@@ -157,9 +163,35 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
 				 : "memory", "cc");                         \
 		local_old_;                                                 \
 	})
+#define local_try_cmpxchg(p, old, new)                                      \
+	({                                                                  \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__typeof__(*(p)) local_prev_ = (old);                       \
+		bool local_ok_;                                             \
+		__asm__ volatile("cmpxchg %3, %1"                           \
+				 : "+a"(local_prev_), "+m"(*(p)),           \
+				   "=@ccz"(local_ok_)                       \
+				 : "r"((__typeof__(*(p)))(new))             \
+				 : "memory");                               \
+		local_ok_;                                                  \
+	})
+#define local_add(p, v)                                                     \
+	do {                                                                \
+		ATOMIC_CHECK_SIZE(p);                                       \
+		__asm__ volatile("add%z0 %1, %0"                            \
+				 : "+m"(*(p))                               \
+				 : "er"((__typeof__(*(p)))(v))              \
+				 : "memory", "cc");                         \
+	} while (0)
 #else
 #define local_cmpxchg(p, old, new) atomic_cmpxchg(p, old, new)
+#define local_try_cmpxchg(p, old, new)                                      \
+	({                                                                  \
+		__typeof__(*(p)) local_expect_ = (old);                     \
+		atomic_cmpxchg(p, local_expect_, new) == local_expect_;     \
+	})
 #define local_fetch_add(p, v) atomic_fetch_add_acq_rel(p, v)
+#define local_add(p, v) ((void)atomic_fetch_add_acq_rel(p, v))
 #endif
 
 /*

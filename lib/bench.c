@@ -87,6 +87,21 @@ uint64_t bench_region_begin(void)
 	return id;
 }
 
+uint64_t bench_region_begin_all(void)
+{
+	const struct bench_region_ops *ops = region_ops;
+	uint64_t id;
+
+	if (!ops)
+		return 0;
+	id = atomic_fetch_add_relaxed(&next_region_id, 1) + 1;
+	if (ops->begin_all)
+		ops->begin_all(id);
+	else
+		ops->begin(id);
+	return id;
+}
+
 void bench_region_end(uint64_t id, uint64_t iters)
 {
 	const struct bench_region_ops *ops = region_ops;

@@ -76,6 +76,8 @@ struct bench_counters {
 struct bench_region_ops {
 	void (*begin)(uint64_t id);
 	void (*end)(uint64_t id, uint64_t iters); /* iterations it ran */
+	/* A region whose work runs on several CPUs (NULL: begin is used). */
+	void (*begin_all)(uint64_t id);
 };
 
 /* Install ops (NULL: no marks). Set once, before experiments run. */
@@ -90,6 +92,15 @@ void bench_set_region_ops(const struct bench_region_ops *ops);
  */
 uint64_t bench_region_begin(void);
 void bench_region_end(uint64_t id, uint64_t iters);
+
+/*
+ * As bench_region_begin(), for a section whose work this CPU hands to
+ * several CPUs and waits for (client/server pairs, parallel build
+ * workers): the model counts the work of every CPU that ran during the
+ * region, not only this one's. Close it with bench_region_end() on the
+ * same CPU. Returns the id, 0 when no ops are installed.
+ */
+uint64_t bench_region_begin_all(void);
 
 /* The measured function: do 'iters' iterations of the work. */
 typedef void (*bench_fn)(void *arg, uint64_t iters);

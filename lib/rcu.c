@@ -48,7 +48,6 @@
 #define RCU_KICK_POLLS 4096
 
 struct rcu_cpu rcu_cpus[RCU_MAX_CPUS];
-unsigned (*rcu_cpu_id)(void);
 
 static void (*rcu_kick)(unsigned cpu);
 
@@ -64,21 +63,15 @@ static struct rcu_stats stats;
 
 void rcu_read_lock_bug(uint32_t nesting)
 {
-	panic("rcu: read-side misuse on cpu %u: nesting %u%s", rcu_cpu_id(),
+	panic("rcu: read-side misuse on cpu %u: nesting %u%s", this_cpu_num(),
 	      nesting,
-	      READ_ONCE(rcu_cpus[rcu_cpu_id()].idle) ?
+	      READ_ONCE(rcu_cpus[this_cpu_num()].idle) ?
 		      " (reader on a CPU marked idle)" :
 		      " (unbalanced lock/unlock)");
 }
 
-static unsigned cpu_zero(void)
+void rcu_init(void (*kick)(unsigned cpu))
 {
-	return 0;
-}
-
-void rcu_init(unsigned (*cpu_id)(void), void (*kick)(unsigned cpu))
-{
-	rcu_cpu_id = cpu_id ? cpu_id : cpu_zero;
 	rcu_kick = kick;
 	for (unsigned i = 0; i < RCU_MAX_CPUS; i++) {
 		atomic_store_relaxed(&rcu_cpus[i].nesting, 0);
@@ -255,7 +248,7 @@ static void wait_for_gp(uint64_t gp)
 		if (atomic_load_acquire(&gp_done) >= gp)
 			break;
 		if (++polls % RCU_KICK_POLLS == 0 && rcu_kick &&
-		    laggard < RCU_MAX_CPUS && laggard != rcu_cpu_id()) {
+		    laggard < RCU_MAX_CPUS && laggard != this_cpu_num()) {
 			atomic_fetch_add_relaxed(&rcu_cpus[laggard].kicks, 1);
 			atomic_fetch_add_relaxed(&stats.kicks, 1);
 			rcu_kick(laggard);

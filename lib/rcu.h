@@ -24,8 +24,9 @@
  * interrupt handler calls rcu_qs_unless_reading(), which counts as a quiescent
  * state only when the interrupted code was outside every read-side section.
  *
- * Portable: the kernel passes its CPU number function, host tests a
- * thread-local one (each thread plays a CPU).
+ * Portable: the CPU number comes from lib/this_cpu.h (one GS-relative
+ * load in the kernel, a thread-local variable in host builds, where each
+ * thread plays a CPU).
  */
 #ifndef LIB_RCU_H
 #define LIB_RCU_H
@@ -35,6 +36,7 @@
 #include "lib/atomic.h"
 #include "lib/compiler.h"
 #include "lib/config.h"
+#include "lib/this_cpu.h"
 
 /* CPU numbers RCU tracks: all of them. */
 #define RCU_MAX_CPUS MAX_CPUS
@@ -65,21 +67,20 @@ struct rcu_cpu {
 } __aligned(64);
 
 extern struct rcu_cpu rcu_cpus[RCU_MAX_CPUS];
-extern unsigned (*rcu_cpu_id)(void);
 
 /*
- * Set the CPU number function (returns 0..ncpus-1) and the kick hook
- * (called with a CPU number that holds up a grace period; may be NULL).
- * Call once before any other function; every CPU starts idle.
+ * Set the kick hook (called with a CPU number that holds up a grace
+ * period; may be NULL). Call once before any other function; every CPU
+ * starts idle.
  */
-void rcu_init(unsigned (*cpu_id)(void), void (*kick)(unsigned cpu));
+void rcu_init(void (*kick)(unsigned cpu));
 
 /* Reports an rcu_read_lock()/unlock() misuse (the debug checks). */
 __attribute__((noreturn)) void rcu_read_lock_bug(uint32_t nesting);
 
 static inline struct rcu_cpu *rcu_this_cpu(void)
 {
-	return &rcu_cpus[rcu_cpu_id()];
+	return &rcu_cpus[this_cpu_num()];
 }
 
 /*

@@ -43,6 +43,17 @@
  *     holds lru_lock first, only trylocks a file's lock; reclaim_lock
  *     (trylock) keeps one reclaimer at a time, so an allocation made
  *     under a file's lock that recurses into reclaim cannot deadlock.
+ *  5. Reclaim's wait for a file is bounded. A trylock loses only to a
+ *     holder or a queue; the RCU variants' readers never take the lock,
+ *     and under lockless, once reclaim has lost RECLAIM_BUSY_LIMIT
+ *     trylocks of a file in a row, that file's gang lookups run the
+ *     speculative protocol instead of queueing (reclaim_waiting) until
+ *     reclaim wins one: then only writers and the lookups queued before
+ *     the flag stand in its way. Reclaim holds lru_lock while it
+ *     trylocks, and the holder may be an insert waiting for lru_lock:
+ *     before giving up on a page reclaim drops lru_lock once and tries
+ *     again. Not bounded: vanilla, whose readers hold the rwlock, and a
+ *     write trylock fails while any does (see docs/pagecache.md).
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
@@ -50,6 +61,7 @@
 #include "lib/config.h"
 #include "lib/rcu.h"
 #include "lib/string.h"
+#include "lib/this_cpu.h"
 #include "mm/filemap.h"
 
 static const struct page_frame_ops *frames;
@@ -68,18 +80,16 @@ struct pagecache_cpu_stats {
 	uint64_t lookups, hits, readahead, reclaimed;
 } __aligned(CACHE_LINE_SIZE);
 static struct pagecache_cpu_stats cpu_stats[MAX_CPUS];
-static unsigned (*stats_cpu_id)(void);
+static bool stats_enabled;
 
-void pagecache_stats_enable(unsigned (*cpu_id)(void))
+void pagecache_stats_enable(void)
 {
-	stats_cpu_id = cpu_id;
+	WRITE_ONCE(stats_enabled, true);
 }
 
 static struct pagecache_cpu_stats *my_stats(void)
 {
-	unsigned (*id)(void) = stats_cpu_id;
-
-	return id ? &cpu_stats[id()] : NULL;
+	return READ_ONCE(stats_enabled) ? &cpu_stats[this_cpu_num()] : NULL;
 }
 
 static void count_lookup(bool hit)
@@ -151,6 +161,8 @@ void address_space_init(struct address_space *m, enum pagecache_variant v,
 	m->file = file;
 	m->readahead_pages = 0;
 	m->reclaimed_pages = 0;
+	m->reclaim_busy = 0;
+	m->reclaim_waiting = 0;
 }
 
 /* The writers' lock of the variant. */
@@ -167,6 +179,22 @@ static bool tree_write_trylock(struct address_space *m)
 	return m->variant == PAGECACHE_VANILLA ?
 		       write_trylock(&m->tree_rwlock) :
 		       spin_trylock(&m->tree_lock);
+}
+
+/* Reclaim (lru_lock held) lost a trylock of m: invariant 5. */
+static void reclaim_lost(struct address_space *m)
+{
+	if (m->variant == PAGECACHE_LOCKLESS &&
+	    ++m->reclaim_busy >= RECLAIM_BUSY_LIMIT)
+		atomic_store_release(&m->reclaim_waiting, 1);
+}
+
+/* Reclaim (lru_lock held) got m's lock. */
+static void reclaim_won(struct address_space *m)
+{
+	m->reclaim_busy = 0;
+	if (atomic_load_relaxed(&m->reclaim_waiting))
+		atomic_store_release(&m->reclaim_waiting, 0);
 }
 
 static void tree_write_unlock(struct address_space *m)
@@ -281,32 +309,41 @@ static unsigned get_contig_locked(struct address_space *m, uint64_t start,
 	return i;
 }
 
-/* lockless_gang: the speculative protocol on every slot of a gang. */
+/*
+ * lockless_gang: the speculative protocol on every slot of a run, walking
+ * each leaf's slot array directly after one descent per leaf (as Linux's
+ * find_get_pages_contig() does with radix_tree_for_each_contig()): per
+ * page, only the slot loads and the reference remain.
+ */
 static unsigned get_contig_rcu(struct address_space *m, uint64_t start,
 			       unsigned nr, struct page **pages)
 {
-	void **slots[RADIX_TREE_MAX_SLOTS];
-	uint64_t indices[RADIX_TREE_MAX_SLOTS];
-	unsigned n, ret = 0;
+	unsigned ret = 0;
 
-	nr = MIN(nr, RADIX_TREE_MAX_SLOTS);
 	rcu_read_lock();
-	n = radix_tree_gang_lookup_slot(&m->page_tree, slots, indices, start,
-					nr);
-	for (unsigned i = 0; i < n && indices[i] == start + i; i++) {
-		struct page *page;
+	while (ret < nr) {
+		unsigned avail;
+		void **slot = radix_tree_lookup_chunk(&m->page_tree,
+						      start + ret, &avail);
+
+		if (!slot)
+			break; /* no leaf covers the index: a gap */
+		for (avail = MIN(avail, nr - ret); avail; avail--, slot++) {
+			struct page *page;
 repeat:
-		page = radix_tree_deref_slot(slots[i]);
-		if (!page)
-			break; /* removed: the run ends here */
-		if (!get_page_unless_zero(page))
-			goto repeat;
-		if (page != radix_tree_deref_slot(slots[i])) {
-			page_cache_release(page);
-			goto repeat;
+			page = radix_tree_deref_slot(slot);
+			if (!page)
+				goto out; /* a gap, or removed: the run ends */
+			if (!get_page_unless_zero(page))
+				goto repeat; /* frozen: its slot changes */
+			if (page != radix_tree_deref_slot(slot)) {
+				page_cache_release(page);
+				goto repeat;
+			}
+			pages[ret++] = page;
 		}
-		pages[ret++] = page;
 	}
+out:
 	rcu_read_unlock();
 	return ret;
 }
@@ -324,6 +361,12 @@ __attribute__((noinline)) unsigned find_get_pages_contig(
 		read_unlock(&m->tree_rwlock);
 		break;
 	case PAGECACHE_LOCKLESS:
+		/* Reclaim keeps losing the lock to lookups (invariant 5):
+		 * let it win, taking no lock ourselves. */
+		if (atomic_load_relaxed(&m->reclaim_waiting)) {
+			n = get_contig_rcu(m, start, nr, pages);
+			break;
+		}
 		/* The 2006 patch: read_lock became spin_lock. */
 		spin_lock(&m->tree_lock);
 		n = get_contig_locked(m, start, nr, pages);
@@ -491,7 +534,7 @@ __attribute__((noinline)) unsigned page_cache_readahead(
 
 uint64_t shrink_page_cache(uint64_t nr)
 {
-	struct page *freed_list = NULL;
+	struct page *freed_list = NULL, *retried = NULL;
 	uint64_t freed = 0, scan;
 
 	if (!spin_trylock(&reclaim_lock))
@@ -503,10 +546,22 @@ uint64_t shrink_page_cache(uint64_t nr)
 
 		kassert(m);
 		if (!tree_write_trylock(m)) {
+			reclaim_lost(m);
+			if (page != retried) {
+				/* The holder may be an insert waiting for
+				 * lru_lock: let it finish, then look at the
+				 * tail once more (invariant 5). */
+				retried = page;
+				spin_unlock(&lru_lock);
+				cpu_relax();
+				spin_lock(&lru_lock);
+				continue;
+			}
 			lru_unlink(page); /* busy file: rotate */
 			lru_link_head(page);
 			continue;
 		}
+		reclaim_won(m);
 		/* Only the cache's reference left? Then nobody can take
 		 * another one from now on (the speculative protocol's
 		 * step 2 fails on zero). */
@@ -539,6 +594,11 @@ uint64_t shrink_page_cache(uint64_t nr)
 
 struct page *pagecache_evict_oldest(void)
 {
+	return pagecache_evict_oldest_if(NULL);
+}
+
+struct page *pagecache_evict_oldest_if(bool (*may_evict)(struct page *))
+{
 	struct page *page = NULL;
 
 	spin_lock(&lru_lock);
@@ -548,7 +608,15 @@ struct page *pagecache_evict_oldest(void)
 
 		kassert(m);
 		if (!tree_write_trylock(m)) {
+			reclaim_lost(m);
 			lru_unlink(p); /* busy file: rotate */
+			lru_link_head(p);
+			continue;
+		}
+		reclaim_won(m);
+		if (may_evict && !may_evict(p)) {
+			tree_write_unlock(m);
+			lru_unlink(p); /* held: rotate */
 			lru_link_head(p);
 			continue;
 		}

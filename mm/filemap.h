@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/compiler.h"
 #include "lib/rwlock.h"
 #include "lib/spinlock.h"
 #include "mm/page.h"
@@ -58,7 +59,11 @@ struct page_frame_ops {
 	void *(*address)(struct page *p);
 };
 
-/* One cached file. */
+/*
+ * One cached file. Cache-line aligned: a file's lock words, which every
+ * lookup writes in the locked variants, never share a line with another
+ * file's tree root (the per-file runs must not contend by accident).
+ */
 struct address_space {
 	struct radix_tree_root page_tree;
 	enum pagecache_variant variant;
@@ -71,7 +76,11 @@ struct address_space {
 	void *file;		   /* the store's handle */
 	uint64_t readahead_pages;  /* pages read in by readahead */
 	uint64_t reclaimed_pages;  /* pages reclaimed from this file */
-};
+	/* lockless: reclaim's trylocks lost in a row (lru_lock held), and
+	 * the flag that sends gang lookups lockless until it wins. */
+	uint32_t reclaim_busy;
+	uint32_t reclaim_waiting;
+} __aligned(CACHE_LINE_SIZE);
 
 /* Readahead state of one reader of a file (Linux's file_ra_state). */
 struct file_ra_state {
@@ -83,6 +92,10 @@ struct file_ra_state {
 /* The kernel reclaims cached pages when fewer frames than this are free
  * (4 MiB). */
 #define PAGECACHE_LOW_WATERMARK_PAGES 1024
+
+/* lockless: reclaim failing this many trylocks of a file in a row makes
+ * that file's gang lookups take no lock until reclaim gets it. */
+#define RECLAIM_BUSY_LIMIT 8
 
 #define READAHEAD_MIN_PAGES 4
 #define READAHEAD_MAX_PAGES 64
@@ -162,6 +175,13 @@ uint64_t shrink_page_cache(uint64_t nr);
  * Returns NULL when no page could be taken.
  */
 struct page *pagecache_evict_oldest(void);
+/*
+ * The same, taking only a page for which may_evict(page) says yes (it
+ * runs under the file's writer lock and the LRU lock; others rotate like
+ * busy ones). Reclaim of mapped pages passes "nobody holds it but the
+ * cache and its mappings", the check Linux's reference freeze makes.
+ */
+struct page *pagecache_evict_oldest_if(bool (*may_evict)(struct page *));
 
 /* Pages on the LRU (all cached pages of all files). */
 uint64_t pagecache_lru_pages(void);
@@ -181,10 +201,10 @@ struct pagecache_stats {
 };
 
 /*
- * Start counting, per CPU: cpu_id() returns the caller's CPU number
- * (below MAX_CPUS). Until this is called nothing is counted.
+ * Start counting, per CPU (the CPU number of lib/this_cpu.h). Until this
+ * is called nothing is counted.
  */
-void pagecache_stats_enable(unsigned (*cpu_id)(void));
+void pagecache_stats_enable(void);
 /* Sum the per-CPU counters into *out (a snapshot, not atomic as a whole). */
 void pagecache_stats_read(struct pagecache_stats *out);
 

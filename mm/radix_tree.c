@@ -276,6 +276,18 @@ void **radix_tree_lookup_slot(const struct radix_tree_root *root,
 	return &leaf->slots[o];
 }
 
+void **radix_tree_lookup_chunk(const struct radix_tree_root *root,
+			       uint64_t index, unsigned *nr)
+{
+	unsigned o;
+	struct radix_tree_node *leaf = walk(root, index, &o);
+
+	if (!leaf)
+		return NULL;
+	*nr = nslots(root) - o;
+	return &leaf->slots[o];
+}
+
 void *radix_tree_lookup(const struct radix_tree_root *root, uint64_t index)
 {
 	unsigned o;

@@ -80,6 +80,19 @@ void *radix_tree_lookup(const struct radix_tree_root *root, uint64_t index);
 void **radix_tree_lookup_slot(const struct radix_tree_root *root,
 			      uint64_t index);
 
+/*
+ * The slots of a contiguous run, one leaf at a time (Linux's
+ * radix_tree_next_chunk()): the slot of index and the slots after it in
+ * the same leaf node. Returns a pointer to index's slot and sets *nr to
+ * the slots from it to the end of that leaf (1 .. slots per node), or
+ * returns NULL when no leaf covers index. The slots may hold NULL; read
+ * them with radix_tree_deref_slot(). One descent serves up to a node's
+ * worth of indices: gang lookups walk the leaf's slot array directly.
+ * Lockless callers may use the array until rcu_read_unlock().
+ */
+void **radix_tree_lookup_chunk(const struct radix_tree_root *root,
+			       uint64_t index, unsigned *nr);
+
 static inline void *radix_tree_deref_slot(void **slot)
 {
 	return rcu_dereference(*slot);

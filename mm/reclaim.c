@@ -1,13 +1,15 @@
 /*
- * Reclaim of anonymous pages with the naive or the batched TLB policy;
- * see mm/reclaim.h.
+ * Reclaim of anonymous and page-cache pages with the naive or the
+ * batched TLB policy; see mm/reclaim.h.
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "mm/filemap.h"
+#include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/tlb.h"
 #include "mm/tlb_gather.h"
 
 const char *tlb_policy_name(enum tlb_policy p)
@@ -15,22 +17,37 @@ const char *tlb_policy_name(enum tlb_policy p)
 	return p == TLB_POLICY_NAIVE ? "naive" : "batched";
 }
 
+static unsigned batch_size(unsigned batch)
+{
+	if (batch == 0)
+		return RECLAIM_BATCH_DEFAULT;
+	kassert(batch <= RECLAIM_BATCH_MAX);
+	return batch;
+}
+
+/* End of a batch of the batched policy: its one flush, if it needs one. */
+static void end_batch(struct tlb_gather *g, struct reclaim_result *res)
+{
+	if (g->pending)
+		res->batches++;
+	tlb_gather_flush(g);
+}
+
 struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 				   unsigned batch, reclaim_observer observe,
 				   void *arg)
 {
-	struct reclaim_result res = {0, 0};
+	struct reclaim_result res = {0, 0, 0, 0};
 	struct tlb_gather g;
 	unsigned in_batch = 0;
 
 	kassert(policy < TLB_POLICY_COUNT);
-	if (batch == 0)
-		batch = RECLAIM_BATCH_DEFAULT;
+	batch = batch_size(batch);
 	tlb_gather_init(&g);
 	while (res.pages < nr) {
 		struct rmap_item *it;
 		struct addr_space *as;
-		uint64_t va;
+		uint64_t va, pfn;
 
 		rmap_lock();
 		it = rmap_oldest_anon_locked();
@@ -40,11 +57,14 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 		}
 		as = it->as;
 		va = it->va;
+		pfn = it->pfn;
 		if (observe)
 			observe(as, va, arg);
 		rmap_drop_locked(it);
-		/* The frame goes to the gather: freed after the flush. */
-		vm_unmap_gather(as, va, 1, &g, true);
+		vm_unmap_gather(as, va, 1, &g, false);
+		/* The frame's only reference, dropped after the flush; chained,
+		 * so a batch of any size stays one flush. */
+		tlb_gather_put_page(&g, pfn_to_page(pfn));
 		atomic_fetch_sub_relaxed(&as->resident, 1);
 		if (policy == TLB_POLICY_NAIVE) {
 			/* The space cannot go away while we hold the map. */
@@ -53,50 +73,53 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 		}
 		rmap_unlock();
 		res.pages++;
+		res.mapped_pages++;
+		res.mappings++;
 		if (policy == TLB_POLICY_BATCHED && ++in_batch == batch) {
-			tlb_gather_flush(&g);
-			res.batches++;
+			end_batch(&g, &res);
 			in_batch = 0;
 		}
 	}
-	if (in_batch && g.pending)
-		res.batches++;
+	end_batch(&g, &res);
 	tlb_gather_finish(&g);
 	return res;
+}
+
+/* The default victim's test, under the reverse-map lock (held by
+ * reclaim_file()) and the page's file lock: the cache's reference and
+ * one per mapping, nothing else. */
+static bool nobody_else_holds(struct page *page)
+{
+	return page_count(page) <= 1 + rmap_count_locked(page_to_pfn(page));
 }
 
 static struct page *evict_oldest(void *arg)
 {
 	(void)arg;
-	return pagecache_evict_oldest();
+	return pagecache_evict_oldest_if(nobody_else_holds);
 }
 
-/* reclaim_file(), taking the reverse-map lock with trylock when wait is
- * false (and stopping when it is busy). */
-static struct reclaim_result do_reclaim_file(
-	uint64_t nr, enum tlb_policy policy, unsigned batch,
-	struct page *(*evict)(void *), void *evict_arg,
-	reclaim_observer observe, void *arg, bool wait)
+struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
+				   unsigned batch,
+				   struct page *(*evict)(void *),
+				   void *evict_arg, reclaim_observer observe,
+				   void *arg)
 {
-	struct reclaim_result res = {0, 0};
+	struct reclaim_result res = {0, 0, 0, 0};
 	struct tlb_gather g;
 	unsigned in_batch = 0;
 
 	kassert(policy < TLB_POLICY_COUNT);
-	if (batch == 0)
-		batch = RECLAIM_BATCH_DEFAULT;
+	batch = batch_size(batch);
 	if (!evict)
 		evict = evict_oldest;
 	tlb_gather_init(&g);
 	while (res.pages < nr) {
 		struct rmap_item *it;
 		struct page *page;
-		uint64_t pfn;
+		uint64_t pfn, mappings = 0;
 
-		if (wait)
-			rmap_lock();
-		else if (!rmap_trylock())
-			break;
+		rmap_lock();
 		/* Out of the cache first: no new fault can find it. */
 		page = evict(evict_arg);
 		if (!page) {
@@ -107,52 +130,54 @@ static struct reclaim_result do_reclaim_file(
 		while ((it = rmap_first_locked(pfn))) {
 			struct addr_space *as = it->as;
 			uint64_t va = it->va;
+			bool last;
 
 			kassert(!it->anon);
 			if (observe)
 				observe(as, va, arg);
 			rmap_drop_locked(it);
 			vm_unmap_gather(as, va, 1, &g, false);
-			/* The mapping's reference, dropped after the flush. */
-			tlb_gather_page(&g, page);
+			/* The mapping's reference. Not the last: the cache's,
+			 * which evict handed us, keeps the frame until after
+			 * the flush (rmap.h invariant 3). */
+			last = put_page_testzero(page);
+			kassert(!last);
+			mappings++;
 			if (policy == TLB_POLICY_NAIVE) {
 				tlb_gather_flush(&g);
 				res.batches++;
 			}
 		}
 		rmap_unlock();
-		/* The cache's reference, which evict handed us. */
-		tlb_gather_page(&g, page);
+		/* The cache's reference, dropped after the flush. */
+		tlb_gather_put_page(&g, page);
 		res.pages++;
+		res.mapped_pages += mappings != 0;
+		res.mappings += mappings;
 		if (policy == TLB_POLICY_BATCHED && ++in_batch == batch) {
-			res.batches += g.pending;
-			tlb_gather_flush(&g);
+			end_batch(&g, &res);
 			in_batch = 0;
 		}
 	}
-	if (in_batch && g.pending)
-		res.batches++;
+	end_batch(&g, &res);
 	tlb_gather_finish(&g);
 	return res;
 }
 
-struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
-				   unsigned batch,
-				   struct page *(*evict)(void *),
-				   void *evict_arg, reclaim_observer observe,
-				   void *arg)
-{
-	return do_reclaim_file(nr, policy, batch, evict, evict_arg, observe,
-			       arg, true);
-}
-
 uint64_t reclaim_page_cache(uint64_t nr)
 {
-	uint64_t done = shrink_page_cache(nr);
+	return shrink_page_cache(nr);
+}
 
+uint64_t reclaim_mapped(uint64_t nr)
+{
+	uint64_t done;
+
+	kassert(tlb_shootdown_may_wait());
+	done = shrink_page_cache(nr);
 	if (done < nr && rmap_ready())
-		done += do_reclaim_file(nr - done, TLB_POLICY_BATCHED, 0, NULL,
-					NULL, NULL, NULL, false)
+		done += reclaim_file(nr - done, TLB_POLICY_BATCHED, 0, NULL,
+				     NULL, NULL, NULL)
 				.pages;
 	return done;
 }

@@ -44,11 +44,6 @@ void rmap_unlock(void)
 	spin_unlock(&lock);
 }
 
-bool rmap_trylock(void)
-{
-	return spin_trylock(&lock);
-}
-
 static unsigned bucket(uint64_t pfn)
 {
 	return (unsigned)(pfn % RMAP_BUCKETS);
@@ -143,15 +138,23 @@ bool rmap_remove(uint64_t pfn, struct addr_space *as, uint64_t va)
 	return it != NULL;
 }
 
-unsigned rmap_count(uint64_t pfn)
+unsigned rmap_count_locked(uint64_t pfn)
 {
 	unsigned n = 0;
+
+	for (struct rmap_item *it = hash[bucket(pfn)]; it; it = it->hash_next)
+		n += it->pfn == pfn;
+	return n;
+}
+
+unsigned rmap_count(uint64_t pfn)
+{
+	unsigned n;
 
 	if (!pool)
 		return 0;
 	spin_lock(&lock);
-	for (struct rmap_item *it = hash[bucket(pfn)]; it; it = it->hash_next)
-		n += it->pfn == pfn;
+	n = rmap_count_locked(pfn);
 	spin_unlock(&lock);
 	return n;
 }

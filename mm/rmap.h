@@ -17,7 +17,10 @@
  *  2. An item is on the anonymous list iff its frame is anonymous.
  *  3. A file item (a page-cache page) stands for one page reference the
  *     mapping holds; whoever drops the item drops that reference, after
- *     the TLB flush that follows the unmap (tlb_gather_page()).
+ *     the TLB flush that follows the unmap (tlb_gather_page()), or at
+ *     once when it also holds another reference that it drops only after
+ *     that flush (reclaim holds the cache's): the frame outlives every
+ *     stale translation either way.
  */
 #ifndef MM_RMAP_H
 #define MM_RMAP_H
@@ -47,6 +50,8 @@ bool rmap_add(uint64_t pfn, struct addr_space *as, uint64_t va, bool anon);
 bool rmap_remove(uint64_t pfn, struct addr_space *as, uint64_t va);
 /* Mappings of pfn recorded now. */
 unsigned rmap_count(uint64_t pfn);
+/* The same with the lock held. */
+unsigned rmap_count_locked(uint64_t pfn);
 /* Items in use, and the pool's size. */
 unsigned rmap_used(void);
 unsigned rmap_capacity(void);
@@ -54,8 +59,6 @@ unsigned rmap_capacity(void);
 /* Lock held: the caller walks or changes the map itself. */
 void rmap_lock(void);
 void rmap_unlock(void);
-/* rmap_lock() if it is free now; false (not taken) otherwise. */
-bool rmap_trylock(void);
 /* With the lock held: the oldest anonymous mapping, or NULL. */
 struct rmap_item *rmap_oldest_anon_locked(void);
 /* With the lock held: drop item (returns it to the pool). */

@@ -8,6 +8,7 @@
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
+#include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "mm/space.h"
 #include "mm/tlb.h"
@@ -26,6 +27,7 @@ void space_stats(struct space_stats *out)
 	out->zero_fills = atomic_load_relaxed(&stats.zero_fills);
 	out->file_maps = atomic_load_relaxed(&stats.file_maps);
 	out->fault_nomem = atomic_load_relaxed(&stats.fault_nomem);
+	out->direct_reclaims = atomic_load_relaxed(&stats.direct_reclaims);
 }
 
 struct addr_space *space_create(const char *name)
@@ -154,6 +156,16 @@ static const struct vm_region *region_of(struct addr_space *as, uint64_t va)
 	return NULL;
 }
 
+/* No free frame even after the allocator's hook dropped the pages nobody
+ * maps: unmap mapped ones (the fault holds no lock here and runs with
+ * interrupts on, see arch/x86_64/fault.c), then the caller tries once
+ * more. */
+static void direct_reclaim(void)
+{
+	atomic_fetch_add_relaxed(&stats.direct_reclaims, 1);
+	reclaim_mapped(RECLAIM_BATCH_DEFAULT);
+}
+
 /* The cached page at index with a reference for the caller, read in
  * through the page cache on a miss; NULL past the end or without
  * memory. No lock held: reading in allocates, and allocation may
@@ -164,6 +176,11 @@ static struct page *file_page(struct address_space *m, uint64_t index)
 
 	if (page || index >= m->size_pages)
 		return page;
+	__do_page_cache_readahead(m, index, 1);
+	page = find_get_page(m, index);
+	if (page)
+		return page;
+	direct_reclaim(); /* the read-in found no frame */
 	__do_page_cache_readahead(m, index, 1);
 	return find_get_page(m, index);
 }
@@ -238,6 +255,10 @@ bool space_fault(struct addr_space *as, uint64_t va)
 	if (r->kind == VM_REGION_FILE)
 		return fault_file(as, r, page);
 	frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
+	if (frame == PAGE_ALLOC_FAILED) {
+		direct_reclaim();
+		frame = page_alloc_phys(0, PAGE_OWNER_KERNEL);
+	}
 	if (frame == PAGE_ALLOC_FAILED) {
 		atomic_fetch_add_relaxed(&stats.fault_nomem, 1);
 		kprintf("space %s: no memory for the page at %#lx: the fault "

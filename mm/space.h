@@ -35,6 +35,7 @@
 
 struct space_stats {
 	uint64_t created, destroyed, faults, zero_fills, file_maps, fault_nomem;
+	uint64_t direct_reclaims; /* faults that had to unmap mapped pages */
 };
 
 /* A new space (kmalloc'ed) sharing the kernel half; NULL without memory.
@@ -57,9 +58,11 @@ int space_add_file(struct addr_space *as, uint64_t start, uint64_t npages,
 		   struct address_space *m, uint64_t pgoff, unsigned prot);
 /*
  * Demand fault at va in as: anonymous, allocate a zeroed frame; file,
- * the page-cache page; map it, record it. Returns true if va is now
- * mapped (also when another CPU raced us to it), false if va is in no
- * region, past the file's end, or memory ran out.
+ * the page-cache page; map it, record it. Without a free frame it
+ * reclaims mapped pages once (reclaim_mapped(): it may wait for other
+ * CPUs, so the caller holds no lock and has interrupts on). Returns true
+ * if va is now mapped (also when another CPU raced us to it), false if
+ * va is in no region, past the file's end, or memory ran out.
  */
 bool space_fault(struct addr_space *as, uint64_t va);
 void space_stats(struct space_stats *out);

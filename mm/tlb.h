@@ -57,6 +57,15 @@ void tlb_space_changed(struct addr_space *as, uint64_t *cpus);
 void tlb_flush_cpus(const uint64_t *cpus, struct addr_space *as, uint64_t va,
 		    uint64_t npages);
 
+/*
+ * True when this CPU may send shootdowns and wait for the answers: its
+ * interrupts are on, or no other CPU runs. A CPU that waits for an
+ * answer while another CPU, interrupts off, spins on a lock the first
+ * one holds (or waits for it in turn) waits forever; work that may
+ * unmap other spaces' pages (reclaim of mapped pages) checks this first.
+ */
+bool tlb_shootdown_may_wait(void);
+
 /* A snapshot of CPU cpu's counters (cpu < MAX_CPUS; others read zero
  * until that CPU counts). Counters only grow until tlb_stats_reset(). */
 void tlb_stats_read(unsigned cpu, struct tlb_cpu_stats *out);

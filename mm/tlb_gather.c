@@ -4,6 +4,7 @@
 #include "lib/assert.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
+#include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/tlb.h"
 #include "mm/tlb_gather.h"
@@ -20,6 +21,9 @@ void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
 
 	if (npages == 0)
 		return;
+	g->last_as = as;
+	g->last_va = va;
+	g->last_npages = npages;
 	if (as == &kernel_space || va >= VM_USER_END) {
 		g->kernel = true;
 	} else {
@@ -48,18 +52,41 @@ void tlb_gather_table(struct tlb_gather *g, uint64_t phys)
 	tlb_gather_frame(g, phys);
 }
 
+/*
+ * An array is full: flush and free now (invariant 2). The unmap under
+ * way may go on to unhook a page table of the last range's space
+ * (tlb_gather_table() right after): gather that range again, which also
+ * collects the CPUs that have the space loaded now, so that change is
+ * flushed too before the table is freed.
+ */
+static void flush_early(struct tlb_gather *g)
+{
+	bool was_pending = g->pending;
+
+	tlb_gather_flush(g);
+	if (was_pending)
+		tlb_gather_range(g, g->last_as, g->last_va, g->last_npages);
+}
+
 void tlb_gather_frame(struct tlb_gather *g, uint64_t phys)
 {
 	if (g->nframes == TLB_GATHER_FRAMES)
-		tlb_gather_flush(g);
+		flush_early(g);
 	g->frames[g->nframes++] = phys;
 }
 
 void tlb_gather_page(struct tlb_gather *g, struct page *page)
 {
 	if (g->nrefs == TLB_GATHER_FRAMES)
-		tlb_gather_flush(g);
+		flush_early(g);
 	g->refs[g->nrefs++] = page;
+}
+
+void tlb_gather_put_page(struct tlb_gather *g, struct page *page)
+{
+	kassert(!(page->flags & PG_LRU));
+	page->lru.next = g->later;
+	g->later = page;
 }
 
 void tlb_gather_flush(struct tlb_gather *g)
@@ -84,6 +111,14 @@ void tlb_gather_flush(struct tlb_gather *g)
 		page_cache_release(g->refs[i]);
 	g->refs_dropped += g->nrefs;
 	g->nrefs = 0;
+	while (g->later) {
+		struct page *p = g->later;
+
+		g->later = p->lru.next;
+		p->lru.next = NULL;
+		page_cache_release(p);
+		g->refs_dropped++;
+	}
 	g->pending = g->several = g->kernel = g->structure = false;
 	memset(g->cpus, 0, sizeof(g->cpus));
 }

@@ -10,6 +10,7 @@ regions to the @@RESULT figures of the serial log, and checks them:
     model.py check-calibration MODEL.jsonl [--profiles cachemodel/profiles.txt]
     model.py compare A.jsonl B.jsonl          (identical region lines?)
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
+    model.py tracing LOG MODEL.jsonl          (trace variants' slowdown)
     model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
     model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
                                               (the kernel's options for it)
@@ -45,6 +46,10 @@ COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
             "transfers", "writebacks", "uncached", "wc_bursts",
             "wc_partials", "nt_stores", "clflushes", "locked", "fences",
             "mem_cycles", "cycles")
+# Counters newer plugins add (absent from older files, then read as
+# unknown): partial WC flushes by cause, summing to wc_partials.
+WC_CAUSES = ("fence", "locked", "uncached", "evict")
+OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES)
 PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 # Calibration: modelled per-load latency within this fraction of the
 # profile's number (the loop's own few stack accesses dilute it slightly).
@@ -81,6 +86,10 @@ def parse_lines(lines, source="model"):
                 if not isinstance(obj.get(key), int):
                     raise ModelError("%s:%d: '%s' missing or not an "
                                      "integer" % (source, n, key))
+            for key in OPTIONAL_COUNTERS:
+                if key in obj and not isinstance(obj[key], int):
+                    raise ModelError("%s:%d: '%s' is not an integer" %
+                                     (source, n, key))
         out.append(obj)
     return out
 
@@ -101,17 +110,49 @@ def info(objs):
     return start["profile"], hello, summary
 
 
+def merge_cpus(lines):
+    """One region line from the per-CPU lines of an "all" region: every
+    counter summed over the CPUs (the whole work, in CPU cycles), plus
+    "cpus" (CPUs that ran) and "cycles_max" (the busiest CPU's cycles, a
+    modelled elapsed time when the CPUs ran side by side)."""
+    first = lines[0]
+    out = dict(first)
+    for k in COUNTERS:
+        out[k] = sum(o[k] for o in lines)
+    for k in OPTIONAL_COUNTERS:
+        if all(k in o for o in lines):
+            out[k] = sum(o[k] for o in lines)
+    out["cpu"] = first["by"]
+    out["cpus"] = len(lines)
+    out["cycles_max"] = max(o["cycles"] for o in lines)
+    return out
+
+
 def regions(objs):
-    """Region lines of the CPU that opened each region, in id order."""
-    own = [o for o in objs if o["kind"] == "region" and o["cpu"] == o["by"]]
+    """One line per region, in id order: for a region of scope "cpu" (the
+    default) the line of the CPU that opened it; for scope "all" (work the
+    opener handed to several CPUs) the sum of every CPU's line."""
+    own, whole = [], {}
+    for o in objs:
+        if o["kind"] != "region":
+            continue
+        if o.get("scope") == "all":
+            whole.setdefault(o["id"], []).append(o)
+        elif o["cpu"] == o["by"]:
+            own.append(o)
+    own += [merge_cpus(ls) for ls in whole.values()]
     return sorted(own, key=lambda o: o["id"])
 
 
 def region_figures(r, freq_mhz):
-    """Per-iteration figures of one region line."""
+    """Per-iteration figures of one region line (cycles summed over the
+    CPUs of an "all" region; cycles_max_per_iter: its busiest CPU's)."""
     it = r["iters"] or 1
     return {
         "cycles_per_iter": r["cycles"] / it,
+        "insns_per_iter": r["insns"] / it,
+        "cycles_max_per_iter": r.get("cycles_max", r["cycles"]) / it,
+        "cpus": r.get("cpus", 1),
         "ns_per_iter": r["cycles"] / it * 1000.0 / freq_mhz,
         "l1_misses_per_iter": r["l1_misses"] / it,
         "llc_misses_per_iter": r["llc_misses"] / it,
@@ -119,6 +160,13 @@ def region_figures(r, freq_mhz):
         "transfers_per_iter": r["transfers"] / it,
         "uncached_per_iter": r["uncached"] / it,
         "wc_bursts_per_iter": r["wc_bursts"] / it,
+        "wc_partials_per_iter": r["wc_partials"] / it,
+        "fences_per_iter": r["fences"] / it,
+        "locked_per_iter": r["locked"] / it,
+        **{"wc_partial_%s_per_iter" % c: (r["wc_partial_" + c] / it
+                                          if "wc_partial_" + c in r
+                                          else None)
+           for c in WC_CAUSES},
     }
 
 
@@ -135,7 +183,8 @@ def set_model(res, rs, profile, freq):
     res["model"] = {
         "profile": profile,
         "regions": [r["id"] for r in rs],
-        **{k: statistics.median(f[k] for f in figs) for k in figs[0]},
+        **{k: (None if any(f[k] is None for f in figs) else
+               statistics.median(f[k] for f in figs)) for k in figs[0]},
     }
 
 
@@ -360,6 +409,73 @@ def comparable(objs):
             if o["kind"] in ("start", "hello", "region")]
 
 
+# Tracing slowdowns: the figure whose modelled cycles per operation stand
+# for an experiment's work (tbench: per request; kbuild: per file).
+SLOWDOWN_BASIS = {"tbench": "throughput", "kbuild": "real_ms"}
+TRACE_OFF = "trace_off"
+PCT = 100.0
+
+
+def slowdowns(results):
+    """Modelled slowdown of each traced variant against trace_off, from
+    results with model figures attached (attribute() first): a list of
+    dicts with experiment, variant, cycles_per_op, insns_per_op and
+    slowdown_pct = 100 * (1 - off / variant) on modelled cycles (the
+    operations per cycle lost, as the seeds count throughput lost), in
+    result order. trace_off itself is listed with slowdown_pct None."""
+    out = []
+    for exp, metric in SLOWDOWN_BASIS.items():
+        mine = [r for r in results if r["experiment"] == exp and
+                r["metric"] == metric and "model" in r and
+                r["variant"].startswith("trace_")]
+        off = next((r for r in mine if r["variant"] == TRACE_OFF), None)
+        if off is None:
+            continue
+        base = off["model"]["cycles_per_iter"]
+        for r in mine:
+            m = r["model"]
+            c = m["cycles_per_iter"]
+            out.append({
+                "experiment": exp, "variant": r["variant"],
+                "cycles_per_op": c, "insns_per_op": m["insns_per_iter"],
+                **{k: m.get(k + "_per_iter") for k in MEMORY_COLUMNS},
+                "slowdown_pct": (None if r is off or not c else
+                                 PCT * (1 - base / c)),
+            })
+    return out
+
+
+# Where a variant's memory cycles go, per operation (model.py tracing).
+MEMORY_COLUMNS = ("l1_misses", "llc_misses", "uncached", "fences", "locked",
+                  "wc_bursts", "wc_partials") + tuple(
+                      "wc_partial_" + c for c in WC_CAUSES)
+MEMORY_HEADS = dict(zip(MEMORY_COLUMNS, (
+    "L1miss", "LLCmiss", "uncached", "fences", "locked", "WCburst",
+    "WCpartial", "by:fence", "by:locked", "by:uncach", "by:evict")))
+
+
+def slowdown_table(rows, profile):
+    lines = ["tracing slowdown on the cache model (profile %s; modelled, "
+             "not measured)" % profile,
+             "%-8s %-30s %12s %12s %9s" % ("exp", "variant", "cycles/op",
+                                           "insns/op", "slowdown")]
+    for r in rows:
+        sd = ("" if r["slowdown_pct"] is None else
+              "%8.2f%%" % r["slowdown_pct"])
+        lines.append("%-8s %-30s %12.1f %12.1f %9s" % (
+            r["experiment"], r["variant"], r["cycles_per_op"],
+            r["insns_per_op"], sd))
+    lines += ["", "per operation (WC partial flushes also by cause):",
+              "%-8s %-30s " % ("exp", "variant") +
+              " ".join("%9s" % MEMORY_HEADS[c] for c in MEMORY_COLUMNS)]
+    for r in rows:
+        lines.append("%-8s %-30s " % (r["experiment"], r["variant"]) +
+                     " ".join("%9s" % ("n/a" if r[c] is None else
+                                       "%.2f" % r[c])
+                              for c in MEMORY_COLUMNS))
+    return "\n".join(lines) + "\n"
+
+
 def check_falseshare(results, objs):
     """Packed counters must cost far more invalidations than aligned ones
     on the model. Returns (problems, text)."""
@@ -444,6 +560,11 @@ def main(argv=None):
                        help="packed >> aligned invalidations?")
     s.add_argument("log")
     s.add_argument("model")
+    s = sub.add_parser("tracing",
+                       help="modelled slowdown of tbench/kbuild's trace "
+                            "variants over trace_off")
+    s.add_argument("log")
+    s.add_argument("model")
     args = ap.parse_args(argv)
 
     try:
@@ -479,10 +600,18 @@ def main(argv=None):
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))
-            check = (check_copy if args.cmd == "check-copy"
-                     else check_falseshare)
-            problems, text = check(res, load(args.model))
-            sys.stdout.write(text)
+            objs = load(args.model)
+            if args.cmd == "tracing":
+                attribute(res, objs)
+                rows = slowdowns(res)
+                problems = [] if rows else [
+                    "no trace_off figure with model data in %s" % args.log]
+                sys.stdout.write(slowdown_table(rows, info(objs)[0]))
+            else:
+                check = (check_copy if args.cmd == "check-copy"
+                         else check_falseshare)
+                problems, text = check(res, objs)
+                sys.stdout.write(text)
     except (OSError, ModelError) as e:
         print("model: %s" % e, file=sys.stderr)
         return 1

@@ -19,7 +19,8 @@ cycles per iteration and friends, profile named), and the JSON a "model"
 section saying which profile ran and whether the kernel said hello;
 the CSV then gains model_profile, model_cycles_per_iter and
 model_llc_misses_per_iter columns. Experiments that time themselves
-(copy, tbench) label their regions by figure (tools/model.py: keyed).
+(copy, tbench, kbuild, pagecache_splice) label their regions by figure
+(tools/model.py: keyed); regions over several CPUs are summed.
 Modelled figures sit beside the measured ones, never in their place.
 
 With neither output option the JSON goes to stdout. Python 3 standard

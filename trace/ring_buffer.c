@@ -23,10 +23,11 @@
  *   u32 id, u64 tsc), then the payload; 8-byte aligned.
  *
  * The writer state (offset, last_tsc, nesting, lost[], commit counters,
- * records[]) is written only by the owning CPU, with CPU-local operations
- * (no LOCK prefix), which interrupts and NMIs nesting on that CPU cannot
- * split. The slot words wsb[] are shared with the reader and changed only
- * by locked compare-and-swap, once per sub-buffer and lap.
+ * records[], the write windows and rb->win) is written only by the
+ * owning CPU, with CPU-local operations or plain stores (no LOCK prefix),
+ * which interrupts and NMIs nesting on that CPU cannot split. The slot
+ * words wsb[] are shared with the reader and changed only by locked
+ * compare-and-swap, once per sub-buffer and lap.
  *
  * 1. A record occupies [begin, begin + size) of the offset space, where
  *    begin came from a successful local_cmpxchg(offset, begin, begin +
@@ -70,6 +71,22 @@
  *    returns (interrupts nest, they do not migrate). So after rb_flush()
  *    on a quiet buffer: records read + lost (all causes) == reserves
  *    attempted, exactly.
+ 10. Write windows (rb_emit_fast()): windows[slot * pps + page] caches,
+    for one lap, the page's base, the slot's commit counter and its
+    completion value, and records[phys]. Its fields are functions of
+    (slot, page, lap) only (phys is fixed once the lap's claim is made,
+    and the reader cannot swap a lap out before it is complete), so any
+    writers that publish it write the same values; rb_window_publish()
+    stores end = 0 first and the real end last, so a window with a
+    non-zero end holds one lap's fields throughout. It is published
+    after the claim, by the general path, for a record it reserved in
+    that page, so a window never covers offsets beyond the write offset:
+    o + size <= end then means [o, o + size) lies in that page of that
+    lap. A fast write reads the offset, then rb->win, then CASes the
+    offset: a nested writer in between moves the offset, so the CAS
+    fails; after the CAS the lap cannot complete before this record's
+    commit, so the window stays valid. The fast commit delivers like
+    any other (3); rb->nesting counts general-path writers only.
  *
  * Ordering: records are stored before their commit (compiler barrier in
  * the local operations, TSO on the CPU) and, for write-combining pages,
@@ -96,9 +113,12 @@ size_t rb_meta_size(const struct rb_config *cfg)
 	unsigned long n = 1ul << cfg->nr_subbufs_shift;
 	unsigned long pages = rb_nr_pages(cfg);
 
+	unsigned long windows = n << (cfg->subbuf_shift - RB_PAGE_SHIFT);
+
 	return n * sizeof(uint64_t) + (n + 1) * sizeof(unsigned long) +
 	       pages * sizeof(void *) + pages * sizeof(struct rb_page) +
-	       (n + 1) * sizeof(struct rb_page *);
+	       (n + 1) * sizeof(struct rb_page *) +
+	       windows * sizeof(struct rb_window);
 }
 
 int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
@@ -135,6 +155,8 @@ int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
 	struct rb_page *descs = (struct rb_page *)m;
 	m += nr_pages * sizeof(struct rb_page);
 	rb->subbuf_pages = (struct rb_page **)m;
+	m += (n + 1) * sizeof(struct rb_page *);
+	rb->windows = (struct rb_window *)m;
 
 	for (i = 0; i < n; i++) {
 		rb->wsb[i] = RB_WSB(i, true, RB_LAP_NEVER);
@@ -149,6 +171,9 @@ int rb_init(struct rb *rb, const struct rb_config *cfg, void *const *pages,
 		descs[i].addr = pages[i];
 		descs[i].next = (i + 1) % pps ? &descs[i + 1] : NULL;
 	}
+	for (i = 0; i < n * pps; i++)
+		memset(&rb->windows[i], 0, sizeof(rb->windows[i]));
+	rb->win = &rb->windows[0]; /* end 0: no record fits */
 	rb->reader_spare = n; /* physical sub-buffers 0..n-1 start in slots */
 	rb->last_tsc = cfg->clock();
 	return 0;
@@ -232,6 +257,46 @@ uint64_t rb_claim(struct rb *rb, unsigned long slot, uint32_t lap)
 		/* The reader swapped its spare in, or a nested claim won. */
 		w = atomic_load_acquire(&rb->wsb[slot]);
 	}
+}
+
+void rb_window_publish(struct rb *rb, unsigned long begin, unsigned long phys)
+{
+	unsigned long slot = (begin >> rb->cfg.subbuf_shift) & rb->slot_mask;
+	unsigned long page = (begin & rb->subbuf_mask) >> RB_PAGE_SHIFT;
+	unsigned long lap = begin >> rb->buf_shift;
+	unsigned long first = begin & ~(RB_PAGE_SIZE - 1);
+	unsigned long subbuf_end = (begin | rb->subbuf_mask) + 1;
+	unsigned long end = first + RB_PAGE_SIZE;
+	struct rb_window *w = &rb->windows[slot * rb->pages_per_subbuf + page];
+
+	/* Invariant 2: no record ends at the sub-buffer's end. */
+	if (end == subbuf_end)
+		end--;
+	if (READ_ONCE(w->end) != end) {
+		/*
+		 * A writer nesting in here sees end 0 (covers nothing) or
+		 * rewrites the whole window itself with the same values.
+		 */
+		WRITE_ONCE(w->end, 0ul);
+		barrier();
+		WRITE_ONCE(w->base,
+			   (uintptr_t)rb_page_address(rb, phys, page) - first);
+		WRITE_ONCE(w->commit, &rb->commit[slot * rb->commit_stride]);
+		WRITE_ONCE(w->commit_end, (lap + 1) << rb->cfg.subbuf_shift);
+		WRITE_ONCE(w->records, &rb->records[phys]);
+		barrier();
+		WRITE_ONCE(w->end, end);
+	}
+	barrier();
+	WRITE_ONCE(rb->win, (const struct rb_window *)w);
+}
+
+void rb_deliver_window(struct rb *rb, const struct rb_window *w,
+		       unsigned long o)
+{
+	rb_deliver(rb, (o >> rb->cfg.subbuf_shift) & rb->slot_mask,
+		   (unsigned long)(w->records - rb->records),
+		   (uint32_t)(o >> rb->buf_shift));
 }
 
 void rb_deliver(struct rb *rb, unsigned long slot, unsigned long phys,

@@ -25,8 +25,16 @@
 
 /* Records start at multiples of this (the CTF event header's alignment). */
 #define RB_RECORD_ALIGN 8
-/* Deepest nesting of writers on one CPU (thread, IRQ, NMI, one spare). */
+/*
+ * Deepest nesting of general-path writers on one CPU (thread, IRQ, NMI,
+ * one spare); rb_emit_fast() keeps no count (see there).
+ */
 #define RB_MAX_NESTING 4
+/*
+ * Largest payload rb_emit_fast() takes (it holds it in registers); its
+ * size must also be a multiple of 4 (every trace payload struct is).
+ */
+#define RB_FAST_MAX_PAYLOAD 32
 /* Size of one buffer page: sub-buffers are arrays of these. */
 #define RB_PAGE_SHIFT 12
 #define RB_PAGE_SIZE (1ul << RB_PAGE_SHIFT)
@@ -101,6 +109,24 @@ struct rb_page {
 };
 
 /*
+ * A write window: what the fast path needs to write into one page of one
+ * sub-buffer during one lap, cached by the slow path of the writer that
+ * first reserves there (rb_window_publish()). rb->win points at the
+ * newest one published. Every field is a function of (slot, page, lap)
+ * alone: whoever writes a window for that triple writes the same values.
+ * end is written 0 first and last with its value, so a window whose end
+ * is non-zero holds every field of the lap that end names.
+ */
+struct rb_window {
+	unsigned long end;        /* a record [o, o + size) fits if o + size
+				   * <= end; 0 (never published): none fits */
+	uintptr_t base;           /* record at offset o: base + o */
+	unsigned long *commit;    /* the slot's commit counter */
+	unsigned long commit_end; /* (lap + 1) * subbuf_size: delivered */
+	unsigned long *records;   /* records[phys] */
+};
+
+/*
  * The writer side and the reader side each start on their own cache
  * line; the pointers after them are written once by rb_init().
  */
@@ -108,7 +134,8 @@ struct rb {
 	/* Writers (owning CPU only). */
 	unsigned long offset __aligned(CACHE_LINE_SIZE); /* free-running */
 	uint64_t last_tsc;
-	unsigned long nesting;
+	const struct rb_window *win; /* newest published window */
+	unsigned long nesting;  /* general path only (rb_reserve()) */
 	unsigned long lost[RB_LOST_NR];
 	/* Reader. */
 	unsigned long consumed __aligned(CACHE_LINE_SIZE); /* free-running */
@@ -124,6 +151,7 @@ struct rb {
 	unsigned long *records;   /* per physical sub-buffer: records held */
 	void **page_addr;         /* array variant: [phys * pps + page] */
 	struct rb_page **subbuf_pages; /* list variant: first page per phys */
+	struct rb_window *windows; /* [slot * pps + page] */
 };
 
 /* What one write in progress needs between reserve, write and commit. */
@@ -177,6 +205,9 @@ void rb_write_slow(struct rb *rb, struct rb_ctx *ctx, const void *src,
 		   size_t len);
 void *rb_page_address_list(const struct rb *rb, unsigned long phys,
 			   unsigned long page);
+void rb_window_publish(struct rb *rb, unsigned long begin, unsigned long phys);
+void rb_deliver_window(struct rb *rb, const struct rb_window *w,
+		       unsigned long o);
 
 /* Address of page page of physical sub-buffer phys (array: one load). */
 static inline void *rb_page_address(const struct rb *rb, unsigned long phys,
@@ -217,6 +248,9 @@ static inline int rb_reserved(struct rb *rb, struct rb_ctx *ctx)
 		w = rb_claim(rb, slot, lap);
 	ctx->phys = w & RB_WSB_ID_MASK;
 	ctx->cursor = ctx->begin;
+	/* Keep rb_emit_fast()'s window at the page being written. */
+	if (unlikely(READ_ONCE(READ_ONCE(rb->win)->end) <= ctx->begin))
+		rb_window_publish(rb, ctx->begin, ctx->phys);
 	/* Records are 8-aligned: their first 8 bytes share one page. */
 	hdr = (uint32_t *)((char *)rb_page_address(
 				   rb, ctx->phys,
@@ -319,62 +353,73 @@ static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
 
 /*
  * The whole write of one small compact-header record, for the kernel's
- * emit path (trace/trace.h): one nesting check, one local CAS on the
- * offset, the header as one store, the payload as fixed-size stores (len
- * is a compile-time constant where this is inlined), one local add on the
- * commit counter. at is the payload's offset in the record (header plus
+ * emit path (trace/trace.h), through the write window rb->win: load the
+ * offset and the window, compare the record's end with the window's,
+ * one local CAS on the offset, the header as one store, the payload as
+ * fixed-size stores (len is a compile-time constant where this is
+ * inlined), one local add on the records count and one on the commit
+ * counter. No nesting count: a writer nesting here (interrupt, NMI)
+ * moves the offset, so the CAS fails and this returns false; a nested
+ * writer that finds the window stale takes the general path. src holds
+ * len payload bytes (a multiple of 4, at most RB_FAST_MAX_PAYLOAD; read
+ * before the CAS), at is the payload's offset in the record (header plus
  * padding, 4 or 8), size the record size (multiple of RB_RECORD_ALIGN),
- * tsc a clock reading taken by the caller right before (the same clock as
- * cfg.clock).
+ * now the clock (the same as cfg.clock), read after the offset.
  *
- * Returns true when the record is written and committed; false, having
- * changed nothing, when the common case does not apply (sub-buffer to
- * open or switch, timestamp delta or id too large for the compact
- * header, record crossing a page, writers nested too deep, or the CAS
- * lost to a nested writer): the caller then takes the general path
- * (rb_reserve(), rb_write(), rb_commit()), which handles and counts them.
+ * Returns true when the record is written and committed (and its
+ * sub-buffer delivered if this commit completed it); false, having
+ * changed nothing, when the common case does not apply (a payload of
+ * another size; the record not inside the window: sub-buffer to open or
+ * switch, page to cross, window not yet published; timestamp delta or id
+ * too large for the compact header; the CAS lost to a nested writer): the
+ * caller then takes the general path (rb_reserve(), rb_write(),
+ * rb_commit()), which handles and counts them and publishes the next
+ * window.
  */
 static inline __attribute__((always_inline)) bool
 rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	     uint32_t len, uint32_t size, uint64_t (*now)(void))
 {
-	unsigned long nesting = READ_ONCE(rb->nesting);
-	unsigned shift = rb->cfg.subbuf_shift;
-	unsigned long mask = rb->subbuf_mask, slot_mask = rb->slot_mask;
-	unsigned long o, in_page, slot, lap, phys, old;
-	uint64_t tsc, last, w;
+	unsigned long o = READ_ONCE(rb->offset);
+	const struct rb_window *w = READ_ONCE(rb->win);
+	uint64_t tsc = now();
+	const char *s = src;
+	uint64_t p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+	uint32_t tail = 0;
+	unsigned long old;
 	char *rec;
 
-	if (unlikely(nesting >= RB_MAX_NESTING))
-		return false;
-	WRITE_ONCE(rb->nesting, nesting + 1);
-	barrier();
-	o = READ_ONCE(rb->offset);
-	last = READ_ONCE(rb->last_tsc);
-	tsc = now();
-	in_page = o & (RB_PAGE_SIZE - 1);
 	/*
-	 * One unsigned compare: 0 < in_page and in_page + size < page size.
-	 * Then the record neither starts a sub-buffer (offset 0 there means
-	 * "to be opened") nor reaches its end (pages divide sub-buffers),
-	 * and it lies in one page.
+	 * The payload is read before the CAS, one scalar per word: with a
+	 * constant len the words then stay in registers (or are forwarded
+	 * from the caller's stores) instead of being reloaded after the CAS
+	 * (its "memory" clobber). Whole words, then a 4-byte tail.
 	 */
-	if (unlikely(id >= RB_EXTENDED_ID ||
-		     in_page - 1 >= RB_PAGE_SIZE - 1 - size ||
-		     ((tsc - last) >> RB_COMPACT_TS_BITS) != 0 ||
-		     local_cmpxchg(&rb->offset, o, o + size) != o)) {
-		rb_nest_exit(rb);
+	if (len > RB_FAST_MAX_PAYLOAD || len % sizeof(uint32_t))
 		return false;
-	}
+	if (len >= 8)
+		__builtin_memcpy(&p0, s, 8);
+	if (len >= 16)
+		__builtin_memcpy(&p1, s + 8, 8);
+	if (len >= 24)
+		__builtin_memcpy(&p2, s + 16, 8);
+	if (len >= 32)
+		__builtin_memcpy(&p3, s + 24, 8);
+	if (len % 8)
+		__builtin_memcpy(&tail, s + (len & ~7u), 4);
+	/*
+	 * The window is read after the offset: if a nested writer changed
+	 * either in between, it moved the offset and the CAS fails. After
+	 * a successful CAS the window's lap cannot end (this record is not
+	 * committed yet), so its fields stay valid until the commit below.
+	 */
+	if (unlikely(id >= RB_EXTENDED_ID || o + size > READ_ONCE(w->end) ||
+		     ((tsc - READ_ONCE(rb->last_tsc)) >> RB_COMPACT_TS_BITS) !=
+			     0 ||
+		     !local_try_cmpxchg(&rb->offset, o, o + size)))
+		return false;
 	WRITE_ONCE(rb->last_tsc, tsc);
-	slot = (o >> shift) & slot_mask;
-	lap = o >> rb->buf_shift;
-	w = atomic_load_relaxed(&rb->wsb[slot]);
-	if (unlikely(RB_WSB_LAP(w) != (uint32_t)lap))
-		w = rb_claim(rb, slot, (uint32_t)lap);
-	phys = w & RB_WSB_ID_MASK;
-	rec = (char *)rb_page_address(rb, phys, (o & mask) >> RB_PAGE_SHIFT) +
-	      in_page;
+	rec = (char *)(w->base + o);
 	if (at == sizeof(uint64_t)) {
 		uint64_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
 
@@ -384,15 +429,23 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 
 		__builtin_memcpy(rec, &hdr, sizeof(hdr));
 	}
-	__builtin_memcpy(rec + at, src, len);
-	(void)local_fetch_add(&rb->records[phys], 1ul);
+	rec += at;
+	if (len >= 8)
+		__builtin_memcpy(rec, &p0, 8);
+	if (len >= 16)
+		__builtin_memcpy(rec + 8, &p1, 8);
+	if (len >= 24)
+		__builtin_memcpy(rec + 16, &p2, 8);
+	if (len >= 32)
+		__builtin_memcpy(rec + 24, &p3, 8);
+	if (len % 8)
+		__builtin_memcpy(rec + (len & ~7u), &tail, 4);
+	local_add(w->records, 1ul);
 	if (rb->cfg.wc_fence)
 		wmb_wc();
-	old = local_fetch_add(&rb->commit[slot * rb->commit_stride],
-			      (unsigned long)size);
-	if (unlikely(old + size == (lap + 1) << shift))
-		rb_deliver(rb, slot, phys, (uint32_t)lap);
-	rb_nest_exit(rb);
+	old = local_fetch_add(w->commit, (unsigned long)size);
+	if (unlikely(old + size == w->commit_end))
+		rb_deliver_window(rb, w, o);
 	return true;
 }
 

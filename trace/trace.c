@@ -1,7 +1,8 @@
 /*
  * The kernel's trace channel (see trace/trace.h and docs/trace.md).
  *
- *   trace_rb[cpu] --> struct rb (kmalloc, cache-line aligned, WB)
+ *   %gs:trace_buffer (percpu_of(cpu)->trace_buffer)
+ *               --> struct rb (kmalloc, cache-line aligned, WB)
  *                       |-- meta: slot words, record counts, page index
  *                       |         (kmalloc, cache-line aligned, WB)
  *                       |-- commit counters: each on its own line, or
@@ -20,8 +21,9 @@
  *    the WB commit counter that publishes them.
  * 3. Every page block is set back to WB before it goes back to the page
  *    allocator (page_free() checks it).
- * 4. trace_rb[] entries are published after their buffer is ready and
- *    cleared (and every event turned off) before the memory goes.
+ * 4. The per-CPU trace_buffer pointers are published after their buffer
+ *    is ready and cleared (and every event turned off) before the
+ *    memory goes.
  *    Callers of trace_teardown() make sure no CPU is inside an emit
  *    (the experiments stop tracing, then tear down on one CPU).
  */
@@ -41,7 +43,6 @@
 #define TRACE_DEFAULT_SUBBUFS_SHIFT 3 /* 8 sub-buffers */
 #define COMMIT_PER_LINE (CACHE_LINE_SIZE / sizeof(unsigned long))
 
-struct rb *trace_rb[MAX_CPUS];
 bool trace_outofline;
 volatile uint8_t trace_event_on[TRACE_EVENT_NR];
 
@@ -98,7 +99,7 @@ __attribute__((noinline, cold)) void trace_emit_slow(uint32_t id,
 						     uint32_t size,
 						     uint32_t align)
 {
-	struct rb *rb = trace_rb[this_cpu_id()];
+	struct rb *rb = trace_this_cpu_buffer();
 	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
 	struct rb_ctx ctx; /* rb_reserve() fills the out fields */
 	void *dst;
@@ -244,7 +245,7 @@ int trace_setup(const struct trace_config *cfg, unsigned ncpus)
 	    cfg->nr_subbufs_shift < 1 ||
 	    cfg->nr_subbufs_shift > TRACE_MAX_SUBBUFS_SHIFT ||
 	    !memtype_valid(cfg->memtype) || cfg->memtype == MEMTYPE_WP ||
-	    ncpus == 0 || ncpus > MAX_CPUS) {
+	    ncpus == 0 || ncpus > MAX_CPUS || ncpus > percpu_count()) {
 		kprintf("trace: invalid channel configuration (sub-buffer "
 			"2^%u bytes, 2^%u of them, %s, %u CPUs)\n",
 			cfg->subbuf_shift, cfg->nr_subbufs_shift,
@@ -271,7 +272,8 @@ int trace_setup(const struct trace_config *cfg, unsigned ncpus)
 		if (!setup_cpu(cpu))
 			goto fail;
 	for (unsigned cpu = 0; cpu < ncpus; cpu++)
-		atomic_store_release(&trace_rb[cpu], chan.cpu[cpu].rb);
+		atomic_store_release(&percpu_of(cpu)->trace_buffer,
+				     (void *)chan.cpu[cpu].rb);
 	chan.active = true;
 	return 0;
 fail:
@@ -292,7 +294,8 @@ void trace_teardown(void)
 		return;
 	trace_enable_all(false);
 	for (unsigned cpu = 0; cpu < chan.ncpus; cpu++)
-		atomic_store_release(&trace_rb[cpu], (struct rb *)NULL);
+		atomic_store_release(&percpu_of(cpu)->trace_buffer,
+				     (void *)NULL);
 	chan.active = false;
 	for (unsigned cpu = 0; cpu < chan.ncpus; cpu++)
 		free_cpu(&chan.cpu[cpu], order);

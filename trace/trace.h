@@ -65,14 +65,18 @@ void trace_set_outofline(bool on);
 /* CPU cpu's buffer (NULL when inactive or out of range). */
 struct rb *trace_cpu_buffer(unsigned cpu);
 
-/* Per-CPU buffers and the run-time switch, read by the fast path. */
-extern struct rb *trace_rb[MAX_CPUS];
+/* The run-time switch, read by the fast path. */
 extern bool trace_outofline;
 
 /*
- * The emit fast path: reserve, copy the payload, commit, on this CPU's
- * buffer. A lost record is counted by the buffer; nothing else to do.
+ * This CPU's buffer, NULL when no channel is active: one %gs-relative
+ * load of the per-CPU area's trace_buffer field (trace_setup() sets it).
  */
+static inline struct rb *trace_this_cpu_buffer(void)
+{
+	return this_cpu_read_ptr(trace_buffer);
+}
+
 /* The general path: any record, any case (trace/trace.c). */
 void trace_emit_slow(uint32_t id, const void *p, uint32_t size,
 		     uint32_t align);
@@ -84,15 +88,34 @@ static inline uint64_t trace_clock_inline(void)
 }
 
 /*
- * The emit fast path: this CPU's buffer, then rb_emit_fast(); whatever
- * it declines (sub-buffer switch, extended header, nesting, a lost CAS)
- * goes out of line to trace_emit_slow(). A lost record is counted by the
- * buffer; nothing else to do.
+ * Call fn(id, payload, size, align) on a copy of the payload made right
+ * there: the trace point's payload struct then never has its address
+ * taken on the fast path, so it stays in registers instead of being
+ * stored to the stack for a call that rarely happens.
+ */
+#define TRACE_CALL_WITH_COPY(fn, id, p, size, align)                         \
+	do {                                                                \
+		uint64_t trace_copy_[RB_FAST_MAX_PAYLOAD / sizeof(uint64_t)]; \
+		if ((size) <= sizeof(trace_copy_)) {                        \
+			__builtin_memcpy(trace_copy_, (p), (size));         \
+			fn((id), trace_copy_, (size), (align));             \
+		} else {                                                    \
+			fn((id), (p), (size), (align));                     \
+		}                                                           \
+	} while (0)
+
+/*
+ * The emit fast path: this CPU's buffer (one %gs load), then
+ * rb_emit_fast(); whatever it declines (outside the write window: a
+ * sub-buffer switch, a page to cross, a window to publish; the extended
+ * header; a CAS lost to a nested writer) goes out of line to
+ * trace_emit_slow(). A lost record is counted by the buffer; nothing
+ * else to do.
  */
 static inline __attribute__((always_inline)) void
 trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
-	struct rb *rb = trace_rb[this_cpu_id()];
+	struct rb *rb = trace_this_cpu_buffer();
 	uint32_t at = ALIGN_UP((uint32_t)RB_COMPACT_HEADER_SIZE, align);
 
 	if (unlikely(!rb))
@@ -100,14 +123,14 @@ trace_emit_body(uint32_t id, const void *p, uint32_t size, uint32_t align)
 	if (unlikely(!rb_emit_fast(rb, id, p, at, size,
 				   ALIGN_UP(at + size, RB_RECORD_ALIGN),
 				   trace_clock_inline)))
-		trace_emit_slow(id, p, size, align);
+		TRACE_CALL_WITH_COPY(trace_emit_slow, id, p, size, align);
 }
 
 static inline __attribute__((always_inline)) void
 trace_emit_inline(uint32_t id, const void *p, uint32_t size, uint32_t align)
 {
 	if (unlikely(trace_outofline)) {
-		trace_emit_outofline(id, p, size, align);
+		TRACE_CALL_WITH_COPY(trace_emit_outofline, id, p, size, align);
 		return;
 	}
 	trace_emit_body(id, p, size, align);

@@ -173,6 +173,13 @@ void model_doorbell_begin(uint64_t id)
 	command(DB_CMD_BEGIN, &id, 1);
 }
 
+void model_doorbell_begin_all(uint64_t id)
+{
+	const uint64_t args[] = {id, DB_SCOPE_ALL};
+
+	command(DB_CMD_BEGIN, args, 2);
+}
+
 void model_doorbell_end(uint64_t id, uint64_t iters)
 {
 	const uint64_t args[] = {id, iters};
@@ -225,8 +232,9 @@ void model_doorbell_clflushed(const void *va, uint64_t len)
 }
 
 static const struct bench_region_ops region_ops = {
-	model_doorbell_begin,
-	model_doorbell_end,
+	.begin = model_doorbell_begin,
+	.end = model_doorbell_end,
+	.begin_all = model_doorbell_begin_all,
 };
 
 bool model_doorbell_init(void)

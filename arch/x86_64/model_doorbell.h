@@ -29,6 +29,8 @@ void model_doorbell_label(const char *label);
  * work it held (0: not counted). */
 void model_doorbell_begin(uint64_t id);
 void model_doorbell_end(uint64_t id, uint64_t iters);
+/* Begin a region that counts every CPU's work (bench_region_begin_all()). */
+void model_doorbell_begin_all(uint64_t id);
 
 /*
  * Leave work out of this CPU's open region id and take it in again

@@ -9,6 +9,7 @@
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
+#include "lib/this_cpu.h"
 #include "mm/page_alloc.h"
 
 static struct percpu boot_percpu;
@@ -18,6 +19,10 @@ static bool ready;
 
 BUILD_ASSERT(__builtin_offsetof(struct percpu, self) == 0);
 BUILD_ASSERT(sizeof(struct percpu) <= PAGE_SIZE);
+/* lib/this_cpu.h reads the CPU number at this offset from the GS base. */
+BUILD_ASSERT(__builtin_offsetof(struct percpu, cpu_id) ==
+	     THIS_CPU_NUM_GS_OFFSET);
+BUILD_ASSERT(sizeof(((struct percpu *)0)->cpu_id) == sizeof(unsigned));
 
 void percpu_install(struct percpu *p)
 {
@@ -35,6 +40,14 @@ static void percpu_setup(struct percpu *p, unsigned cpu, uint32_t apic_id)
 	p->cpu_id = cpu;
 	p->apic_id = apic_id;
 	spin_lock_init(&p->calls.lock, NULL);
+}
+
+void percpu_early_bsp(void)
+{
+	kassert(ncpus == 0);
+	boot_percpu.self = &boot_percpu;
+	boot_percpu.cpu_id = 0;
+	percpu_install(&boot_percpu);
 }
 
 void percpu_init_bsp(uint32_t apic_id)

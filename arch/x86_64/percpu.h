@@ -60,6 +60,8 @@ struct percpu {
 	uint64_t nmi_count;
 	uint64_t ipi_count;
 	uint64_t pat; /* IA32_PAT as this CPU saw it at start-up */
+	void *trace_buffer; /* this CPU's trace ring buffer, or NULL (set
+			     * by the trace channel, read by its fast path) */
 
 	struct work_slot work __aligned(CACHE_LINE_SIZE);
 	struct smp_call_queue calls __aligned(CACHE_LINE_SIZE);
@@ -74,11 +76,32 @@ static inline struct percpu *this_cpu(void)
 	return p;
 }
 
+/*
+ * One pointer-sized field of the current CPU's area, with one %gs-relative
+ * load (no need to load the area's address first):
+ * this_cpu_read_ptr(trace_buffer) is mov %gs:offsetof(...), reg. Volatile:
+ * other CPUs may change the field, so the load is never cached or hoisted.
+ */
+#define this_cpu_read_ptr(field)                                            \
+	({                                                                  \
+		__typeof__(((struct percpu *)0)->field) pcpu_v_;            \
+		_Static_assert(sizeof(pcpu_v_) == sizeof(void *),           \
+			       "this_cpu_read_ptr: not a pointer field");   \
+		__asm__ volatile("mov %%gs:%c1, %0"                         \
+				 : "=r"(pcpu_v_)                            \
+				 : "i"(__builtin_offsetof(struct percpu,    \
+							  field)));         \
+		pcpu_v_;                                                    \
+	})
+
 static inline unsigned this_cpu_id(void)
 {
 	return this_cpu()->cpu_id;
 }
 
+/* Boot CPU, first thing: point the GS base at its static area with only
+ * its CPU number (0) set, so that lib/this_cpu.h works from then on. */
+void percpu_early_bsp(void);
 /* Boot CPU: set up its static area as CPU 0 and load the GS base. */
 void percpu_init_bsp(uint32_t apic_id);
 /* Allocate and register the area of the next CPU number; NULL when out of

@@ -187,6 +187,11 @@ static void send(const uint64_t *cpus, struct flush_req *r)
 	tlb_remote_call(cpus, flush_handler, r);
 }
 
+bool tlb_shootdown_may_wait(void)
+{
+	return (read_rflags() & RFLAGS_IF) || !tlb_remote_call;
+}
+
 void tlb_flush_kernel_range(uint64_t va, uint64_t npages)
 {
 	uint64_t all[VM_CPU_WORDS];

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/config.h"
+#include "lib/this_cpu.h"
 #include "mm/kmalloc.h"
 
 #define HOST_NSEC_PER_SEC 1000000000ull
@@ -34,18 +35,12 @@ static const struct kmalloc_backend host_kmalloc_backend = {
 	.alloc_pages = host_pages_alloc, .free_pages = host_pages_free,
 };
 
-/* The calling thread's CPU number: set by each worker thread before it
- * touches per-CPU state; 0 for the main thread. */
-static __thread unsigned host_tls_cpu;
-
+/* The calling thread's CPU number (lib/this_cpu.h; the program links
+ * tests/host/host_cpu.c): set by each worker thread before it touches
+ * per-CPU state; 0 for the main thread. */
 static inline void host_set_thread_cpu(unsigned cpu)
 {
-	host_tls_cpu = cpu;
-}
-
-static inline unsigned host_thread_cpu(void)
-{
-	return host_tls_cpu;
+	this_cpu_num_set(cpu);
 }
 
 /* CLOCK_MONOTONIC in nanoseconds. */

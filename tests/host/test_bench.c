@@ -172,7 +172,10 @@ static void region_end(uint64_t id, uint64_t iters)
 
 KTEST(bench, regions_mark_each_measured_repetition)
 {
-	static const struct bench_region_ops ops = {region_begin, region_end};
+	static const struct bench_region_ops ops = {
+		.begin = region_begin,
+		.end = region_end,
+	};
 	uint64_t per_iter = FAKE_TICKS_PER_ITER;
 	struct bench_params p;
 	struct bench_result res;
@@ -194,6 +197,56 @@ KTEST(bench, regions_mark_each_measured_repetition)
 	}
 	/* Unchanged timing: the marks are outside the window. */
 	EXPECT_EQ(res.samples.ticks[0], 2048 * FAKE_TICKS_PER_ITER);
+}
+
+/* A region over several CPUs: begin_all when the ops have it, else begin. */
+static uint64_t all_begun;
+
+static void region_begin_all(uint64_t id)
+{
+	all_begun = id;
+}
+
+static void region_end_any(uint64_t id, uint64_t iters)
+{
+	(void)id;
+	(void)iters;
+}
+
+KTEST(bench, region_over_all_cpus_uses_begin_all)
+{
+	static const struct bench_region_ops with_all = {
+		.begin = region_begin,
+		.end = region_end_any,
+		.begin_all = region_begin_all,
+	};
+	static const struct bench_region_ops without_all = {
+		.begin = region_begin,
+		.end = region_end_any,
+	};
+	uint64_t a, b, c;
+
+	region_n = 0;
+	all_begun = 0;
+	bench_set_region_ops(&with_all);
+	a = bench_region_begin_all();
+	bench_region_end(a, 1);
+	EXPECT_TRUE(a != 0);
+	EXPECT_EQ(all_begun, a);
+	EXPECT_EQ(region_n, 0);		/* begin() was not called */
+	b = bench_region_begin();
+	bench_region_end(b, 1);
+	EXPECT_EQ(region_n, 1);
+	EXPECT_EQ(region_log[0], b);
+	EXPECT_TRUE(b > a);		/* one id sequence */
+	bench_set_region_ops(&without_all);
+	c = bench_region_begin_all();
+	bench_region_end(c, 1);
+	EXPECT_EQ(region_n, 2);		/* fell back to begin() */
+	EXPECT_EQ(region_log[1], c);
+	EXPECT_EQ(all_begun, a);
+	bench_set_region_ops(NULL);
+	EXPECT_EQ(bench_region_begin_all(), 0);
 }
 
 KTEST(bench, fractional_cost_keeps_milli_precision)

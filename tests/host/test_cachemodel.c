@@ -178,7 +178,16 @@ KTEST(cachemodel, wc_full_line_is_one_burst_and_sfence_flushes_partial)
 	EXPECT_EQ(s->wc_partials, 0);
 	cm_fence(m, 0, CM_SFENCE);
 	EXPECT_EQ(s->wc_partials, 1);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_FENCE], 1);
 	EXPECT_EQ(s->mem_cycles, 20 + 5 + 3 * 7);
+	/* A record straddling two lines holds two buffers: one fence, two
+	 * partial flushes (bytes 120..135: one chunk in each line). */
+	store(m, 0, 120);
+	store(m, 0, 128);
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->wc_partials, 3);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_FENCE], 3);
+	EXPECT_EQ(s->mem_cycles, 20 + 5 + 3 * 7 + 5 + 2 * 7);
 	/* Nothing was cached. */
 	EXPECT_EQ(s->l1_hits + s->l1_misses, 0);
 	cm_destroy(m);
@@ -196,15 +205,31 @@ KTEST(cachemodel, wc_buffers_flush_on_reuse_uc_access_and_lock)
 	store(m, 0, 64);
 	store(m, 0, 128);
 	EXPECT_EQ(s->wc_partials, 1);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_EVICT], 1);
 	/* A UC access drains both others. */
 	load(m, 0, PAGE);
 	EXPECT_EQ(s->wc_partials, 3);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_UNCACHED], 2);
 	/* A locked operation drains too. */
 	store(m, 0, 0);
 	cm_access(m, 0, 8192, 8, CM_LOCKED);
 	cm_access(m, 0, 8192, 8, CM_LOCKED | CM_STORE);
 	EXPECT_EQ(s->wc_partials, 4);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_LOCKED], 1);
 	EXPECT_EQ(s->locked, 1);
+	/* A locked operation with the buffers empty flushes nothing. */
+	cm_access(m, 0, 8192, 8, CM_LOCKED);
+	cm_access(m, 0, 8192, 8, CM_LOCKED | CM_STORE);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_LOCKED], 1);
+	/* A WC load of a line with pending stores flushes that buffer. */
+	store(m, 0, 192);
+	load(m, 0, 192);
+	EXPECT_EQ(s->wc_partial_by[CM_WC_UNCACHED], 3);
+	/* The causes always add up. */
+	EXPECT_EQ(s->wc_partial_by[CM_WC_FENCE] + s->wc_partial_by[CM_WC_LOCKED] +
+			  s->wc_partial_by[CM_WC_UNCACHED] +
+			  s->wc_partial_by[CM_WC_EVICT],
+		  s->wc_partials);
 	cm_destroy(m);
 }
 
@@ -528,6 +553,12 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xe8), X86_LFENCE);
 	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xc1, 0x07), X86_LOCKED);	/* lock xadd */
 	EXPECT_EQ(CLASSIFY(0xf0, 0xff, 0x07), X86_LOCKED);	/* lock inc */
+	/* The trace ring buffer's CPU-local operations, bytes as the kernel
+	 * build emits them: no LOCK prefix, so not locked (they neither drain
+	 * the WC buffers nor pay the locked cost); with the prefix, locked. */
+	EXPECT_EQ(CLASSIFY(0x48, 0x0f, 0xb1, 0x13), 0);	/* cmpxchg [rbx], rdx */
+	EXPECT_EQ(CLASSIFY(0x4a, 0x0f, 0xc1, 0x04, 0xca), 0);	/* xadd */
+	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xb1, 0x13), X86_LOCKED);
 	EXPECT_EQ(CLASSIFY(0x87, 0x07), X86_LOCKED);		/* xchg [rdi], eax */
 	EXPECT_EQ(CLASSIFY(0x87, 0xc1), 0);			/* xchg ecx, eax */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0x30), 0);		/* xsaveopt/ /6 mem */

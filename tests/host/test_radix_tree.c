@@ -7,7 +7,7 @@
  * invariants after every phase. Freed nodes go through RCU (one CPU here,
  * so rcu_barrier() runs them) and are poisoned.
  */
-// HOST_SRCS: mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/string.c tests/host/host_cycles.c
+// HOST_SRCS: mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"
@@ -38,11 +38,6 @@ static const struct kmalloc_backend host_backend = {
 	.free_pages = hb_free,
 };
 
-static unsigned cpu0(void)
-{
-	return 0;
-}
-
 static void setup(void)
 {
 	static bool done;
@@ -51,7 +46,7 @@ static void setup(void)
 		return;
 	done = true;
 	kmalloc_init(&host_backend);
-	rcu_init(cpu0, NULL);
+	rcu_init(NULL);
 	rcu_idle_exit();
 }
 

@@ -6,7 +6,7 @@
  * shows up as a reader seeing the poison, or as a TSan race between the
  * poisoning store and a reader's load.
  */
-// HOST_SRCS: lib/rcu.c lib/spinlock.c tests/host/host_cycles.c
+// HOST_SRCS: lib/rcu.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
 #include <pthread.h>
 #include <stddef.h>
@@ -27,14 +27,8 @@ struct obj {
 	struct rcu_head rcu;
 };
 
-static __thread unsigned tls_cpu;
 static struct obj *shared;
 static uint64_t stop, bad_reads, reads, freed;
-
-static unsigned thread_cpu(void)
-{
-	return tls_cpu;
-}
 
 static void poison_free(struct obj *o)
 {
@@ -52,7 +46,7 @@ static void obj_free_rcu(struct rcu_head *h)
 
 static void *reader(void *arg)
 {
-	tls_cpu = (unsigned)(uintptr_t)arg;
+	this_cpu_num_set((unsigned)(uintptr_t)arg);
 	rcu_idle_exit();
 	while (!atomic_load_acquire(&stop)) {
 		for (int i = 0; i < 64; i++) {
@@ -112,8 +106,8 @@ static void run(bool use_call_rcu, struct rcu_stats *before,
 
 KTEST(rcu, synchronize_waits_for_readers)
 {
-	rcu_init(thread_cpu, NULL);
-	tls_cpu = 0;
+	rcu_init(NULL);
+	this_cpu_num_set(0);
 	rcu_idle_exit();
 	struct rcu_stats a, b;
 
@@ -128,8 +122,8 @@ KTEST(rcu, synchronize_waits_for_readers)
 
 KTEST(rcu, call_rcu_batches)
 {
-	rcu_init(thread_cpu, NULL);
-	tls_cpu = 0;
+	rcu_init(NULL);
+	this_cpu_num_set(0);
 	rcu_idle_exit();
 	struct rcu_stats a, b;
 
@@ -149,8 +143,8 @@ KTEST(rcu, idle_cpus_do_not_hold_grace_periods)
 {
 	struct rcu_stats a, b;
 
-	rcu_init(thread_cpu, NULL);
-	tls_cpu = 0;
+	rcu_init(NULL);
+	this_cpu_num_set(0);
 	rcu_idle_exit();
 	rcu_stats_get(&a);
 	/* Only CPU 0 is online: no other CPU is waited for. */
@@ -163,8 +157,8 @@ KTEST(rcu, idle_cpus_do_not_hold_grace_periods)
 
 KTEST(rcu, debug_checks_catch_misuse)
 {
-	rcu_init(thread_cpu, NULL);
-	tls_cpu = 0;
+	rcu_init(NULL);
+	this_cpu_num_set(0);
 	/* A reader on a CPU that is idle (never came online). */
 	EXPECT_TRUE(HOST_EXPECT_PANIC(rcu_read_lock()));
 	rcu_idle_exit();
@@ -182,8 +176,8 @@ KTEST(rcu, irq_on_an_idle_cpu_may_read)
 {
 	bool was_idle;
 
-	rcu_init(thread_cpu, NULL);
-	tls_cpu = 0;
+	rcu_init(NULL);
+	this_cpu_num_set(0);
 	/* Idle: a reader would panic (see debug_checks_catch_misuse). */
 	was_idle = rcu_irq_enter();
 	EXPECT_TRUE(was_idle);

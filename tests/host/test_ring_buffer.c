@@ -6,7 +6,9 @@
  * modes; records larger than a sub-buffer; the extended header (large
  * timestamp delta, large id); writers nesting at the two places an
  * interrupt can hit (inside the reserve loop, between reserve and
- * commit) and the nesting limit; both page-index variants.
+ * commit) and the nesting limit; both page-index variants; the fast
+ * path (rb_emit_fast() through the write window) in both modes, with a
+ * reader swapping sub-buffers under it and writers nesting inside it.
  */
 // HOST_SRCS: trace/ring_buffer.c lib/string.c
 #include <stdint.h>
@@ -217,10 +219,11 @@ KTEST(ring_buffer, extended_headers)
 /* Interrupt inside the reserve loop: the outer CAS fails and retries. */
 static struct rb *nest_rb;
 static uint64_t nest_seq, nest_emitted, nest_written;
+static unsigned nest_fill = 20; /* max fill bytes of nested records */
 static void nested_emit(void)
 {
 	nest_emitted++;
-	nest_written += rbt_emit(nest_rb, nest_seq++, 20);
+	nest_written += rbt_emit(nest_rb, nest_seq++, nest_fill);
 }
 
 KTEST(ring_buffer, nesting)
@@ -305,4 +308,98 @@ KTEST(ring_buffer, bad_config)
 	c = cfg_for(RB_DISCARD, RB_PAGES_ARRAY, 12, 2);
 	c.clock = NULL;
 	EXPECT_EQ(rb_init(&rb, &c, NULL, NULL, NULL, 1), -1);
+}
+
+/* The fast path's payload (seq, tsc) and clock: the test clock. */
+static uint64_t fast_payload[2];
+static uint64_t fast_taken;
+static uint64_t fast_now(void)
+{
+	fast_payload[1] = fake_clock();
+	return fast_payload[1];
+}
+
+/* One fixed-size record, fast path first, else the general path. */
+static bool emit_fast(struct rb *rb, uint64_t seq)
+{
+	fast_payload[0] = seq;
+	if (rb_emit_fast(rb, RBT_ID, fast_payload, 8, RBT_FIXED,
+			 rbt_size(RB_COMPACT_HEADER_SIZE, 0), fast_now)) {
+		fast_taken++;
+		return true;
+	}
+	return rbt_emit(rb, seq, 0);
+}
+
+/*
+ * The fast path writes every record the general path would: read back
+ * intact and in order, written + lost == emitted. Without nesting it
+ * declines only where a window ends (at most two records per page:
+ * the one that does not fit, the one that opens the next sub-buffer);
+ * with nesting (every nest_every-th clock read) the outer CAS fails.
+ */
+static void fast_path(struct ktest_ctx *ctx, enum rb_mode mode,
+		      enum rb_page_index idx, unsigned nest_every,
+		      unsigned read_every)
+{
+	struct rb_config c = cfg_for(mode, idx, 13, 2);
+	struct rbt t;
+	struct rbt_parse p = {.any_order = nest_every != 0};
+	uint64_t claimed = 0, written = 0, emitted = 3000, pages;
+
+	ASSERT_EQ(rbt_init(&t, &c, 1), 0);
+	nest_rb = &t.rb;
+	nest_seq = 1000000;
+	nest_emitted = nest_written = fast_taken = 0;
+	nest_fill = 0;
+	for (uint64_t seq = 1; seq <= emitted; seq++) {
+		if (nest_every && seq % nest_every == 0)
+			clock_hook = nested_emit;
+		written += emit_fast(&t.rb, seq);
+		if (read_every && seq % read_every == 0)
+			drain(&t, &p, 0, &claimed);
+	}
+	clock_hook = NULL;
+	nest_fill = 20;
+	rb_flush(&t.rb);
+	drain(&t, &p, 0, &claimed);
+	EXPECT_EQ(p.errors, 0);
+	EXPECT_EQ(t.rb.nesting, 0);
+	EXPECT_EQ(p.records, claimed);
+	EXPECT_EQ(claimed + rb_lost_total(&t.rb), emitted + nest_emitted);
+	EXPECT_EQ(written + nest_written,
+		  claimed + t.rb.lost[RB_LOST_OVERWRITTEN]);
+	pages = (written * rbt_size(RB_COMPACT_HEADER_SIZE, 0)) / RB_PAGE_SIZE +
+		1;
+	if (!nest_every)
+		EXPECT_LE(written, fast_taken + 2 * pages);
+	EXPECT_GT(fast_taken, written / 2);
+	if (mode == RB_DISCARD && !read_every) /* it filled up */
+		EXPECT_GT(t.rb.lost[RB_LOST_FULL], 0);
+	rbt_free(&t);
+}
+
+KTEST(ring_buffer, fast_discard_idle_reader_array)
+{
+	fast_path(ctx, RB_DISCARD, RB_PAGES_ARRAY, 0, 0);
+}
+
+KTEST(ring_buffer, fast_discard_idle_reader_list)
+{
+	fast_path(ctx, RB_DISCARD, RB_PAGES_LIST, 0, 0);
+}
+
+KTEST(ring_buffer, fast_overwrite_reader_interleaved)
+{
+	fast_path(ctx, RB_OVERWRITE, RB_PAGES_ARRAY, 0, 50);
+}
+
+KTEST(ring_buffer, fast_overwrite_nested_list)
+{
+	fast_path(ctx, RB_OVERWRITE, RB_PAGES_LIST, 7, 120);
+}
+
+KTEST(ring_buffer, fast_discard_nested_reader)
+{
+	fast_path(ctx, RB_DISCARD, RB_PAGES_ARRAY, 5, 90);
 }

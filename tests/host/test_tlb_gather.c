@@ -228,7 +228,67 @@ KTEST(tlb_gather, full_array_flushes_early_and_loses_nothing)
 	tlb_gather_finish(&g);
 	EXPECT_EQ(count(EV_FREE), TLB_GATHER_FRAMES + 5);
 	EXPECT_EQ(g.frames_freed, TLB_GATHER_FRAMES + 5);
-	/* The early flush covered the change; the later frames needed
-	 * none (nothing new was unmapped). */
-	EXPECT_EQ(count(EV_FLUSH_USER), 1);
+	/* The early flush covered the change; the last range stayed
+	 * pending after it (a table unhooked next must be covered), so
+	 * the finish flushes once more. */
+	EXPECT_EQ(count(EV_FLUSH_USER), 2);
+}
+
+/* An unmap that fills the array with its data frames and then unhooks a
+ * page table: the table is still gathered under a pending change (no
+ * assertion), flushed, and freed only after that flush. */
+KTEST(tlb_gather, table_after_an_early_flush_is_still_flushed_first)
+{
+	struct addr_space as = {0};
+	struct tlb_gather g;
+	int table_free = -1, last_flush = -1;
+
+	reset();
+	as.loaded[0] = 0x4;
+	tlb_gather_init(&g);
+	for (unsigned i = 0; i < TLB_GATHER_FRAMES + 1; i++) {
+		tlb_gather_range(&g, &as, USER_VA + i * PAGE_SIZE, 1);
+		tlb_gather_frame(&g, (i + 1) * PAGE_SIZE);
+	}
+	EXPECT_EQ(count(EV_FLUSH_USER), 1); /* the early one */
+	EXPECT_TRUE(g.pending);
+	tlb_gather_table(&g, 0x7000000);
+	tlb_gather_finish(&g);
+	for (unsigned i = 0; i < nev; i++) {
+		if (ev[i].kind == EV_FREE && ev[i].a == 0x7000000)
+			table_free = (int)i;
+		if (ev[i].kind == EV_FLUSH_USER && table_free < 0)
+			last_flush = (int)i;
+	}
+	ASSERT_TRUE(table_free >= 0);
+	EXPECT_TRUE(last_flush >= 0 && last_flush < table_free);
+	EXPECT_EQ(count(EV_FLUSH_USER), 2);
+	EXPECT_EQ(ev[last_flush].b, 0); /* a table: a full flush */
+	EXPECT_EQ(ev[last_flush].cpus0, 0x4);
+}
+
+KTEST(tlb_gather, chained_pages_never_flush_early)
+{
+	static struct page pages[4 * TLB_GATHER_FRAMES];
+	struct addr_space as = {0};
+	struct tlb_gather g;
+	unsigned n = 4 * TLB_GATHER_FRAMES;
+
+	reset();
+	as.loaded[0] = 0x2;
+	tlb_gather_init(&g);
+	for (unsigned i = 0; i < n; i++) {
+		tlb_gather_range(&g, &as, USER_VA + i * PAGE_SIZE, 1);
+		tlb_gather_put_page(&g, &pages[i]);
+	}
+	/* Four times the array's size: still nothing flushed or dropped. */
+	EXPECT_EQ(nev, 0);
+	tlb_gather_finish(&g);
+	ASSERT_EQ(nev, n + 1);
+	EXPECT_EQ(ev[0].kind, EV_FLUSH_USER);
+	EXPECT_EQ(count(EV_RELEASE), n);
+	EXPECT_EQ(g.refs_dropped, n);
+	EXPECT_EQ(g.flushes, 1);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_TRUE(pages[i].lru.next == NULL); /* unchained */
 }

@@ -8,8 +8,10 @@
  * batch (batched); a stale-translation detector under both policies
  * (one CPU reads through a mapping while another unmaps the page, frees
  * it and reuses it with new contents); file regions map page-cache
- * pages, reclaim (also the allocator's hook) unmaps such a page from
- * every space and drops its references only after the flush; PCIDs when the CPU has them.
+ * pages, reclaim unmaps such a page from every space and drops its
+ * references only after the flush, but skips a page a reader holds;
+ * the allocator's hook never unmaps (interrupts on or off), direct
+ * reclaim does; PCIDs when the CPU has them.
  * The multi-CPU tests want 4 CPUs and skip with fewer than they need.
  */
 #include "arch/x86_64/cpu.h"
@@ -608,12 +610,18 @@ KTEST(space, file_mapping_reads_page_cache)
 	EXPECT_EQ(truncate_inode_pages(&t.m), 1);
 }
 
-KTEST(space, allocator_reclaim_hook_unmaps_mapped_pages)
+/* The allocator's hook with interrupts on, then off: it never unmaps a
+ * mapped page nor sends an IPI (it may run where waiting for one would
+ * deadlock); direct reclaim, which may wait, unmaps it. */
+KTEST(space, allocator_hook_never_unmaps_direct_reclaim_does)
 {
 	struct tfile t;
 	struct addr_space *a = space_create("file-hook");
 	struct file_read rd = {a, 0, false};
 	struct vm_translation tr;
+	unsigned other = smp_this_cpu() == 1 ? 2 : 1;
+	bool two = smp_cpus_online() >= 3;
+	uint64_t sent0, flags;
 	struct page *pg;
 
 	ASSERT_TRUE(a != NULL);
@@ -623,15 +631,72 @@ KTEST(space, allocator_reclaim_hook_unmaps_mapped_pages)
 	EXPECT_TRUE(rd.ok);
 	pg = mapped_page(a);
 	ASSERT_TRUE(pg != NULL);
-	get_page(pg); /* ours, to look at it afterwards */
-	/* Ask for every cached page: the unmapped ones go first, then the
-	 * mapped one is unmapped and taken out. */
+	if (two)
+		load_on(other, a); /* an unmap would need an IPI */
+	sent0 = ipis_sent_now();
 	reclaim_page_cache(pagecache_lru_pages());
+	flags = cpu_irq_save();
+	EXPECT_FALSE(tlb_shootdown_may_wait() && smp_cpus_online() > 1);
+	reclaim_page_cache(pagecache_lru_pages());
+	cpu_irq_restore(flags);
+	EXPECT_TRUE(tlb_shootdown_may_wait());
+	EXPECT_TRUE(vm_translate(a, TFILE_VA, &tr));
+	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 1);
+	EXPECT_EQ(ipis_sent_now() - sent0, 0);
+	/* Direct reclaim: every cached page, the mapped one included. */
+	reclaim_mapped(pagecache_lru_pages());
 	EXPECT_FALSE(vm_translate(a, TFILE_VA, &tr));
 	EXPECT_EQ(rmap_count(page_to_pfn(pg)), 0);
 	EXPECT_TRUE(find_get_page(&t.m, 0) == NULL);
-	EXPECT_EQ(page_count(pg), 1);
-	page_cache_release(pg);
+	EXPECT_EQ(ipis_sent_now() - sent0, two ? 1 : 0);
+	if (two)
+		load_on(other, &kernel_space);
+	space_destroy(a);
+	EXPECT_EQ(truncate_inode_pages(&t.m), 0);
+}
+
+/* Linux's reference freeze: a page a reader holds is not reclaimed,
+ * mapped or not; the same page once released is. */
+KTEST(space, reclaim_skips_a_page_a_reader_holds)
+{
+	struct tfile t;
+	struct addr_space *a = space_create("file-held");
+	struct file_read rd = {a, 0, false};
+	struct vm_translation tr;
+	struct page *held, *mapped, *got;
+
+	ASSERT_TRUE(a != NULL);
+	tfile_init(&t);
+	ASSERT_EQ(space_add_file(a, TFILE_VA, TFILE_PAGES, &t.m, 0, 0), VM_OK);
+	file_read_fn(&rd); /* page 0: mapped by a */
+	EXPECT_TRUE(rd.ok);
+	mapped = mapped_page(a);
+	ASSERT_TRUE(mapped != NULL);
+	ASSERT_EQ(__do_page_cache_readahead(&t.m, 1, 1), 1);
+	held = find_get_page(&t.m, 1); /* page 1: a reader holds it */
+	ASSERT_TRUE(held != NULL);
+	get_page(mapped); /* and a reader holds the mapped one too */
+	reclaim_file(pagecache_lru_pages(), TLB_POLICY_BATCHED, 0, NULL, NULL,
+		     NULL, NULL);
+	/* Both still cached, the mapped one still mapped. */
+	got = find_get_page(&t.m, 1);
+	EXPECT_TRUE(got == held);
+	if (got)
+		page_cache_release(got);
+	got = find_get_page(&t.m, 0);
+	EXPECT_TRUE(got == mapped);
+	if (got)
+		page_cache_release(got);
+	EXPECT_TRUE(vm_translate(a, TFILE_VA, &tr));
+	EXPECT_EQ(page_count(held), 2); /* the cache's and the reader's */
+	/* The readers let go: now both go, the mapped one unmapped. */
+	page_cache_release(held);
+	page_cache_release(mapped);
+	reclaim_file(pagecache_lru_pages(), TLB_POLICY_BATCHED, 0, NULL, NULL,
+		     NULL, NULL);
+	EXPECT_TRUE(find_get_page(&t.m, 0) == NULL);
+	EXPECT_TRUE(find_get_page(&t.m, 1) == NULL);
+	EXPECT_FALSE(vm_translate(a, TFILE_VA, &tr));
 	space_destroy(a);
 	EXPECT_EQ(truncate_inode_pages(&t.m), 0);
 }
@@ -656,9 +721,10 @@ static struct page *evict_and_check(void *arg)
 	if (!c->second)
 		return NULL;
 	/* The first page is unmapped but its flush has not come yet: the
-	 * mapping's and the cache's references must still be held. */
+	 * mapping's reference is gone (not the last), the cache's, which
+	 * reclaim now holds, must still be. */
 	c->unmapped = !vm_translate(c->as, TFILE_VA, &tr);
-	c->refs_kept = page_count(c->first) == c->count_before;
+	c->refs_kept = page_count(c->first) == c->count_before - 1;
 	c->t->victim = c->second;
 	c->second = NULL;
 	return tfile_evict(c->t);

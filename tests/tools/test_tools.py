@@ -520,6 +520,65 @@ class ModelTest(unittest.TestCase):
             [model_line("start")]))
         self.assertTrue(problems)
 
+    def test_region_over_all_cpus_sums_them(self):
+        # tbench pairs: the boot CPU opens the region, the server CPU works
+        # in it too. Scope "all": both lines count, summed; scope "cpu":
+        # only the opener's.
+        lines = [model_line("start", freq_mhz=1000),
+                 model_region("tb|pairs=1|throughput+ops|0", 1, by=0,
+                              cycles=300, insns=30, scope="all"),
+                 model_region("tb|pairs=1|throughput+ops|0", 1, by=0, cpu=1,
+                              cycles=500, insns=50, scope="all"),
+                 model_region("fs", 2, by=1, cycles=40, scope="cpu"),
+                 model_region("fs", 2, by=1, cpu=0, cycles=999,
+                              scope="cpu")]
+        rs = model.regions(model.parse_lines(lines))
+        self.assertEqual([r["id"] for r in rs], [1, 2])
+        self.assertEqual(rs[0]["cycles"], 800)
+        self.assertEqual(rs[0]["insns"], 80)
+        self.assertEqual(rs[0]["cpus"], 2)
+        self.assertEqual(rs[0]["cycles_max"], 500)
+        self.assertEqual(rs[1]["cycles"], 40)
+        res = [dict(figure("tb", "pairs=1", 1), metric="throughput")]
+        self.assertEqual(model.attribute(res, model.parse_lines(lines)),
+                         {})
+        self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 8.0)
+        self.assertAlmostEqual(res[0]["model"]["cycles_max_per_iter"], 5.0)
+        self.assertEqual(res[0]["model"]["cpus"], 2)
+
+    def test_tracing_slowdowns_against_trace_off(self):
+        lines = [model_line("start", freq_mhz=1000)]
+        for rid, (v, cyc) in enumerate((("trace_off", 800),
+                                        ("trace_wb", 1000),
+                                        ("trace_uc", 1600)), 1):
+            causes = ({"wc_partials": 300, "wc_partial_fence": 200,
+                       "wc_partial_locked": 0, "wc_partial_uncached": 0,
+                       "wc_partial_evict": 100}
+                      if v == "trace_wb" else {})
+            lines.append(model_region("tbench|%s|throughput+ops|0" % v,
+                                      rid, cycles=cyc, insns=cyc // 2,
+                                      **causes))
+        res = [dict(figure("tbench", v, 1), metric=m)
+               for v in ("trace_off", "trace_wb", "trace_uc")
+               for m in ("throughput", "ops")]
+        res.append(dict(figure("kbuild", "trace_wb", 1), metric="real_ms"))
+        model.attribute(res, model.parse_lines(lines))
+        rows = model.slowdowns(res)
+        self.assertEqual([r["variant"] for r in rows],
+                         ["trace_off", "trace_wb", "trace_uc"])
+        self.assertIsNone(rows[0]["slowdown_pct"])
+        # 1 - 800/1000 and 1 - 800/1600: throughput lost, as the seeds
+        self.assertAlmostEqual(rows[1]["slowdown_pct"], 20.0)
+        self.assertAlmostEqual(rows[2]["slowdown_pct"], 50.0)
+        self.assertAlmostEqual(rows[2]["cycles_per_op"], 16.0)
+        self.assertAlmostEqual(rows[2]["insns_per_op"], 8.0)
+        # flush causes: per operation where the plugin gave them, else
+        # unknown (files of older plugins), never a made-up 0
+        self.assertAlmostEqual(rows[1]["wc_partial_fence"], 2.0)
+        self.assertAlmostEqual(rows[1]["wc_partial_evict"], 1.0)
+        self.assertIsNone(rows[2]["wc_partial_fence"])
+        self.assertIn("n/a", model.slowdown_table(rows, "tiny"))
+
     def test_keyed_attribution_refuses_short_counts(self):
         objs = model.parse_lines([model_line("start"),
                                   model_region("cp|x|copy|64", 1)])
@@ -562,6 +621,28 @@ class ModelTest(unittest.TestCase):
         r2 = {"unit": "MB/s", "model": {"cycles_per_iter": 10.0}}
         self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
         self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
+
+    def test_report_tracing_section(self):
+        with open(report.DEFAULT_SEEDS) as f:
+            seeds = json.load(f)
+
+        def fig(v, metric, value, cyc=None):
+            r = dict(figure("tbench", v, 1), metric=metric, median=value)
+            if cyc is not None:
+                r["model"] = {"cycles_per_iter": cyc, "insns_per_iter": 1.0}
+            return r
+        res = [fig("trace_off", "throughput", 1.0, 300.0),
+               fig("trace_off", "insns_per_op", 100.0),
+               fig("trace_wb", "throughput", 1.0, 400.0),
+               fig("trace_wb", "insns_per_op", 104.0),
+               fig("trace_wb", "slowdown_insns", 3.846)]
+        text = "\n".join(report.section_tracing(
+            res, seeds, {"profile": "tiny"}))
+        self.assertIn("| tbench | trace_wb | 104 | 3.846 % | 400 | "
+                      "25.00 % |", text)
+        self.assertIn("| tbench | trace_off | 100 |  | 300 |  |", text)
+        self.assertIn("52 %", text)                 # the seed's figure
+        self.assertEqual(report.section_tracing(res[:1], seeds), [])
 
     def test_compare_ignores_summary(self):
         a = model.parse_lines([model_line("start"), model_region("x", 1),

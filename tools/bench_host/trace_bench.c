@@ -1,13 +1,17 @@
 /*
  * make bench-host: nanoseconds per 16-byte event of trace/ring_buffer.c
  * on this Linux host, one and two writer threads (each its own buffer,
- * as each CPU has in the kernel), flight-recorder mode; built with
- * -DWITH_LTTNG_UST it measures LTTng-UST's tracepoint with the same
- * payload instead (tools/bench_host.sh runs both, inside an LTTng
- * session it creates, and prints the ratio).
+ * as each CPU has in the kernel), flight-recorder mode, through the
+ * kernel's emit path (rb_emit_fast(), the general path when it declines)
+ * or through the general path alone (rb_reserve(), rb_write(),
+ * rb_commit()); built with -DWITH_LTTNG_UST it measures LTTng-UST's
+ * tracepoint with the same payload instead (tools/bench_host.sh runs
+ * them all, LTTng-UST inside a session it creates, and prints the
+ * ratios).
  *
- * Usage: trace_bench THREADS EVENTS_PER_THREAD
- * Prints: "ours|lttng-ust threads=N ns_per_event=X.XX"
+ * Usage: trace_bench THREADS EVENTS_PER_THREAD [fast|general]
+ * Prints: "ours-fast|ours-general|lttng-ust threads=N ns_per_event=X.XX"
+ * and, for ours-fast, the share of events the fast path took.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,6 +31,9 @@
 #else
 #define IMPL "ours"
 #endif
+#define EVENT_ID 1
+#define PAYLOAD_AT 8 /* compact header padded to the u64 payload */
+#define RECORD_SIZE 24
 
 #define SUBBUF_SHIFT 14
 #define SUBBUFS_SHIFT 3
@@ -37,8 +44,11 @@ struct worker {
 	pthread_t t;
 	struct rb rb;
 	uint64_t events;
+	uint64_t fast; /* events rb_emit_fast() wrote */
 	double ns;
 };
+
+static int use_fast = 1;
 
 static pthread_barrier_t start;
 
@@ -61,9 +71,9 @@ static inline void emit(struct rb *rb, uint64_t a, uint64_t b)
 	struct rb_ctx ctx;
 	void *dst;
 
-	ctx.size_compact = 24;
-	ctx.size_extended = 32;
-	ctx.id = 1;
+	ctx.size_compact = RECORD_SIZE;
+	ctx.size_extended = RECORD_SIZE + 8;
+	ctx.id = EVENT_ID;
 	if (rb_reserve(rb, &ctx))
 		return;
 	ctx.cursor = ctx.begin + (ctx.extended ? RB_EXTENDED_HEADER_SIZE : 8);
@@ -73,6 +83,28 @@ static inline void emit(struct rb *rb, uint64_t a, uint64_t b)
 	else
 		rb_write(rb, &ctx, v, sizeof(v));
 	rb_commit(rb, &ctx);
+}
+
+/* The fast path's clock: the TSC inline, as cfg.clock (cycles_now()). */
+static inline uint64_t tsc_inline(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/*
+ * The kernel's emit path (trace/trace.h): rb_emit_fast() with a constant
+ * 16-byte payload, the general path when it declines. Returns 1 if the
+ * fast path wrote the event.
+ */
+static inline int emit_fast(struct rb *rb, uint64_t a, uint64_t b)
+{
+	uint64_t v[2] = {a, b};
+
+	if (rb_emit_fast(rb, EVENT_ID, v, PAYLOAD_AT, sizeof(v), RECORD_SIZE,
+			 tsc_inline))
+		return 1;
+	emit(rb, a, b);
+	return 0;
 }
 
 static int setup(struct worker *w, unsigned cpu)
@@ -108,7 +140,10 @@ static void *run(void *arg)
 #ifdef WITH_LTTNG_UST
 		lttng_ust_tracepoint(bench, ev, i, i * 3);
 #else
-		emit(&w->rb, i, i * 3);
+		if (use_fast)
+			w->fast += emit_fast(&w->rb, i, i * 3);
+		else
+			emit(&w->rb, i, i * 3);
 #endif
 	}
 	w->ns = now_ns() - t0;
@@ -121,9 +156,15 @@ int main(int argc, char **argv)
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
 	uint64_t events = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
 	double sum = 0;
+	uint64_t fast = 0;
 
-	if (n < 1 || n > MAX_THREADS || events == 0) {
-		fprintf(stderr, "usage: trace_bench THREADS EVENTS\n");
+	if (argc > 3)
+		use_fast = strcmp(argv[3], "general") != 0;
+	if (n < 1 || n > MAX_THREADS || events == 0 ||
+	    (argc > 3 && strcmp(argv[3], "fast") != 0 &&
+	     strcmp(argv[3], "general") != 0)) {
+		fprintf(stderr,
+			"usage: trace_bench THREADS EVENTS [fast|general]\n");
 		return 2;
 	}
 	pthread_barrier_init(&start, NULL, n);
@@ -140,7 +181,17 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(w[i].t, NULL);
 		sum += w[i].ns / events;
+		fast += w[i].fast;
 	}
+#ifdef WITH_LTTNG_UST
 	printf("%s threads=%u ns_per_event=%.2f\n", IMPL, n, sum / n);
+#else
+	if (use_fast)
+		printf("%s-fast threads=%u ns_per_event=%.2f fast_share=%.4f\n",
+		       IMPL, n, sum / n, (double)fast / ((double)events * n));
+	else
+		printf("%s-general threads=%u ns_per_event=%.2f\n", IMPL, n,
+		       sum / n);
+#endif
 	return 0;
 }

@@ -11,21 +11,52 @@
  * ("provided"), which is what nesting on one CPU means; the reader runs
  * in parallel with both.
  *
+ * Writers first try the fast path (rb_emit_fast()): the record goes
+ * through the write window win points at, if it fits before the
+ * window's end, with one CAS on the offset; the window's fields are read
+ * one per statement after the CAS, as the C code may. Otherwise the
+ * general path reserves it and, when win does not cover it, publishes
+ * the window of its page (rb_window_publish(): end 0, the fields, then
+ * end, one statement each, so a nesting interrupt sees any prefix).
+ *
  * Sizes are in units: a sub-buffer holds a 1-unit header, then 2-unit
- * records. Each record's units carry its tag, written one unit per
+ * records. By default a sub-buffer is one 6-unit page (two records, so
+ * five records lap the two slots: claims, overwrite and reader swaps
+ * happen); -DPAGES makes it two 7-unit pages after a 3-unit header, so
+ * the thread's third record opens page 1 and both interrupt records fit
+ * behind it (a window published while an interrupt nests), at the cost
+ * of no lap. Windows start with fields that point nowhere (as memory
+ * through a zero base would), so a fast write through a half-published
+ * window is caught. Each record's units carry its tag, written one unit per
  * statement, so a reader that copies a half-written record sees two
  * different tags (torn). Ghost bitmasks follow every record: held[P] (in
  * physical sub-buffer P), delivered, lost_over (counted overwritten),
  * lost_full. Checked: no record both delivered and lost, none torn or
  * read twice, the records count of a packet equals what is in it, and
  * at the end delivered + lost == emitted, as sets and as counts.
+ *
+ * Deliberate bugs, each of which the check must catch (make test runs
+ * them and expects a failure): -DPAGES -DBUG_WINDOW_ORDER publishes a
+ * window's end before its fields (no invalidation first);
+ * -DBUG_FAST_NO_DELIVER leaves out the fast path's delivery test (a fast
+ * commit that completes a sub-buffer after a nested writer closed it),
+ * caught by the end check that every complete lap was delivered.
  */
 #define N      2            /* slots (sub-buffers) */
 #define NPHYS  3            /* physical sub-buffers: N + the spare */
-#define SB     6            /* units per sub-buffer */
+#ifdef PAGES
+#define SB     14           /* units per sub-buffer: two pages */
+#define PG     7            /* units per page */
+#define HDR    3
+#else
+#define SB     6            /* units per sub-buffer: one page */
+#define PG     SB
 #define HDR    1
+#endif
 #define RSZ    2
 #define BUF    (N * SB)
+#define PPS    (SB / PG)    /* pages per sub-buffer */
+#define NW     (N * PPS)    /* windows: one per slot and page */
 #define NEVER  255          /* lap tag of a slot never written */
 #define ALL    62           /* tags 1..5 */
 
@@ -43,6 +74,13 @@ byte spare = N;
 byte nr_lost_full, nr_lost_over, nr_read;
 byte delivered, lost_over, lost_full; /* ghost sets */
 bool in_irq, irq_done, writer_done;
+/* Write windows (struct rb_window), all 0 at first; win = 0 (end 0). */
+byte wend[NW];              /* o + RSZ <= end fits; 0 covers nothing */
+short wbase[NW];            /* record at offset o: mem[base + o] */
+byte wcs[NW];               /* commit counter's slot */
+byte wcend[NW];             /* commit value that completes the lap */
+byte wrec[NW];              /* records[] index (physical) */
+byte win;
 
 /* CAS on the slot word (a locked cmpxchg; one statement). */
 inline wsb_cas(s, oid, onr, olap, nid, nnr, nlap, ok)
@@ -112,10 +150,33 @@ inline open(st)
 	commit_add((st / SB) % N, st / BUF, ophys, HDR)
 }
 
-/* One record: reserve, write two units, count, commit. */
-inline emit(tag)
+/* rb_window_publish(): the window of begin's page, then win. */
+inline publish(begin, phys)
 {
-	lost = 0;
+	pw = ((begin / SB) % N) * PPS + (begin % SB) / PG;
+	pf = begin - begin % PG;
+	pe = pf + PG;
+	if :: pe % SB == 0 -> pe = pe - 1 :: else fi;
+	if
+	:: wend[pw] != pe ->
+#ifdef BUG_WINDOW_ORDER
+		wend[pw] = pe;
+#else
+		wend[pw] = 0;
+#endif
+		wbase[pw] = phys * SB + pf % SB - pf;
+		wcs[pw] = (begin / SB) % N;
+		wcend[pw] = (begin / BUF + 1) * SB;
+		wrec[pw] = phys;
+		wend[pw] = pe
+	:: else
+	fi;
+	win = pw
+}
+
+/* The general path: rb_reserve(), write, rb_commit(). */
+inline emit_general(tag)
+{
 	do
 	:: o = offset; off = o % SB;
 		if
@@ -154,6 +215,7 @@ inline emit(tag)
 		atomic { rs = (begin / SB) % N; rlap = begin / BUF;
 			 rid = wsb_id[rs]; rl = wsb_lap[rs] };
 		if :: rl != rlap -> claim(rs, rlap, rid) :: else fi;
+		if :: wend[win] <= begin -> publish(begin, rid) :: else fi;
 		mem[rid * SB + begin % SB] = tag;
 		mem[rid * SB + begin % SB + 1] = tag;
 		atomic { records[rid]++; held[rid] = held[rid] | (1 << tag) };
@@ -161,10 +223,46 @@ inline emit(tag)
 	fi
 }
 
+/* One record: the fast path, else reserve, write, count, commit. */
+inline emit(tag)
+{
+	lost = 0;
+	/* rb_emit_fast() */
+	o = offset;
+	w = win;
+	if
+	:: o + RSZ <= wend[w] ->
+		atomic { if :: offset == o -> offset = o + RSZ; ok = 1
+			 :: else -> ok = 0 fi }
+	:: else -> ok = 0
+	fi;
+	if
+	:: ok ->
+		b = wbase[w];
+		rp = wrec[w];
+		assert(b + o >= rp * SB && b + o + RSZ <= rp * SB + SB);
+		mem[b + o] = tag;
+		mem[b + o + 1] = tag;
+		atomic { records[rp]++; held[rp] = held[rp] | (1 << tag) };
+		rs = wcs[w];
+		ce = wcend[w];
+		atomic { cold = commit[rs]; commit[rs] = cold + RSZ };
+#ifndef BUG_FAST_NO_DELIVER
+		if
+		:: cold + RSZ == ce ->
+			wsb_cas((o / SB) % N, rp, 0, o / BUF, rp, 1, o / BUF, ok)
+		:: else
+		fi
+#endif
+	:: else -> emit_general(tag)
+	fi
+}
+
 proctype thread_writer() provided (!in_irq)
 {
 	byte o, off, st, begin, cs, cphys, ophys, cold, rs, rlap, rid, rl;
-	byte cid, clap, h, hset;
+	byte cid, clap, h, hset, w, rp, ce, pw, pf, pe;
+	short b;
 	bool cnr, ok, lost;
 
 	emit(1); emit(2); emit(3);
@@ -186,7 +284,8 @@ proctype thread_writer() provided (!in_irq)
 proctype irq()
 {
 	byte o, off, st, begin, cs, cphys, ophys, cold, rs, rlap, rid, rl;
-	byte cid, clap, h, hset;
+	byte cid, clap, h, hset, w, rp, ce, pw, pf, pe;
+	short b;
 	bool cnr, ok, lost;
 
 	in_irq = 1;
@@ -253,15 +352,30 @@ proctype reader()
 	/* Everything emitted is delivered or counted lost, exactly. */
 	assert((delivered & lost_over) == 0 && (delivered & lost_full) == 0);
 	assert((delivered | lost_over | lost_full) == ALL);
-	assert(nr_read + nr_lost_over + nr_lost_full == 5)
+	assert(nr_read + nr_lost_over + nr_lost_full == 5);
+	/* Every complete lap was delivered (unless the next claimed it). */
+	s = 0;
+	do
+	:: s < N ->
+		assert(wsb_lap[s] == NEVER ||
+		       commit[s] != (wsb_lap[s] + 1) * SB || wsb_noref[s]);
+		s++
+	:: else -> break
+	od
 }
 
 /* rb_init(): slot i holds physical i, never written; then start. */
 init
 {
+	byte w;
+
 	atomic {
 		wsb_id[0] = 0; wsb_noref[0] = 1; wsb_lap[0] = NEVER;
 		wsb_id[1] = 1; wsb_noref[1] = 1; wsb_lap[1] = NEVER;
+		do
+		:: w < NW -> wbase[w] = -BUF; wrec[w] = NPHYS; w++
+		:: else -> break
+		od;
 		run thread_writer(); run irq(); run reader()
 	}
 }

@@ -1,0 +1,203 @@
+/*
+ * Host test of the cache model's fast path, cm_access_fast(): on long
+ * pseudo-random access streams (several CPUs sharing a few pages of every
+ * memory type; loads, stores, locked, non-temporal and device accesses of
+ * sizes 1..16 at any offset, so some cross a line; fences and type changes
+ * between them) a model driven the way the QEMU plugin drives it, fast
+ * path first and cm_access() when it declines, must count exactly what a
+ * model driven by cm_access() alone counts, after every single step.
+ * Caches are tiny so evictions, LRU order and coherence hand-overs happen
+ * all the time: a fast path that forgot an LRU touch, counted a hit the
+ * slow path would not, or took a store to a line that is not M diverges
+ * within a few hundred steps.
+ */
+// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cachemodel/model.h"
+#include "cachemodel/profile.h"
+#include "lib/ktest.h"
+#include "tests/host/host_shim.h"
+
+#define PAGE 4096u
+#define STREAM_PAGES 8		/* pages the streams touch */
+#define STREAM_STEPS 200000
+#define STREAM_SEED 0x9e3779b97f4a7c15ull
+#define NCPUS 3
+/* The fast path must take at least this share of the accesses, or the
+ * test compares too little (percent). */
+#define MIN_FAST_PERCENT 30
+
+/*
+ * Tiny machines: L1D 1 KiB 2-way, L2 4 KiB 4-way, LLC 16 KiB 4-way; the
+ * second has no private L2 (L1D is then where the MESI state lives).
+ */
+static const char profiles_text[] =
+	"[tiny]\n"
+	"freq_mhz 1000\ncpi_x100 100\n"
+	"l1d 1024 2 3\nl2 4096 4 10\nllc 16384 4 30\n"
+	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
+	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
+	"clflush 40\n"
+	"[tiny-no-l2]\n"
+	"freq_mhz 1000\ncpi_x100 100\n"
+	"l1d 1024 2 3\nl2 0 0 0\nllc 16384 4 30\n"
+	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
+	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
+	"clflush 40\n";
+
+/* The page types a stream starts with: mostly WB, one of each other. */
+static const enum cm_memtype start_types[STREAM_PAGES] = {
+	CM_WB, CM_WB, CM_WB, CM_WB, CM_WT, CM_WC, CM_UC, CM_WP,
+};
+
+static uint64_t rnd_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64 */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static struct cm_model *make(const char *name)
+{
+	struct cm_profile p;
+	char err[128];
+	struct cm_model *m;
+
+	if (!cm_profile_parse(profiles_text, name, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		abort();
+	}
+	m = cm_create(&p, NCPUS);
+	if (!m)
+		abort();
+	for (unsigned pg = 0; pg < STREAM_PAGES; pg++)
+		if (!cm_set_type(m, pg * PAGE, PAGE, start_types[pg]))
+			abort();
+	return m;
+}
+
+/* True if every CPU's counters agree between the two models. */
+static bool same_counters(const struct cm_model *a, const struct cm_model *b)
+{
+	for (unsigned c = 0; c < NCPUS; c++)
+		if (memcmp(cm_stats(a, c), cm_stats(b, c),
+			   sizeof(struct cm_stats)))
+			return false;
+	return true;
+}
+
+/*
+ * Run one stream on a reference model (cm_access only) and a fast-path
+ * model. Returns the step at which the counters first differed, or -1;
+ * *fast gets how many accesses the fast path took.
+ */
+static long run_stream(const char *profile, uint64_t seed, uint64_t *fast)
+{
+	struct cm_model *ref = make(profile), *fp = make(profile);
+	long diverged = -1;
+
+	rnd_state = seed;
+	*fast = 0;
+	for (long step = 0; step < STREAM_STEPS && diverged < 0; step++) {
+		uint64_t r = rnd();
+		unsigned cpu = (unsigned)(r % NCPUS);
+		unsigned what = (unsigned)(r >> 8) % 1000;
+		/* 70 % of the accesses fall on 8 lines of page 0 that only
+		 * this CPU uses, 10 % on 4 lines of page 1 that all use, the
+		 * rest anywhere in the pages. */
+		unsigned where = (unsigned)(r >> 16) % 10;
+		uint64_t pa = where < 7 ?
+			(cpu * 8 + (r >> 24) % 8) * CM_LINE_SIZE :
+			where < 8 ? PAGE + ((r >> 24) % 4) * CM_LINE_SIZE :
+			(r >> 24) % (STREAM_PAGES * PAGE);
+		unsigned size = 1u << ((r >> 40) % 5);	/* 1..16 */
+
+		pa += (r >> 32) & 63;	/* any offset: some cross a line */
+		unsigned flags = 0;
+
+		if (what < 2) {
+			/* A type change of one page but the first (the CPUs'
+			 * private lines stay WB), to any type. */
+			uint64_t pg = 1 + (r >> 24) % (STREAM_PAGES - 1);
+			enum cm_memtype t = (enum cm_memtype)((r >> 44) %
+							      CM_NTYPES);
+
+			cm_set_type(ref, pg * PAGE, PAGE, t);
+			cm_set_type(fp, pg * PAGE, PAGE, t);
+		} else if (what < 10) {
+			cm_fence(ref, cpu, CM_SFENCE);
+			cm_fence(fp, cpu, CM_SFENCE);
+		} else {
+			if (what < 300)
+				flags |= CM_STORE;
+			if (what >= 500 && what < 540)
+				flags |= CM_STORE | CM_NT;
+			if (what >= 540 && what < 580)
+				flags |= CM_LOCKED | (what & 1 ? CM_STORE : 0);
+			if (what >= 580 && what < 590)
+				flags |= CM_IO;
+			cm_access(ref, cpu, pa, size, flags);
+			if (cm_access_fast(fp, cpu, pa, size, flags))
+				(*fast)++;
+			else
+				cm_access(fp, cpu, pa, size, flags);
+		}
+		if (!same_counters(ref, fp))
+			diverged = step;
+	}
+	cm_destroy(ref);
+	cm_destroy(fp);
+	return diverged;
+}
+
+KTEST(cachemodel_fast, equals_slow_path_with_l2)
+{
+	uint64_t fast;
+
+	EXPECT_EQ(run_stream("tiny", STREAM_SEED, &fast), -1);
+	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
+}
+
+KTEST(cachemodel_fast, equals_slow_path_without_l2)
+{
+	uint64_t fast;
+
+	EXPECT_EQ(run_stream("tiny-no-l2", STREAM_SEED ^ 0x5555, &fast), -1);
+	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
+}
+
+KTEST(cachemodel_fast, declines_what_needs_the_shared_state)
+{
+	struct cm_model *m = make("tiny");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* A miss, then a load hit (E): only the hit is fast. */
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, 0));
+	cm_access(m, 0, 0, 8, 0);
+	EXPECT_TRUE(cm_access_fast(m, 0, 0, 8, 0));
+	/* A store to an E line needs E -> M in L1D and L2: slow. */
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE));
+	cm_access(m, 0, 0, 8, CM_STORE);
+	EXPECT_TRUE(cm_access_fast(m, 0, 0, 8, CM_STORE));
+	/* Crossing into the next line, locked, non-temporal, device. */
+	EXPECT_FALSE(cm_access_fast(m, 0, 60, 8, 0));
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_LOCKED));
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE | CM_NT));
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_IO));
+	/* Another CPU reads the line: CPU 0's copy is S, stores go slow. */
+	cm_access(m, 1, 0, 8, 0);
+	EXPECT_TRUE(cm_access_fast(m, 0, 0, 8, 0));
+	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE));
+	/* Pages of other types never take the fast path. */
+	cm_access(m, 0, 4 * PAGE, 8, 0);	/* WT: cached reads */
+	EXPECT_FALSE(cm_access_fast(m, 0, 4 * PAGE, 8, 0));
+	EXPECT_EQ(s->l1_hits, 4);
+	cm_destroy(m);
+}

@@ -1,0 +1,148 @@
+/*
+ * Host test of the cache model under threads, as multi-threaded TCG runs
+ * it, under ThreadSanitizer: one thread per modelled CPU takes
+ * cm_access_fast() without a lock and every other engine call under one
+ * mutex (the QEMU plugin's arrangement, cachemodel/plugin.c invariant 1),
+ * while a reader thread copies every CPU's counters with cm_stats_read()
+ * under the mutex, as region snapshots do. The CPUs share some lines, so
+ * snoops change a CPU's L1D states while that CPU reads them on its fast
+ * path.
+ *
+ * A race shows up as a TSan report; a lost counter update as a wrong
+ * count: each CPU's loads + stores and L1D hits + misses must equal the
+ * accesses its thread made (all plain WB accesses within one line), and
+ * the reader must never see a counter go backwards.
+ */
+// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SANITIZE: thread
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cachemodel/model.h"
+#include "cachemodel/profile.h"
+#include "lib/ktest.h"
+#include "tests/host/host_shim.h"
+
+#define NCPUS 2
+#define ACCESSES 200000		/* per CPU thread */
+#define PRIVATE_LINES 8		/* per CPU */
+#define SHARED_LINES 4
+#define SHARED_BASE 4096u
+
+static const char profile_text[] =
+	"[tiny]\n"
+	"freq_mhz 1000\ncpi_x100 100\n"
+	"l1d 1024 2 3\nl2 4096 4 10\nllc 16384 4 30\n"
+	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
+	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
+	"clflush 40\n";
+
+struct run {
+	struct cm_model *m;
+	pthread_mutex_t lock;
+	int cpu_threads_left;	/* under lock: the reader stops at 0 */
+	uint64_t fast[NCPUS];	/* accesses the fast path took, per CPU */
+	bool went_back;		/* the reader saw a counter decrease */
+	uint64_t reads;		/* snapshots the reader took */
+};
+
+struct worker {
+	struct run *run;
+	unsigned cpu;
+};
+
+static void *cpu_thread(void *arg)
+{
+	struct worker *w = arg;
+	struct run *r = w->run;
+	uint64_t x = 0x2545f4914f6cdd1dull * (w->cpu + 1);
+
+	for (unsigned i = 0; i < ACCESSES; i++) {
+		uint64_t pa;
+		unsigned flags;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 90 % this CPU's own lines, 10 % the shared ones. */
+		pa = x % 10 ? (w->cpu * PRIVATE_LINES + (x >> 8) %
+			       PRIVATE_LINES) * CM_LINE_SIZE :
+			      SHARED_BASE + ((x >> 8) % SHARED_LINES) *
+			      CM_LINE_SIZE;
+		pa += (x >> 16) % (CM_LINE_SIZE / 8) * 8;
+		flags = (x >> 24) % 4 ? 0 : CM_STORE;
+		if (cm_access_fast(r->m, w->cpu, pa, 8, flags)) {
+			r->fast[w->cpu]++;
+			continue;
+		}
+		pthread_mutex_lock(&r->lock);
+		cm_access(r->m, w->cpu, pa, 8, flags);
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_lock(&r->lock);
+	r->cpu_threads_left--;
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct run *r = arg;
+	struct cm_stats last[NCPUS] = { 0 }, now;
+
+	for (;;) {
+		int left;
+
+		pthread_mutex_lock(&r->lock);
+		for (unsigned c = 0; c < NCPUS; c++) {
+			cm_stats_read(r->m, c, &now);
+			if (now.loads < last[c].loads ||
+			    now.l1_hits < last[c].l1_hits ||
+			    now.mem_cycles < last[c].mem_cycles)
+				r->went_back = true;
+			last[c] = now;
+		}
+		r->reads++;
+		left = r->cpu_threads_left;
+		pthread_mutex_unlock(&r->lock);
+		if (!left)
+			return NULL;
+	}
+}
+
+KTEST(cachemodel_threads, fast_path_beside_locked_snoops)
+{
+	struct cm_profile p;
+	char err[128];
+	struct run r = { .cpu_threads_left = NCPUS };
+	struct worker w[NCPUS];
+	pthread_t t[NCPUS], reader;
+
+	ASSERT_TRUE(cm_profile_parse(profile_text, "tiny", &p, err,
+				     sizeof(err)));
+	r.m = cm_create(&p, NCPUS);
+	ASSERT_TRUE(r.m != NULL);
+	pthread_mutex_init(&r.lock, NULL);
+	ASSERT_EQ(pthread_create(&reader, NULL, reader_thread, &r), 0);
+	for (unsigned c = 0; c < NCPUS; c++) {
+		w[c] = (struct worker){ .run = &r, .cpu = c };
+		ASSERT_EQ(pthread_create(&t[c], NULL, cpu_thread, &w[c]), 0);
+	}
+	for (unsigned c = 0; c < NCPUS; c++)
+		pthread_join(t[c], NULL);
+	pthread_join(reader, NULL);
+	for (unsigned c = 0; c < NCPUS; c++) {
+		const struct cm_stats *s = cm_stats(r.m, c);
+
+		EXPECT_EQ(s->loads + s->stores, ACCESSES);
+		EXPECT_EQ(s->l1_hits + s->l1_misses, ACCESSES);
+		/* Mostly private lines: most accesses are fast hits. */
+		EXPECT_GT(r.fast[c], ACCESSES / 2);
+		EXPECT_LE(r.fast[c], s->l1_hits);
+	}
+	EXPECT_FALSE(r.went_back);
+	EXPECT_GT(r.reads, 0);
+	cm_destroy(r.m);
+	pthread_mutex_destroy(&r.lock);
+}
