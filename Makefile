@@ -223,7 +223,9 @@ comma        := ,
 MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=
 MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC)))
-MODEL_KCMD    = $(if $(MODEL), cachemodel=$(MODEL))
+# The kernel learns the profile's name and cache geometry from the one
+# home of both, cachemodel/profiles.txt (tools/model.py kcmdline).
+MODEL_KCMD    = $(if $(MODEL), $(shell python3 tools/model.py kcmdline $(MODEL)))
 MODEL_DEP     = $(if $(MODEL),model-check)
 TCG_QEMU      = $(if $(TCG_THREAD),-- -accel tcg$(comma)thread=$(TCG_THREAD))
 model-check: $(MODEL_SO)

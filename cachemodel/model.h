@@ -177,6 +177,16 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa);
  * access for clflush): counted and charged, nothing is evicted.
  */
 void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
+/*
+ * The lines of [pa, pa + len) that clflushes already counted by
+ * cm_clflush_unseen() named, as the kernel's flush helper reports them
+ * afterwards (the doorbell): each is evicted from every cache and WC
+ * buffer; dirty ones are written back, counted and charged to cpu, as
+ * cm_clflush() does. No clflush is counted again. Ranges of any size: a
+ * range larger than the caches is handled by scanning the caches.
+ */
+void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
+		      uint64_t len);
 /* n more instructions retired on cpu. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 
@@ -193,6 +203,13 @@ enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa);
 
 /* The counters of cpu (valid until the next call on m). */
 const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu);
+/*
+ * Leave the counts between two snapshots out of a region: base += to -
+ * from, field by field (a region paused at 'from' and resumed at 'to'
+ * subtracts the moved base at its end). from <= to field by field.
+ */
+void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
+		   const struct cm_stats *to);
 /*
  * Copy cpu's counters into *out with atomic loads: for a thread that is
  * not cpu's while cpu may be inside cm_access_fast(). Each counter is
