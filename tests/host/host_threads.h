@@ -1,7 +1,9 @@
 /*
- * What a threaded host program needs to run the kernel's portable mm/ and
- * lib/ code: pages for kmalloc from the C library, a "CPU number" per
- * thread (RCU and per-CPU counters ask for one) and a monotonic clock.
+ * What a host program needs to run the kernel's portable mm/ and lib/
+ * code, threaded ones in particular: pages for kmalloc from the C library,
+ * a "CPU number" per thread (RCU, kmalloc's per-CPU caches and per-CPU
+ * counters ask for one) and a monotonic clock. Starting and joining the
+ * threads is tests/host/host_thread_group.h.
  * Header-only: include it from the one test or bench file of a program.
  */
 #ifndef TESTS_HOST_THREADS_H
