@@ -135,24 +135,23 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
+/*
+ * Runs NR_THREADS fresh workers to the end, worker i (CPU i) seeded with
+ * seed_mul * (i + seed_add), and checks what each one counted. Returns
+ * the objects they allocated in all; *frees gets those they freed.
+ */
+static uint64_t run_workers(struct ktest_ctx *ctx, uint64_t seed_mul,
+			    unsigned seed_add, uint64_t *frees)
 {
 	static struct worker w[NR_THREADS];
-	uint64_t allocs = 0, frees = 0, sum_allocs = 0, sum_frees = 0;
-	struct kmalloc_stats st;
-	unsigned rec_row = kmalloc_stats_rows() - 2;
-	/* The other test may have run first: its per-CPU cache pages stay
-	 * out (kmalloc_init() forgets them), so compare with the start. */
-	uint64_t pages0 = atomic_load_relaxed(&pages_out);
-	uint64_t calls0 = atomic_load_relaxed(&alloc_calls) -
-			  atomic_load_relaxed(&free_calls);
-
 	struct host_thread_group g;
+	uint64_t allocs = 0;
 
-	kmalloc_init(&thread_backend);
+	*frees = 0;
 	for (unsigned i = 0; i < NR_THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
 		w[i].id = i;
-		w[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
+		w[i].rng = seed_mul * (i + seed_add);
 	}
 	host_thread_group_start(&g, NR_THREADS, worker_main, w, sizeof(w[0]));
 	host_thread_group_join(&g);
@@ -162,8 +161,24 @@ KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
 		EXPECT_EQ(w[i].misaligned, 0);
 		EXPECT_EQ(w[i].allocs, w[i].frees);
 		allocs += w[i].allocs;
-		frees += w[i].frees;
+		*frees += w[i].frees;
 	}
+	return allocs;
+}
+
+KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
+{
+	uint64_t allocs, frees, sum_allocs = 0, sum_frees = 0;
+	struct kmalloc_stats st;
+	unsigned rec_row = kmalloc_stats_rows() - 2;
+	/* The other test may have run first: its per-CPU cache pages stay
+	 * out (kmalloc_init() forgets them), so compare with the start. */
+	uint64_t pages0 = atomic_load_relaxed(&pages_out);
+	uint64_t calls0 = atomic_load_relaxed(&alloc_calls) -
+			  atomic_load_relaxed(&free_calls);
+
+	kmalloc_init(&thread_backend);
+	allocs = run_workers(ctx, 0x9e3779b97f4a7c15ull, 1, &frees);
 	EXPECT_GT(allocs, NR_THREADS * OPS_PER_THREAD / 4);
 	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
 		EXPECT_EQ(st.in_use, 0);
@@ -212,30 +227,14 @@ static void run_on_each_thread_cpu(void (*fn)(void))
 
 KTEST(kmalloc_threads, percpu_caches_exact_after_drain)
 {
-	static struct worker w[NR_THREADS];
-	uint64_t allocs = 0, sum_allocs = 0, hits = 0, cached = 0;
+	uint64_t allocs, frees, sum_allocs = 0, hits = 0, cached = 0;
 	uint64_t pages0 = atomic_load_relaxed(&pages_out);
 	struct kmalloc_stats st;
 	unsigned rec_row = kmalloc_stats_rows() - 2;
 
-	struct host_thread_group g;
-
 	kmalloc_init(&thread_backend);
 	kmalloc_enable_cpu_caches(this_cpu_num, NR_THREADS);
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		memset(&w[i], 0, sizeof(w[i]));
-		w[i].id = i;
-		w[i].rng = 0x2545f4914f6cdd1dull * (i + 3);
-	}
-	host_thread_group_start(&g, NR_THREADS, worker_main, w, sizeof(w[0]));
-	host_thread_group_join(&g);
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		EXPECT_EQ(w[i].corrupt, 0);
-		EXPECT_EQ(w[i].nulls, 0);
-		EXPECT_EQ(w[i].misaligned, 0);
-		EXPECT_EQ(w[i].allocs, w[i].frees);
-		allocs += w[i].allocs;
-	}
+	allocs = run_workers(ctx, 0x2545f4914f6cdd1dull, 3, &frees);
 	/* Before draining: nothing in use, but caches hold free objects. */
 	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
 	for (unsigned i = 0; i < rec_row; i++) {
