@@ -17,9 +17,9 @@
 #include "lib/ktest.h"
 #include "lib/rwlock.h"
 #include "lib/spinlock.h"
+#include "tests/host/host_clock.h"
 #include "tests/host/host_shim.h"
 #include "tests/host/host_thread_group.h"
-#include "tests/host/host_threads.h"
 
 #define NR_THREADS 4
 #define SPIN_ITERS 5000	/* per thread */
