@@ -553,11 +553,14 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0x0f, 0xae, 0xe8), X86_LFENCE);
 	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xc1, 0x07), X86_LOCKED);	/* lock xadd */
 	EXPECT_EQ(CLASSIFY(0xf0, 0xff, 0x07), X86_LOCKED);	/* lock inc */
-	/* The trace ring buffer's CPU-local operations, bytes as the kernel
-	 * build emits them: no LOCK prefix, so not locked (they neither drain
-	 * the WC buffers nor pay the locked cost); with the prefix, locked. */
+	/* The trace ring buffer's CPU-local operations, encodings the kernel
+	 * build has emitted for them: no LOCK prefix, so not locked (they
+	 * neither drain the WC buffers nor pay the locked cost); with the
+	 * prefix, locked. */
 	EXPECT_EQ(CLASSIFY(0x48, 0x0f, 0xb1, 0x13), 0);	/* cmpxchg [rbx], rdx */
+	EXPECT_EQ(CLASSIFY(0x4c, 0x0f, 0xb1, 0x2f), 0);	/* cmpxchg [rdi], r13 */
 	EXPECT_EQ(CLASSIFY(0x4a, 0x0f, 0xc1, 0x04, 0xca), 0);	/* xadd */
+	EXPECT_EQ(CLASSIFY(0x48, 0x0f, 0xc1, 0x02), 0);	/* xadd [rdx], rax */
 	EXPECT_EQ(CLASSIFY(0xf0, 0x48, 0x0f, 0xb1, 0x13), X86_LOCKED);
 	EXPECT_EQ(CLASSIFY(0x87, 0x07), X86_LOCKED);		/* xchg [rdi], eax */
 	EXPECT_EQ(CLASSIFY(0x87, 0xc1), 0);			/* xchg ecx, eax */
