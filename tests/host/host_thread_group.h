@@ -2,7 +2,8 @@
  * A group of worker threads for host test and bench programs: start n
  * threads on one function, each with its own argument (the elements of an
  * array, or one shared argument), then wait for all of them.
- * Header-only: include it from the one test or bench file of a program.
+ * Header-only and free of kernel headers: include it from the one test or
+ * bench file of a program.
  *
  * Invariants:
  *  1. 0 <= g->n <= HOST_THREAD_GROUP_MAX; tid[0..n) are started threads
@@ -18,10 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/assert.h"
-
 /* Most threads one group holds (the host tests run a handful). */
-#define HOST_THREAD_GROUP_MAX 64
+#define HOST_THREAD_GROUP_MAX 64u
 
 struct host_thread_group {
 	pthread_t tid[HOST_THREAD_GROUP_MAX];
@@ -29,18 +28,23 @@ struct host_thread_group {
 };
 
 /*
- * Starts n threads (n <= HOST_THREAD_GROUP_MAX) in order; thread i runs
- * fn((char *)args + i * stride): pass the size of an array's element as
- * stride to give each thread its element, 0 to give all the same args.
- * A thread that cannot be created ends the program with a message on
- * stderr (the threads already started may be waiting for it at a barrier,
- * so no error is returned to wait on them). Returns nothing.
+ * Starts n threads in order; thread i runs fn((char *)args + i * stride):
+ * pass the size of an array's element as stride to give each thread its
+ * element, 0 to give all the same args. More than HOST_THREAD_GROUP_MAX
+ * threads, or a thread that cannot be created, ends the program with a
+ * message on stderr (threads already started may be waiting for the
+ * others at a barrier, so no error is returned to wait on them).
+ * Returns nothing.
  */
 static inline void host_thread_group_start(struct host_thread_group *g,
 					   unsigned n, void *(*fn)(void *),
 					   void *args, size_t stride)
 {
-	kassert(n <= HOST_THREAD_GROUP_MAX);
+	if (n > HOST_THREAD_GROUP_MAX) {
+		fprintf(stderr, "host_thread_group_start: %u threads, at most "
+			"%u\n", n, HOST_THREAD_GROUP_MAX);
+		exit(EXIT_FAILURE);
+	}
 	g->n = 0;
 	for (unsigned i = 0; i < n; i++) {
 		int err = pthread_create(&g->tid[i], NULL, fn,
