@@ -7,10 +7,10 @@
  * The backend hands out naturally aligned blocks from the host page source
  * (tests/host/host_threads.h) and keeps a table of them: it checks that
  * kmalloc frees exactly what it got (same address, same order), counts the
- * pages out, and can be limited to a page budget. Freed blocks are kept (filled with junk) and reused
- * rather than returned to libc, as a freed frame stays mapped in the
- * kernel's direct map, so a stale pointer can be tested without ASan
- * stopping the program first.
+ * pages out, and can be limited to a page budget. Freed blocks are kept
+ * (filled with junk) and reused rather than returned to libc, as a freed
+ * frame stays mapped in the kernel's direct map, so a stale pointer can be
+ * tested without ASan stopping the program first.
  */
 // HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <stdint.h>
