@@ -356,7 +356,7 @@ host-tests: $(IA64_ASM_TEST)
 # Host benchmark of the page cache variants (optimised, no sanitizers):
 #   make host-bench [THREADS=n]
 HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
-$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h)
+$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h tests/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(HOST_BENCH_CFLAGS) -o $@ $(filter %.c,$^)
