@@ -223,7 +223,9 @@ comma        := ,
 MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=
 MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC)))
-MODEL_KCMD    = $(if $(MODEL), cachemodel=$(MODEL))
+# The kernel learns the profile's name and cache geometry from the one
+# home of both, cachemodel/profiles.txt (tools/model.py kcmdline).
+MODEL_KCMD    = $(if $(MODEL), $(shell python3 tools/model.py kcmdline $(MODEL)))
 MODEL_DEP     = $(if $(MODEL),model-check)
 TCG_QEMU      = $(if $(TCG_THREAD),-- -accel tcg$(comma)thread=$(TCG_THREAD))
 model-check: $(MODEL_SO)
@@ -354,7 +356,7 @@ host-tests: $(IA64_ASM_TEST)
 # Host benchmark of the page cache variants (optimised, no sanitizers):
 #   make host-bench [THREADS=n]
 HOST_BENCH_CFLAGS := $(filter-out -O1,$(HOST_CFLAGS)) -O2 -DHOST_SHIM_OWN_MAIN
-$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h)
+$(BUILD)/host/bench_pagecache: tests/host/bench_pagecache.c tests/host/host_shim.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/bench_pagecache.c) $(wildcard lib/*.h mm/*.h tests/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(HOST_BENCH_CFLAGS) -o $@ $(filter %.c,$^)

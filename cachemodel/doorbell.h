@@ -18,7 +18,8 @@
  *   cmd               args
  *   DB_CMD_HELLO      protocol version (DB_VERSION)
  *   DB_CMD_SET_TYPE   physical address, pages, memory type (the PAT
- *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-)
+ *                     encoding: 0 UC, 1 WC, 4 WT, 5 WP, 6 WB, 7 UC-):
+ *                     the effective type, MTRRs included
  *   DB_CMD_BEGIN      region id [, scope]: start a measured region on
  *                     this CPU. Scope DB_SCOPE_CPU (the default) counts
  *                     this CPU's work; DB_SCOPE_ALL every CPU's, for work
@@ -29,6 +30,17 @@
  *                     counted): end it; the plugin prints its figures
  *   DB_CMD_LABEL      none: the CHARs since the last LABEL name the
  *                     regions that follow (e.g. the experiment's name)
+ *   DB_CMD_PAUSE      region id: this CPU's open region stops counting
+ *                     (every CPU's counts are left out until RESUME)
+ *   DB_CMD_RESUME     region id: it counts again
+ *   DB_CMD_CLFLUSHED  physical address, bytes: the kernel's flush helper
+ *                     has just clflushed these lines (TCG performs no
+ *                     access for clflush, so the plugin cannot see its
+ *                     address): the model evicts them, without counting
+ *                     the clflushes again
+ *
+ * Version 2 added PAUSE, RESUME and CLFLUSHED; a version-1 plugin counts
+ * them as doorbell errors and otherwise works on.
  *
  * Shared by the kernel (arch/x86_64/model_doorbell.c) and the plugin
  * (cachemodel/plugin.c): plain constants, no includes.
@@ -41,7 +53,10 @@
 #define DB_VA 0xfffffffffe000000ull
 #define DB_SIZE 0x1000ull
 
-#define DB_VERSION 1
+#define DB_VERSION 2
+/* The model keeps memory types below 2^DB_TYPE_MAP_BITS (higher
+ * addresses are WB to it) and refuses SET_TYPE ranges reaching above. */
+#define DB_TYPE_MAP_BITS 36
 #define DB_MAX_ARGS 4
 /* Room for the longest keyed label, terminator included, e.g.
  * "pagecache_splice|lockless_nogang_perfile|throughput|65536" or
@@ -60,6 +75,9 @@
 #define DB_CMD_BEGIN 2
 #define DB_CMD_END 3
 #define DB_CMD_LABEL 4
+#define DB_CMD_PAUSE 5
+#define DB_CMD_RESUME 6
+#define DB_CMD_CLFLUSHED 7
 
 #define DB_SCOPE_CPU 0
 #define DB_SCOPE_ALL 1

@@ -311,8 +311,12 @@ static bool line_in(uint64_t line, uint64_t first, uint64_t last)
 	return line >= first && line <= last;
 }
 
-/* Evict every cached line and WC buffer of [first, last] (line numbers). */
-static void evict_range(struct cm_model *m, uint64_t first, uint64_t last)
+/*
+ * Evict every cached line and WC buffer of [first, last] (line numbers).
+ * Write-backs are counted on cpu (NO_CPU: nobody's, as for a type change).
+ */
+static void evict_range(struct cm_model *m, unsigned cpu, uint64_t first,
+			uint64_t last)
 {
 	struct level *lv[2 * CM_MAX_CPUS + 1];
 	unsigned n = 0;
@@ -336,7 +340,7 @@ static void evict_range(struct cm_model *m, uint64_t first, uint64_t last)
 		for (size_t i = 0; i < ways; i++)
 			if (state_get(l, i) != ST_I &&
 			    line_in(l->line[i], first, last))
-				evict_everywhere(m, NO_CPU, l->line[i]);
+				evict_everywhere(m, cpu, l->line[i]);
 	}
 }
 
@@ -367,7 +371,7 @@ bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
 				 [pg & (PAGES_PER_CHUNK - 1)], (uint8_t)t,
 				 __ATOMIC_RELAXED);
 	__atomic_add_fetch(&m->types_gen, 1, __ATOMIC_RELEASE);
-	evict_range(m, first << (CM_PAGE_SHIFT - CM_LINE_SHIFT),
+	evict_range(m, NO_CPU, first << (CM_PAGE_SHIFT - CM_LINE_SHIFT),
 		    (end << (CM_PAGE_SHIFT - CM_LINE_SHIFT)) - 1);
 	return true;
 }
@@ -889,6 +893,41 @@ void cm_clflush_unseen(struct cm_model *m, unsigned cpu)
 	m->cpu[cpu].st.mem_cycles += m->p.clflush;
 }
 
+/* Lines all caches of the model hold at most. */
+static uint64_t cached_lines_max(const struct cm_model *m)
+{
+	uint64_t n = (uint64_t)m->llc.sets * m->llc.ways;
+
+	for (unsigned c = 0; c < m->ncpus; c++)
+		n += (uint64_t)m->cpu[c].l1.sets * m->cpu[c].l1.ways +
+		     (uint64_t)m->cpu[c].l2.sets * m->cpu[c].l2.ways;
+	return n;
+}
+
+void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
+		      uint64_t len)
+{
+	struct cm_stats *s = &m->cpu[cpu].st;
+	uint64_t first = pa >> CM_LINE_SHIFT, last, before = s->writebacks;
+
+	if (len == 0)
+		return;
+	last = pa + len - 1 < pa ? UINT64_MAX >> CM_LINE_SHIFT
+				 : (pa + len - 1) >> CM_LINE_SHIFT;
+	if (last - first < cached_lines_max(m)) {
+		for (uint64_t line = first; line <= last; line++) {
+			struct wc_buffer *w = wc_find(m, cpu, line);
+
+			if (w)
+				wc_flush(m, cpu, w, CM_WC_EVICT);
+			evict_everywhere(m, cpu, line);
+		}
+	} else {
+		evict_range(m, cpu, first, last);
+	}
+	s->mem_cycles += (s->writebacks - before) * m->p.mem_latency;
+}
+
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 {
 	m->cpu[cpu].st.insns += n;
@@ -900,6 +939,17 @@ void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu)
 {
 	return &m->cpu[cpu].st;
+}
+
+void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
+		   const struct cm_stats *to)
+{
+	/* struct cm_stats is uint64_t counters only. */
+	uint64_t *b = (uint64_t *)base;
+	const uint64_t *f = (const uint64_t *)from, *t = (const uint64_t *)to;
+
+	for (size_t i = 0; i < sizeof(*base) / sizeof(uint64_t); i++)
+		b[i] += t[i] - f[i];
 }
 
 void cm_stats_read(const struct cm_model *m, unsigned cpu,

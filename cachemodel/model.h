@@ -162,8 +162,9 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
  * otherwise change nothing and return false (then call cm_access()).
  * Concurrency: it touches only cpu's own L1D, counters and the type map,
  * so it may run while another thread makes calls for other CPUs (those
- * serialised among themselves), except cm_set_type(), which may flush
- * cpu's WC buffers into cpu's counters; never at the same time as another
+ * serialised among themselves), except cm_set_type() and
+ * cm_clflush_lines(), which may flush cpu's WC buffers into cpu's
+ * counters; never at the same time as another
  * call for the same cpu.
  */
 bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
@@ -177,6 +178,16 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa);
  * access for clflush): counted and charged, nothing is evicted.
  */
 void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
+/*
+ * The lines of [pa, pa + len) that clflushes already counted by
+ * cm_clflush_unseen() named, as the kernel's flush helper reports them
+ * afterwards (the doorbell): each is evicted from every cache and WC
+ * buffer; dirty ones are written back, counted and charged to cpu, as
+ * cm_clflush() does. No clflush is counted again. Ranges of any size: a
+ * range larger than the caches is handled by scanning the caches.
+ */
+void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
+		      uint64_t len);
 /* n more instructions retired on cpu. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 
@@ -193,6 +204,13 @@ enum cm_memtype cm_type_of(const struct cm_model *m, uint64_t pa);
 
 /* The counters of cpu (valid until the next call on m). */
 const struct cm_stats *cm_stats(const struct cm_model *m, unsigned cpu);
+/*
+ * Leave the counts between two snapshots out of a region: base += to -
+ * from, field by field (a region paused at 'from' and resumed at 'to'
+ * subtracts the moved base at its end). from <= to field by field.
+ */
+void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
+		   const struct cm_stats *to);
 /*
  * Copy cpu's counters into *out with atomic loads: for a thread that is
  * not cpu's while cpu may be inside cm_access_fast(). Each counter is

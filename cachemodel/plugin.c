@@ -21,8 +21,9 @@
  *     access that hits the vCPU's own L1D and needs no coherence action:
  *     most of them) runs without a lock, between fast_enter() and
  *     fast_leave(); a thread that needs the engine to leave the vCPUs'
- *     counters alone (cm_set_type() flushing their WC buffers) holds
- *     model_lock and calls fast_stop() first, fast_restart() after. With
+ *     counters alone (cm_set_type(), cm_clflush_lines() flushing their WC
+ *     buffers) holds model_lock and calls fast_stop() first,
+ *     fast_restart() after. With
  *     sync= or without membarrier(2) every access takes the slow path
  *     (the clock check needs model_lock anyway).
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
@@ -89,6 +90,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 /* Host cache line: vCPUs' states are aligned to it (no false sharing). */
 #define HOST_LINE_BYTES 64
 
+_Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
+	       "the doorbell's promise is the engine's type map");
+
 struct vcpu {
 	uint32_t in_fast;		/* inside cm_access_fast() */
 	uint64_t insns;			/* atomic (invariant 2) */
@@ -102,6 +106,9 @@ struct vcpu {
 	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
 	uint64_t region_id;
 	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
+	/* PAUSE: every CPU's counters then; RESUME moves snap past them. */
+	bool region_paused;
+	struct cm_stats *paused_at;
 	/* sync= (invariant 4), under model_lock */
 	bool running;		/* executing, not halted */
 	uint64_t skip;		/* cycles added to the clock at resumes */
@@ -305,6 +312,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		}
 		v->region_open = true;
 		v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
+		v->region_paused = false;
 		v->region_id = v->args[0];
 		memcpy(v->region_label, label, sizeof(label));
 		for (unsigned c = 0; c < nvcpus; c++)
@@ -319,7 +327,11 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		v->region_open = false;
 		regions++;
 		for (unsigned c = 0; c < nvcpus; c++) {
-			stats_now(c, &now);
+			/* Ended while paused: the counts up to the pause. */
+			if (v->region_paused)
+				now = v->paused_at[c];
+			else
+				stats_now(c, &now);
 			/* CPUs that did nothing (halted) are left out. */
 			if (now.insns == v->snap[c].insns &&
 			    now.loads + now.stores ==
@@ -329,6 +341,33 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 				       (int64_t)v->region_id, v->region_all,
 				       v->args[1], cpu, c, &now, &v->snap[c]);
 		}
+		break;
+	case DB_CMD_PAUSE:
+	case DB_CMD_RESUME:
+		if (v->nargs != 1 || !v->region_open ||
+		    v->region_id != v->args[0] ||
+		    v->region_paused != (cmd == DB_CMD_RESUME)) {
+			doorbell_errors++;
+			break;
+		}
+		v->region_paused = cmd == DB_CMD_PAUSE;
+		for (unsigned c = 0; c < nvcpus; c++) {
+			stats_now(c, &now);
+			if (cmd == DB_CMD_PAUSE)
+				v->paused_at[c] = now;
+			else
+				cm_stats_skip(&v->snap[c], &v->paused_at[c],
+					      &now);
+		}
+		break;
+	case DB_CMD_CLFLUSHED:
+		if (v->nargs != 2) {
+			doorbell_errors++;
+			break;
+		}
+		fast_stop();	/* it may flush other CPUs' WC buffers */
+		cm_clflush_lines(model, cpu, v->args[0], v->args[1]);
+		fast_restart();
 		break;
 	case DB_CMD_LABEL:
 		memcpy(label, v->pending, v->pending_len);
@@ -737,7 +776,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {
 		vcpus[c].snap = calloc(nvcpus, sizeof(struct cm_stats));
-		if (!vcpus[c].snap)
+		vcpus[c].paused_at = calloc(nvcpus, sizeof(struct cm_stats));
+		if (!vcpus[c].snap || !vcpus[c].paused_at)
 			return fail("out of memory%s%s", "", "");
 	}
 	out = fopen(out_path, "w");

@@ -254,7 +254,7 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 	/* A cache model counts each repetition, every client's CPU, per
 	 * chunk read (the figure pagecache_splice_run() prints). */
 	ksnprintf(label, sizeof(label), "pagecache_splice|%s%s|throughput|%u",
-		  pagecache_variant_name(v), per_file ? "_perfile" : "",
+		  pagecache_variant_name(v), layout_suffix[layout],
 		  SPLICE_CHUNK_BYTES);
 	for (unsigned rep = 0; rep < reps && !rc; rep++) {
 		uint64_t bytes = 0, cyc = 0, region;

@@ -1,6 +1,7 @@
 /*
  * Environment header and hardware glue for the benchmark harness.
  */
+#include "arch/x86_64/cpu_caches.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
@@ -118,6 +119,43 @@ enum bench_tristate bench_env_memtypes(void)
 	return memtypes;
 }
 
+const struct cache_geometry *bench_env_model_caches(void)
+{
+	static struct cache_geometry geom;
+	static bool parsed, valid;
+	const char *why;
+
+	if (parsed)
+		return valid ? &geom : NULL;
+	parsed = true;
+	if (!kopt.cachemodel_caches[0])
+		return NULL;
+	if (!kopt.cachemodel[0]) {
+		kprintf("bench: cachemodel.caches= without cachemodel=: no "
+			"model runs, the geometry is ignored\n");
+		return NULL;
+	}
+	why = cache_geometry_parse(kopt.cachemodel_caches, &geom);
+	if (why) {
+		kprintf("bench: cachemodel.caches=%s: %s (expected e.g. "
+			"l1d:32768:8,llc:4194304:16); ignored: buffers are "
+			"sized from CPUID's caches\n",
+			kopt.cachemodel_caches, why);
+		return NULL;
+	}
+	valid = true;
+	return &geom;
+}
+
+uint64_t bench_env_llc_bytes(const char **source)
+{
+	const struct cache_geometry *g = bench_env_model_caches();
+
+	if (source)
+		*source = g ? "modelled" : "CPUID";
+	return g ? g->level[CACHE_GEOM_LLC].bytes : cpu_caches_llc_bytes();
+}
+
 void bench_env_report(void)
 {
 	struct bench_env env;
@@ -153,5 +191,6 @@ void bench_env_report(void)
 	env.cmdline = boot_info.cmdline;
 	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
 	env.cache_model = kopt.cachemodel[0] ? kopt.cachemodel : NULL;
+	env.model_caches = bench_env_model_caches();
 	bench_output_env(&env);
 }

@@ -26,5 +26,18 @@ void bench_env_set_memtypes(enum bench_tristate honoured);
 enum bench_tristate bench_env_memtypes(void);
 /* True under QEMU's TCG, where caches and memory types are not modelled. */
 bool bench_env_is_tcg(void);
+/*
+ * The cache geometry of the cache-model plugin's profile, from the
+ * command line (cachemodel= and cachemodel.caches=, written by make
+ * MODEL= and the test runner); NULL without a model or when the value is
+ * malformed (said once, with the reason).
+ */
+const struct cache_geometry *bench_env_model_caches(void);
+/*
+ * The last-level cache size experiments should size their buffers by:
+ * the modelled one under the cache model, else CPUID's; 0 when unknown.
+ * *source (if not NULL) says which: "modelled" or "CPUID".
+ */
+uint64_t bench_env_llc_bytes(const char **source);
 
 #endif

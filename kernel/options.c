@@ -17,6 +17,7 @@
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
  *   cpuhole=   number  1..255: leave that CPU number unstarted (tests)  0
  *   cachemodel= string  the cache-model plugin's profile (make MODEL=)  ""
+ *   cachemodel.caches= string  its cache geometry (lib/cache_geometry.h)  ""
  *   nopcid     flag    do not use PCIDs                 off
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
  *   shell      flag    the interactive shell after the runs  off
@@ -74,6 +75,8 @@ static const struct option_desc options[] = {
 	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
 	{"cachemodel", OPT_STRING, OFF(cachemodel), NULL, 0, 0,
 	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
+	{"cachemodel.caches", OPT_STRING, OFF(cachemodel_caches), NULL, 0, 0,
+	 "the profile's caches, l1d:BYTES:WAYS,llc:BYTES:WAYS (make MODEL=)"},
 	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
 	 "interactive shell after tests and runs (serial and keyboard)"},
 	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,

@@ -53,6 +53,8 @@ struct kernel_options {
 	/* trace_export: a deliberate failure once the workload is traced. */
 	enum crash_kind trace_crash;
 	char cachemodel[OPT_STRING_MAX]; /* cache-model plugin profile, or "" */
+	/* Its cache geometry (lib/cache_geometry.h), or "". */
+	char cachemodel_caches[OPT_STRING_MAX];
 	bool nopcid; /* do not use PCIDs even if the CPU has them */
 	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
 	bool shell; /* the interactive shell after the runs */

@@ -350,6 +350,33 @@ __printf(1, 2) static void emit_printf(const char *fmt, ...)
 
 /* ---- environment header ------------------------------------------------- */
 
+/* The modelled geometry, level by level, or why the kernel has none. */
+static void print_model_caches(const struct bench_env *env)
+{
+	const struct cache_geometry *g = env->model_caches;
+	char line[BENCH_LINE_MAX];
+	size_t n = 0;
+
+	if (!g) {
+		emit_printf("Modelled caches : not given (cachemodel.caches=): "
+			    "buffers are sized from CPUID's caches, which "
+			    "are QEMU's, not the profile's\n");
+		return;
+	}
+	for (unsigned l = 0; l < CACHE_GEOM_LEVELS && n < sizeof(line); l++) {
+		if (!g->level[l].bytes)
+			continue;
+		n += (size_t)ksnprintf(line + n, sizeof(line) - n,
+				       "%s%s %llu KiB %u-way", n ? ", " : "",
+				       cache_geometry_level_name(l),
+				       (unsigned long long)(g->level[l].bytes /
+							    KiB(1)),
+				       g->level[l].ways);
+	}
+	emit_printf("Modelled caches : %s (the profile's; CPUID's describe "
+		    "QEMU's CPU model)\n", line);
+}
+
 void bench_output_env(const struct bench_env *env)
 {
 	char line[BENCH_LINE_MAX];
@@ -391,6 +418,7 @@ void bench_output_env(const struct bench_env *env)
 			    "cache-model QEMU plugin: its figures are the "
 			    "@@MODEL lines of its own file, the timings "
 			    "below stay TCG's\n", env->cache_model);
+		print_model_caches(env);
 		emit_printf("Memory types    : honoured: %s in these timings; "
 			    "honoured (by the model, profile %s)\n",
 			    tristate_name(env->memtypes_honoured),

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/cache_geometry.h"
 #include "lib/stats.h"
 
 #define BENCH_ENV_PREFIX "@@ENV "
@@ -66,6 +67,9 @@ struct bench_env {
 	 * running (docs/cachemodel.md), or NULL. Its figures are separate
 	 * @@MODEL lines: the timings here stay unmodelled. */
 	const char *cache_model;
+	/* That model's cache geometry (cachemodel.caches=), or NULL when
+	 * the command line did not give a valid one. */
+	const struct cache_geometry *model_caches;
 };
 
 /*

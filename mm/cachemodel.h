@@ -13,7 +13,12 @@
 #include <stdint.h>
 #include "mm/memtype.h"
 
-/* Tell the model that [phys, phys + npages pages) now has type t. */
+/*
+ * Tell the model that [phys, phys + npages pages) is now mapped with
+ * type t (the PAT type; the model is given the effective type, with the
+ * MTRRs). Calls made before the model can be told are kept and told
+ * later.
+ */
 void cachemodel_set_type(uint64_t phys, uint64_t npages, enum memtype t);
 
 #endif

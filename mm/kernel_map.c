@@ -129,6 +129,7 @@ static void map_framebuffer(uint64_t phys, uint64_t bytes)
 	map_or_die(DIRECT_MAP_BASE + start, start, len >> PAGE_SHIFT,
 		   VM_WRITE | VM_GLOBAL, MEMTYPE_WC,
 		   VM_MAP_LARGE | VM_MAP_REPLACE, "framebuffer");
+	cachemodel_set_type(start, len >> PAGE_SHIFT, MEMTYPE_WC);
 }
 
 void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
@@ -193,6 +194,7 @@ void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
 			return NULL;
 		}
 	}
+	cachemodel_set_type(base, (end - base) >> PAGE_SHIFT, type);
 	return phys_to_virt(pa);
 }
 

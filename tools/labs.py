@@ -180,6 +180,8 @@ VOLATILE_RES = [
     # Measured verdicts and warnings about how the vCPUs happened to be
     # scheduled: their wording follows the timings of the run.
     re.compile(r"^memtype: verdict: "),
+    # Printed when a loaded host made UC look slower than WB under TCG.
+    re.compile(r"^bench: UC measured slower than WB under QEMU TCG"),
     re.compile(r"^falseshare: \w+: WARNING: in \d+ of \d+ repetitions"),
 ]
 # The memory-type verdict of the environment header comes from measured

@@ -10,9 +10,12 @@ Python 3 standard library only.
 import os
 import re
 
+import model
 import qemu
 
 MANIFEST = os.path.join("tests", "boot.cfg")
+# The cache-model profiles (the kernel gets a profile's geometry).
+MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
 
 # Defaults of a manifest entry; every key a section may set is listed here.
 ENTRY_DEFAULTS = {
@@ -44,7 +47,8 @@ ENTRY_DEFAULTS = {
     # The cache-model plugin (docs/cachemodel.md): model = a profile of
     # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
     # model_sync = the plugin's sync= quantum in cycles, model_check =
-    # calibration | repeat (boot twice, identical model lines) | falseshare.
+    # calibration | repeat (boot twice, identical model lines) | falseshare
+    # | copy (movnti spares the bystander of a copy done in pieces).
     "model": "",
     "model_sync": "",
     "model_check": "",
@@ -55,7 +59,7 @@ ENTRY_DEFAULTS = {
     # replaced); a non-zero exit fails the boot with its output.
     "post_check": "",
 }
-MODEL_CHECKS = ("calibration", "repeat", "falseshare")
+MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy")
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS
 EXPECTS = ("pass", "panic", "hang", "triple")
@@ -156,7 +160,11 @@ def check_model_keys(e, bad):
     if e["model_sync"] and not e["model_sync"].isdigit():
         bad("model_sync must be a number of cycles")
     if "cachemodel=" not in e["cmdline"]:
-        e["cmdline"] += " cachemodel=" + e["model"]
+        try:
+            e["cmdline"] += " " + model.kernel_options(MODEL_PROFILES,
+                                                       e["model"])
+        except (OSError, model.ModelError) as err:
+            bad("model: %s" % err)
 
 
 def select_entries(entries, groups, names):

@@ -11,6 +11,9 @@ regions to the @@RESULT figures of the serial log, and checks them:
     model.py compare A.jsonl B.jsonl          (identical region lines?)
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
     model.py tracing LOG MODEL.jsonl          (trace variants' slowdown)
+    model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
+    model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
+                                              (the kernel's options for it)
 
 Attribution. The kernel labels regions with the experiment's name and the
 benchmark harness marks every measured repetition, so the regions of one
@@ -321,6 +324,24 @@ def read_profile(path, name):
     return prof
 
 
+def kernel_options(path, name):
+    """The kernel command-line options for a run under profile name:
+    cachemodel=NAME and cachemodel.caches=, the profile's cache geometry
+    (lib/cache_geometry.h: levels that exist, LEVEL:BYTES:WAYS). The
+    profile file stays the one home of these numbers. Raises ModelError
+    for an unknown profile or one without the levels."""
+    prof = read_profile(path, name)
+    levels = []
+    for key in LEVEL_KEYS:
+        if key not in prof or len(prof[key]) < 2:
+            raise ModelError("%s: profile %r has no %s line" %
+                             (path, name, key))
+        size, ways = prof[key][0], prof[key][1]
+        if size:
+            levels.append("%s:%d:%d" % (key, size, ways))
+    return "cachemodel=%s cachemodel.caches=%s" % (name, ",".join(levels))
+
+
 def calibration_expectations(prof):
     """Per-load latency (mem_cycles per load) each chase must show."""
     return {
@@ -481,6 +502,41 @@ def check_falseshare(results, objs):
     return [], text
 
 
+# The copy direction: a non-temporal copy must leave the bystander at
+# most this fraction of an ordinary copy's modelled cost when the copy
+# comes in pieces (docs/cachemodel.md: 0.31 on core2-2007).
+COPY_NT_MAX_FRACTION = 0.5
+
+
+def check_copy(results, objs):
+    """In the copy experiment's interleaved scenario (a copy larger than
+    the LLC in write()-sized pieces), the bystander must cost far less
+    after movnti than after rep movsb on the model. Returns (problems,
+    text)."""
+    skipped = attribute(results, objs)
+    if "copy" in skipped:
+        return ["copy: %s" % skipped["copy"]], ""
+    cyc = {}
+    for res in results:
+        if (res["experiment"] == "copy" and "model" in res and
+                res["metric"] == "bystander_interleaved"):
+            cyc[res["variant"]] = (res["model"]["cycles_per_iter"],
+                                   res["model"]["llc_misses_per_iter"],
+                                   res.get("size", 0))
+    if "movnti" not in cyc or "rep_movsb" not in cyc:
+        return ["copy: no bystander_interleaved figures of movnti and "
+                "rep_movsb with model data"], ""
+    nt, std = cyc["movnti"], cyc["rep_movsb"]
+    text = ("copy on the model, %d bytes in pieces: the bystander costs "
+            "%.1f cycles/KiB (%.2f LLC misses) after movnti, %.1f (%.2f) "
+            "after rep_movsb\n" % (nt[2], nt[0], nt[1], std[0], std[1]))
+    if not (std[0] > 0 and nt[0] <= COPY_NT_MAX_FRACTION * std[0]):
+        return ["copy: movnti's bystander %.1f is not below %.2f x "
+                "rep_movsb's %.1f" % (nt[0], COPY_NT_MAX_FRACTION, std[0])], \
+            text
+    return [], text
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -493,6 +549,13 @@ def main(argv=None):
     s = sub.add_parser("compare", help="identical region lines?")
     s.add_argument("a")
     s.add_argument("b")
+    s = sub.add_parser("check-copy",
+                       help="movnti spares the bystander (pieces)?")
+    s.add_argument("log")
+    s.add_argument("model")
+    s = sub.add_parser("kcmdline", help="kernel options for a profile")
+    s.add_argument("profile")
+    s.add_argument("--profiles", default="cachemodel/profiles.txt")
     s = sub.add_parser("check-falseshare",
                        help="packed >> aligned invalidations?")
     s.add_argument("log")
@@ -514,6 +577,9 @@ def main(argv=None):
             if summ:
                 print("model state %.1f MiB, host time %.1f s" %
                       (summ["state_bytes"] / 2**20, summ["host_seconds"]))
+            return 0
+        if args.cmd == "kcmdline":
+            print(kernel_options(args.profiles, args.profile))
             return 0
         if args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)
@@ -542,7 +608,9 @@ def main(argv=None):
                     "no trace_off figure with model data in %s" % args.log]
                 sys.stdout.write(slowdown_table(rows, info(objs)[0]))
             else:
-                problems, text = check_falseshare(res, objs)
+                check = (check_copy if args.cmd == "check-copy"
+                         else check_falseshare)
+                problems, text = check(res, objs)
                 sys.stdout.write(text)
     except (OSError, ModelError) as e:
         print("model: %s" % e, file=sys.stderr)

@@ -327,8 +327,8 @@ def check_model(e, iso, log):
         return rc == 0, ("model calibration " +
                          ("matches the profile" if rc == 0 else "WRONG")), \
             [] if rc == 0 else text.split("\n")
-    if kind == "falseshare":
-        rc, text = model_tool(["check-falseshare", log, model_out(log)])
+    if kind in ("falseshare", "copy"):
+        rc, text = model_tool(["check-" + kind, log, model_out(log)])
         return rc == 0, text.split("\n")[0], \
             [] if rc == 0 else text.split("\n")
     # repeat: a second boot must write identical model lines.

@@ -213,6 +213,43 @@ static inline uint64_t copy_bystander_bytes(uint64_t llc, uint64_t lo,
 }
 
 /*
+ * The interleaved scenario: a large copy done in pieces of 'piece' bytes
+ * (the size of one write() system call) while a bystander re-reads its
+ * working set of ws bytes a slice after each piece, cyclically, so that
+ * between two touches of one bystander line 'gap' bytes are copied. With
+ * an LRU cache of llc bytes the line survives when ws plus what the copy
+ * leaves in the cache during the gap fits: an ordinary copy leaves source
+ * and destination (2 x gap), a non-temporal one the source only (gap).
+ * The gap is chosen between the two, 2/3 of the room the bystander
+ * leaves, (llc - ws) x 2/3, so that ws + gap fits with a sixth of that
+ * room to spare and ws + 2 x gap overflows by a third of it. Rounded
+ * down to whole pieces, at least one piece (also when ws >= llc).
+ * piece > 0.
+ */
+static inline uint64_t copy_interleave_gap(uint64_t llc, uint64_t ws,
+					   uint64_t piece)
+{
+	uint64_t gap = llc > ws ? (llc - ws) / 3 * 2 : 0;
+
+	gap -= gap % piece;
+	return gap ? gap : piece;
+}
+
+/*
+ * The bystander's slice per piece: ws spread over the gap's pieces,
+ * rounded up to whole cache lines (at least one line). piece <= gap.
+ */
+static inline uint64_t copy_interleave_slice(uint64_t ws, uint64_t gap,
+					     uint64_t piece)
+{
+	uint64_t pieces = gap / piece, slice;
+
+	slice = (ws + pieces - 1) / pieces;
+	slice = (slice + COPY_BLOCK - 1) & ~(uint64_t)(COPY_BLOCK - 1);
+	return slice ? slice : COPY_BLOCK;
+}
+
+/*
  * Self-check of one copy against memcpy semantics. Fills src[0..soff+n)
  * with a pattern and dst[0..2*COPY_GUARD+doff+n) with a different one,
  * copies n bytes from src + soff to dst + COPY_GUARD + doff, and checks

@@ -11,10 +11,18 @@
  *     command in the middle would mix the two.
  *  3. The page is read-only and its contents never matter: only the
  *     addresses of the loads carry information.
+ *  4. The model is told effective memory types: the PAT type a range is
+ *     mapped with combined with the MTRRs (SDM table), run by run. At
+ *     hello it learns the MTRRs' non-WB runs (the type of the WB direct
+ *     map there) and then every type set before the doorbell existed,
+ *     in order (kept in early[], at most EARLY_TYPES_MAX; more are
+ *     counted and said). early[] needs no lock: until the doorbell is
+ *     mapped only the boot CPU runs.
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/model_doorbell.h"
+#include "arch/x86_64/pat.h"
 #include "cachemodel/doorbell.h"
 #include "lib/bench.h"
 #include "lib/kprintf.h"
@@ -25,7 +33,16 @@
 #define BYTE_BITS 8
 #define TOP_BYTE_SHIFT 56
 
+#define EARLY_TYPES_MAX 16
+
 static bool bell_ready;
+
+/* Type changes made before the doorbell was mapped (invariant 4). */
+static struct early_type {
+	uint64_t phys, npages;
+	enum memtype pat;
+} early[EARLY_TYPES_MAX];
+static unsigned early_count, early_lost;
 
 static inline void ring(unsigned off)
 {
@@ -59,11 +76,76 @@ static void command(unsigned cmd, const uint64_t *args, unsigned nargs)
 		cpu_sti();
 }
 
-void cachemodel_set_type(uint64_t phys, uint64_t npages, enum memtype t)
+/* Physical addresses the model keeps types for (cachemodel/doorbell.h). */
+static uint64_t type_map_limit(void)
 {
-	const uint64_t args[] = {phys, npages, (uint64_t)t};
+	return MIN(page_alloc_phys_limit(), 1ull << DB_TYPE_MAP_BITS);
+}
+
+static void send_type(uint64_t phys, uint64_t end, enum memtype t)
+{
+	const uint64_t args[] = {phys, (end - phys) >> PAGE_SHIFT,
+				 (uint64_t)t};
 
 	command(DB_CMD_SET_TYPE, args, 3);
+}
+
+/* [phys, end) mapped with PAT type pat: its effective types, run by run
+ * of one MTRR type (invariant 4). */
+static void send_effective(uint64_t phys, uint64_t end, enum memtype pat)
+{
+	end = MIN(end, type_map_limit());
+	while (phys < end) {
+		uint64_t run_end = end;
+		enum memtype t = memtype_effective_at(phys, pat);
+
+		if (mtrr_present)
+			run_end = mtrr_run_end(&mtrr_state, phys, end);
+		/* An undefined MTRR combination: time it as uncached. */
+		if (t == MEMTYPE_UNDEFINED)
+			t = MEMTYPE_UC;
+		send_type(phys, run_end, t);
+		phys = run_end;
+	}
+}
+
+void cachemodel_set_type(uint64_t phys, uint64_t npages, enum memtype t)
+{
+	if (!bell_ready) {
+		if (early_count < EARLY_TYPES_MAX) {
+			early[early_count].phys = phys;
+			early[early_count].npages = npages;
+			early[early_count++].pat = t;
+		} else {
+			early_lost++;
+		}
+		return;
+	}
+	send_effective(phys, phys + (npages << PAGE_SHIFT), t);
+}
+
+/* At hello: the MTRRs' non-WB runs under the WB direct map, then the
+ * types set before the doorbell, in order (invariant 4). */
+static void replay_types(void)
+{
+	uint64_t limit = type_map_limit();
+
+	for (uint64_t p = 0; mtrr_present && p < limit;) {
+		uint64_t end = mtrr_run_end(&mtrr_state, p, limit);
+
+		if (mtrr_type_of(&mtrr_state, p) != MEMTYPE_WB)
+			send_effective(p, end, MEMTYPE_WB);
+		p = end;
+	}
+	for (unsigned i = 0; i < early_count; i++)
+		send_effective(early[i].phys,
+			       early[i].phys + (early[i].npages << PAGE_SHIFT),
+			       early[i].pat);
+	if (early_lost)
+		kprintf("model doorbell: %u memory-type changes made before "
+			"the doorbell were not kept (room for %u): a cache "
+			"model times those pages as WB\n", early_lost,
+			EARLY_TYPES_MAX);
 }
 
 void model_doorbell_label(const char *label)
@@ -105,6 +187,50 @@ void model_doorbell_end(uint64_t id, uint64_t iters)
 	command(DB_CMD_END, args, 2);
 }
 
+void model_doorbell_pause(uint64_t id)
+{
+	command(DB_CMD_PAUSE, &id, 1);
+}
+
+void model_doorbell_resume(uint64_t id)
+{
+	command(DB_CMD_RESUME, &id, 1);
+}
+
+void model_doorbell_clflushed(const void *va, uint64_t len)
+{
+	uint64_t p = (uint64_t)va & ~(uint64_t)(PAGE_SIZE - 1);
+	uint64_t end = (uint64_t)va + len, run_pa = 0, run_len = 0;
+	struct vm_translation t;
+
+	if (!bell_ready || len == 0)
+		return;
+	/* Page by page to physical runs; an unmapped page ends a run. */
+	for (; p < end; p += PAGE_SIZE) {
+		uint64_t from = MAX(p, (uint64_t)va);
+		uint64_t n = MIN(p + PAGE_SIZE, end) - from;
+
+		if (!vm_translate(&kernel_space, from, &t)) {
+			n = 0;
+		} else if (run_len && run_pa + run_len == t.phys) {
+			run_len += n;
+			continue;
+		}
+		if (run_len) {
+			const uint64_t args[] = {run_pa, run_len};
+
+			command(DB_CMD_CLFLUSHED, args, 2);
+		}
+		run_pa = n ? t.phys : 0;
+		run_len = n;
+	}
+	if (run_len) {
+		const uint64_t args[] = {run_pa, run_len};
+
+		command(DB_CMD_CLFLUSHED, args, 2);
+	}
+}
+
 static const struct bench_region_ops region_ops = {
 	.begin = model_doorbell_begin,
 	.end = model_doorbell_end,
@@ -132,6 +258,7 @@ bool model_doorbell_init(void)
 	}
 	bell_ready = true;
 	command(DB_CMD_HELLO, &version, 1);
+	replay_types();
 	bench_set_region_ops(&region_ops);
 	return true;
 }

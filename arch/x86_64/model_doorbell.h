@@ -13,9 +13,11 @@
 
 /*
  * Map the doorbell page, say hello and mark the benchmark harness's
- * repetitions as regions. Call once, after vm_init(); memory types set
- * before are not reported. Returns false (with a message) if the page
- * cannot be mapped; the doorbell then stays silent.
+ * repetitions as regions. Call once, after vm_init() and mtrr_read();
+ * the model then learns the MTRRs' types and the types set before (kept
+ * since boot, up to a limit that is said when exceeded). Returns false
+ * (with a message) if the page cannot be mapped; the doorbell then stays
+ * silent.
  */
 bool model_doorbell_init(void);
 
@@ -29,5 +31,20 @@ void model_doorbell_begin(uint64_t id);
 void model_doorbell_end(uint64_t id, uint64_t iters);
 /* Begin a region that counts every CPU's work (bench_region_begin_all()). */
 void model_doorbell_begin_all(uint64_t id);
+
+/*
+ * Leave work out of this CPU's open region id and take it in again
+ * (untimed work between timed slices of one measured phase); the model
+ * leaves every CPU's counts between the two out of the region.
+ */
+void model_doorbell_pause(uint64_t id);
+void model_doorbell_resume(uint64_t id);
+
+/*
+ * The lines of [va, va + len) (kernel virtual) have just been clflushed:
+ * the model evicts them (it cannot see a clflush's address). Pages that
+ * are not mapped are skipped.
+ */
+void model_doorbell_clflushed(const void *va, uint64_t len);
 
 #endif

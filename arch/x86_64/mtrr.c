@@ -171,6 +171,48 @@ enum memtype mtrr_type_of(const struct mtrr_state *s, uint64_t phys)
 	return MEMTYPE_UNDEFINED;
 }
 
+#define MTRR_PAGE_SIZE (1ull << MTRR_ADDR_SHIFT)
+
+/* The first range boundary above phys (below limit), or limit. */
+static uint64_t next_boundary(const struct mtrr_state *s, uint64_t phys,
+			      uint64_t limit)
+{
+	uint64_t next = limit, base, size;
+
+	if (!s->enabled)
+		return limit;
+	if (phys < MTRR_FIXED_END && s->fixed_supported && s->fixed_enabled) {
+		uint64_t start, len;
+
+		mtrr_fixed_range(fixed_index(phys), &start, &len);
+		return MIN(start + len, limit);
+	}
+	for (unsigned int n = 0; n < s->vcnt; n++) {
+		if (!mtrr_var_enabled(s, n))
+			continue;
+		if (!mtrr_var_extent(s, n, &base, &size))
+			return MIN(phys + MTRR_PAGE_SIZE, limit);
+		if (base > phys)
+			next = MIN(next, base);
+		if (base + size > phys)
+			next = MIN(next, base + size);
+	}
+	return next;
+}
+
+uint64_t mtrr_run_end(const struct mtrr_state *s, uint64_t phys,
+		      uint64_t limit)
+{
+	enum memtype t = mtrr_type_of(s, phys);
+	uint64_t end = phys;
+
+	kassert(phys < limit && limit <= 1ull << s->phys_addr_bits);
+	do
+		end = next_boundary(s, end, limit);
+	while (end < limit && mtrr_type_of(s, end) == t);
+	return end;
+}
+
 /* ---- MTRR x PAT --------------------------------------------------------- */
 /*
  * The SDM gives a 5 x 6 table; it follows from a few rules, applied in

@@ -131,6 +131,17 @@ bool mtrr_var_extent(const struct mtrr_state *s, unsigned int n,
 enum memtype mtrr_type_of(const struct mtrr_state *s, uint64_t phys);
 
 /*
+ * End (exclusive, at most limit) of the run of addresses from phys on
+ * that all have phys's MTRR type: the first range boundary (a fixed
+ * range's end, a variable range's base or end) where the type changes.
+ * A variable range with a non-contiguous mask makes every page a
+ * boundary. phys < limit <= 2^phys_addr_bits; phys 4 KiB aligned, the
+ * result too (or limit).
+ */
+uint64_t mtrr_run_end(const struct mtrr_state *s, uint64_t phys,
+		      uint64_t limit);
+
+/*
  * Notes the SDM attaches to entries of the combination table.
  *  FROM_MTRR_UC: the UC came from the MTRRs; no snoop needed (footnote 1).
  *  FROM_PAT_UC: the UC came from the paging entry; caches are still

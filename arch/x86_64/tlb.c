@@ -18,6 +18,7 @@
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
@@ -326,4 +327,6 @@ void cache_flush_range(const void *va, uint64_t len)
 	for (; p < end; p += line)
 		__asm__ volatile("clflush (%0)" : : "r"(p) : "memory");
 	__asm__ volatile("mfence" : : : "memory");
+	/* A cache model cannot see a clflush's address: tell it. */
+	model_doorbell_clflushed(va, len);
 }

@@ -51,6 +51,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_thread_group.h"
 #include "tests/host/host_threads.h"
 
 #define FILE_PAGES 1024 /* 4 MiB, all cached */
@@ -130,7 +131,6 @@ enum work { WORK_SPLICE, WORK_CONTROL, WORK_REFS };
 #define RUN_REFS (-2)
 
 struct worker {
-	pthread_t t;
 	unsigned cpu, nthreads;
 	enum work work;
 	struct page **refpages; /* WORK_REFS: the file's pages */
@@ -144,6 +144,7 @@ struct worker {
 } __attribute__((aligned(64)));
 
 static struct worker workers[MAX_THREADS];
+BUILD_ASSERT(MAX_THREADS <= HOST_THREAD_GROUP_MAX);
 
 /* Sum of the other workers' progress counters, and whether every one of
  * them moved since *seen (updated). */
@@ -286,6 +287,7 @@ static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 	struct worker *w = workers;
 	uint64_t pages = 0, ns = 0, cpu_ns = 0;
 	struct point p = {0};
+	struct host_thread_group g;
 
 	pthread_barrier_init(&start, NULL, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -310,10 +312,10 @@ static struct point run_once(int v, enum layout l, unsigned n, uint64_t run_ns)
 			w[i].refpages = file_pages +
 					(size_t)(l == PER_FILE ? 1 + i : 0) *
 						FILE_PAGES;
-		pthread_create(&w[i].t, NULL, worker_main, &w[i]);
 	}
+	host_thread_group_start(&g, n, worker_main, w, sizeof(w[0]));
+	host_thread_group_join(&g);
 	for (unsigned i = 0; i < n; i++) {
-		pthread_join(w[i].t, NULL);
 		pages += w[i].pages;
 		ns = w[i].ns > ns ? w[i].ns : ns;
 		cpu_ns += w[i].cpu_ns;

@@ -1,22 +1,17 @@
 /*
  * Host implementation of lib/cycles.h for test programs: the TSC via
- * the compiler's rdtsc builtin on x86_64 (no inline assembly), else
- * CLOCK_MONOTONIC in nanoseconds.
+ * the compiler's rdtsc builtin on x86_64 (no inline assembly), else the
+ * monotonic clock in nanoseconds (tests/host/host_clock.h).
  */
 #include <stdint.h>
-#include <time.h>
 #include "lib/cycles.h"
-
-#define NSEC_PER_SEC 1000000000ull
+#include "tests/host/host_clock.h"
 
 uint64_t cycles_now(void)
 {
 #ifdef __x86_64__
 	return __builtin_ia32_rdtsc();
 #else
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	return host_now_ns();
 #endif
 }

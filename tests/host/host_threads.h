@@ -1,21 +1,20 @@
 /*
- * What a threaded host program needs to run the kernel's portable mm/ and
- * lib/ code: pages for kmalloc from the C library, a "CPU number" per
- * thread (RCU and per-CPU counters ask for one) and a monotonic clock.
+ * What a host program needs to run the kernel's portable mm/ and lib/
+ * code, threaded ones in particular: pages for kmalloc from the C library,
+ * a "CPU number" per thread (RCU, kmalloc's per-CPU caches and per-CPU
+ * counters ask for one) and the monotonic clock (tests/host/host_clock.h).
+ * Starting and joining the threads is tests/host/host_thread_group.h.
  * Header-only: include it from the one test or bench file of a program.
  */
 #ifndef TESTS_HOST_THREADS_H
 #define TESTS_HOST_THREADS_H
 
-#include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "lib/config.h"
 #include "lib/this_cpu.h"
 #include "mm/kmalloc.h"
-
-#define HOST_NSEC_PER_SEC 1000000000ull
+#include "tests/host/host_clock.h"
 
 /* kmalloc's page source: naturally aligned blocks of PAGE_SIZE << order. */
 static inline void *host_pages_alloc(unsigned order)
@@ -41,15 +40,6 @@ static const struct kmalloc_backend host_kmalloc_backend = {
 static inline void host_set_thread_cpu(unsigned cpu)
 {
 	this_cpu_num_set(cpu);
-}
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline uint64_t host_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * HOST_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 #endif

@@ -23,6 +23,7 @@
 #include "cachemodel/profile.h"
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
+#include "tests/host/host_thread_group.h"
 
 #define NCPUS 2
 #define ACCESSES 200000		/* per CPU thread */
@@ -117,21 +118,19 @@ KTEST(cachemodel_threads, fast_path_beside_locked_snoops)
 	char err[128];
 	struct run r = { .cpu_threads_left = NCPUS };
 	struct worker w[NCPUS];
-	pthread_t t[NCPUS], reader;
+	struct host_thread_group cpus, reader;
 
 	ASSERT_TRUE(cm_profile_parse(profile_text, "tiny", &p, err,
 				     sizeof(err)));
 	r.m = cm_create(&p, NCPUS);
 	ASSERT_TRUE(r.m != NULL);
 	pthread_mutex_init(&r.lock, NULL);
-	ASSERT_EQ(pthread_create(&reader, NULL, reader_thread, &r), 0);
-	for (unsigned c = 0; c < NCPUS; c++) {
-		w[c] = (struct worker){ .run = &r, .cpu = c };
-		ASSERT_EQ(pthread_create(&t[c], NULL, cpu_thread, &w[c]), 0);
-	}
 	for (unsigned c = 0; c < NCPUS; c++)
-		pthread_join(t[c], NULL);
-	pthread_join(reader, NULL);
+		w[c] = (struct worker){ .run = &r, .cpu = c };
+	host_thread_group_start(&reader, 1, reader_thread, &r, 0);
+	host_thread_group_start(&cpus, NCPUS, cpu_thread, w, sizeof(w[0]));
+	host_thread_group_join(&cpus);
+	host_thread_group_join(&reader);
 	for (unsigned c = 0; c < NCPUS; c++) {
 		const struct cm_stats *s = cm_stats(r.m, c);
 

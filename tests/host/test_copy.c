@@ -221,3 +221,39 @@ KTEST(copy, bystander_bytes)
 	/* An odd LLC size (e.g. 11 ways) still gives whole lines. */
 	EXPECT_EQ(copy_bystander_bytes(1441800, 0, MiB(4), 0) % COPY_BLOCK, 0);
 }
+
+KTEST(copy, interleave_gap_separates_the_two_pollutions)
+{
+	/* core2-2007: 4 MiB LLC, 1 MiB bystander, 16 KiB write()s. */
+	uint64_t llc = MiB(4), ws = MiB(1), piece = KiB(16);
+	uint64_t gap = copy_interleave_gap(llc, ws, piece);
+
+	EXPECT_EQ(gap, MiB(2));
+	EXPECT_LE(ws + gap, llc);		/* movnti: source only */
+	EXPECT_GT(ws + 2 * gap, llc);		/* rep movsb: both */
+	/* A 2 MiB bystander: not a whole number of pieces before rounding. */
+	ws = MiB(2);
+	gap = copy_interleave_gap(llc, ws, piece);
+	EXPECT_EQ(gap % piece, 0);
+	EXPECT_LE(ws + gap, llc);
+	EXPECT_GT(ws + 2 * gap, llc);
+	/* No room at all, or pieces larger than the room: one piece. */
+	EXPECT_EQ(copy_interleave_gap(MiB(1), MiB(1), piece), piece);
+	EXPECT_EQ(copy_interleave_gap(MiB(1), MiB(2), piece), piece);
+	EXPECT_EQ(copy_interleave_gap(KiB(64), KiB(32), KiB(64)), KiB(64));
+}
+
+KTEST(copy, interleave_slice_covers_the_set_once_per_gap)
+{
+	uint64_t ws = MiB(1), piece = KiB(16), gap = MiB(2);
+	uint64_t slice = copy_interleave_slice(ws, gap, piece);
+
+	EXPECT_EQ(slice, KiB(8));			/* 1 MiB / 128 pieces */
+	EXPECT_EQ(slice % COPY_BLOCK, 0);
+	/* Uneven: rounded up to lines, so a pass takes at most the gap. */
+	slice = copy_interleave_slice(MiB(2), 1376256, piece);
+	EXPECT_EQ(slice % COPY_BLOCK, 0);
+	EXPECT_GE(slice * (1376256 / piece), MiB(2));
+	EXPECT_LT((slice - COPY_BLOCK) * (1376256 / piece), MiB(2));
+	EXPECT_EQ(copy_interleave_slice(64, MiB(1), 64), COPY_BLOCK);
+}

@@ -10,25 +10,9 @@
 #include <string.h>
 #include "lib/ktest.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_threads.h"
 #include "workloads/corpus.h"
 #include "workloads/reference.h"
-
-#define HOST_PAGE 4096ul
-
-static void *h_alloc(unsigned order)
-{
-	size_t bytes = HOST_PAGE << order;
-
-	return aligned_alloc(bytes, bytes);
-}
-
-static void h_free(void *p, unsigned order)
-{
-	(void)order;
-	free(p);
-}
-
-static const struct kmalloc_backend backend = {h_alloc, h_free};
 
 static const struct corpus_params params = {
 	.seed = 7, .files = 8, .min_bytes = 1000, .max_bytes = 5000,
@@ -100,7 +84,7 @@ KTEST(corpus, compile_frees_everything_and_is_pure)
 	uint64_t ha;
 
 	ASSERT_TRUE(src != NULL);
-	kmalloc_init(&backend);
+	kmalloc_init(&host_kmalloc_backend);
 	corpus_generate(&params, 3, src, n);
 	before = kmalloc_in_use_bytes();
 	a = corpus_compile(src, n, &la, &st);
@@ -136,7 +120,7 @@ KTEST(corpus, kbuild_quick_tree_hash_matches_kernel)
 	static const struct corpus_params quick = KBUILD_QUICK_CORPUS;
 	uint64_t h = CORPUS_HASH_INIT;
 
-	kmalloc_init(&backend);
+	kmalloc_init(&host_kmalloc_backend);
 	for (unsigned i = 0; i < quick.files; i++) {
 		size_t n = corpus_file_size(&quick, i), ol;
 		char *src = malloc(n);

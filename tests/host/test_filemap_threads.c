@@ -11,7 +11,6 @@
  */
 // HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +19,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_thread_group.h"
 #include "tests/host/host_threads.h"
 
 #define NR_FRAMES 192
@@ -105,7 +105,6 @@ static struct address_space file_as;
 static uint64_t stop, bad, hits, misses, gang_pages, removed, reclaimed;
 
 struct worker {
-	pthread_t t;
 	unsigned cpu;
 	uint64_t rng;
 };
@@ -191,7 +190,8 @@ static void setup_once(void)
 
 static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 {
-	struct worker w[NR_READERS + 1];
+	struct worker w[NR_READERS + 1]; /* the readers, then the remover */
+	struct host_thread_group readers, removers;
 	struct pagecache_stats before, after;
 	uint64_t t0;
 
@@ -205,9 +205,9 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 	for (unsigned i = 0; i <= NR_READERS; i++) {
 		w[i].cpu = i + 1;
 		w[i].rng = prng_seed(0x1234567ull * (i + 1) + v);
-		pthread_create(&w[i].t, NULL, i < NR_READERS ? reader : remover,
-			       &w[i]);
 	}
+	host_thread_group_start(&readers, NR_READERS, reader, w, sizeof(w[0]));
+	host_thread_group_start(&removers, 1, remover, &w[NR_READERS], 0);
 	t0 = host_now_ns();
 	while (host_now_ns() - t0 < RUN_NS) {
 		struct timespec ts = {0, 1000000};
@@ -216,8 +216,8 @@ static void stress(struct ktest_ctx *ctx, enum pagecache_variant v)
 		rcu_quiescent_state();
 	}
 	atomic_store_release(&stop, 1);
-	for (unsigned i = 0; i <= NR_READERS; i++)
-		pthread_join(w[i].t, NULL);
+	host_thread_group_join(&readers);
+	host_thread_group_join(&removers);
 	/* The cumulative counters: every page read in and reclaimed was
 	 * this file's; lookups include the remover's and the gang ones. */
 	pagecache_stats_read(&after);

@@ -4,15 +4,15 @@
  * blocks, contents of many live objects, random sequences against a
  * shadow record, bad frees and use-after-free panics, backend exhaustion.
  *
- * The backend hands out naturally aligned blocks from aligned_alloc() and
- * keeps a table of them: it checks that kmalloc frees exactly what it got
- * (same address, same order), counts the pages out, and can be limited to
- * a page budget. Freed blocks are kept (filled with junk) and reused
- * rather than returned to libc, as a freed frame stays mapped in the
- * kernel's direct map, so a stale pointer can be tested without ASan
- * stopping the program first.
+ * The backend hands out naturally aligned blocks from the host page source
+ * (tests/host/host_threads.h) and keeps a table of them: it checks that
+ * kmalloc frees exactly what it got (same address, same order), counts the
+ * pages out, and can be limited to a page budget. Freed blocks are kept
+ * (filled with junk) and reused rather than returned to libc, as a freed
+ * frame stays mapped in the kernel's direct map, so a stale pointer can be
+ * tested without ASan stopping the program first.
  */
-// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c
+// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +20,11 @@
 #include "lib/kprintf.h"
 #include "lib/ktest.h"
 #include "lib/prng.h"
+#include "lib/this_cpu.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "tests/host/host_shim.h"
+#include "tests/host/host_threads.h"
 
 #define HB_MAX_BLOCKS 4096
 #define HB_JUNK_NEW 0xa5  /* fresh pages: kmalloc must not expect zeroes */
@@ -56,7 +58,7 @@ static void *hb_alloc(unsigned order)
 		if (hb_n == HB_MAX_BLOCKS)
 			return NULL;
 		b = &hb[hb_n++];
-		b->p = aligned_alloc(bytes, bytes);
+		b->p = host_pages_alloc(order);
 		b->order = order;
 		if (!b->p)
 			abort();
@@ -93,7 +95,7 @@ static const struct kmalloc_backend host_backend = {
 static void setup(uint64_t budget)
 {
 	for (unsigned i = 0; i < hb_n; i++)
-		free(hb[i].p);
+		host_pages_free(hb[i].p, hb[i].order);
 	memset(hb, 0, sizeof(hb));
 	hb_n = 0;
 	hb_alloc_calls = hb_free_calls = hb_pages_live = 0;
@@ -652,28 +654,25 @@ KTEST(kmalloc, backend_exhaustion_returns_null)
 #define FAKE_CPUS 4
 #define KMALLOC_64_ROW 3
 
-static unsigned fake_cpu; /* the "current CPU" the hook reports */
-
-static unsigned fake_cpu_id(void)
-{
-	return fake_cpu;
-}
-
+/* The test thread plays each CPU in turn: it sets its own CPU number
+ * (lib/this_cpu.h), which the hook reports. */
 static void setup_percpu(void)
 {
 	setup(HB_NO_BUDGET);
-	fake_cpu = 0;
-	kmalloc_enable_cpu_caches(fake_cpu_id, FAKE_CPUS);
+	host_set_thread_cpu(0);
+	kmalloc_enable_cpu_caches(this_cpu_num, FAKE_CPUS);
 }
 
 /* Stands in for the kernel running fn as a work item on each CPU. */
 static void run_on_each_fake_cpu(void (*fn)(void))
 {
-	unsigned saved = fake_cpu;
+	unsigned saved = this_cpu_num();
 
-	for (fake_cpu = 0; fake_cpu < FAKE_CPUS; fake_cpu++)
+	for (unsigned cpu = 0; cpu < FAKE_CPUS; cpu++) {
+		host_set_thread_cpu(cpu);
 		fn();
-	fake_cpu = saved;
+	}
+	host_set_thread_cpu(saved);
 }
 
 /* After kmalloc_drain_all(): like expect_all_returned(), except that
@@ -755,14 +754,15 @@ KTEST(kmalloc, percpu_drain_returns_every_page)
 		size_t size = rng() % 32 ? 1 + rng() % 2000
 					 : 1 + rng() % (3 * PAGE_SIZE);
 
-		fake_cpu = i % FAKE_CPUS;
+		host_set_thread_cpu(i % FAKE_CPUS);
 		p[i] = kmalloc(size);
 		ASSERT_NE(p[i], NULL);
 		n[i] = MIN(size, 64);
 		fill(p[i], n[i], i);
 	}
 	for (unsigned i = 0; i < N; i++) {
-		fake_cpu = (i / 7) % FAKE_CPUS; /* mostly another CPU */
+		/* mostly another CPU */
+		host_set_thread_cpu((i / 7) % FAKE_CPUS);
 		EXPECT_EQ(check(p[i], n[i], i), n[i]);
 		kfree(p[i]);
 	}
@@ -793,11 +793,11 @@ KTEST(kmalloc, percpu_double_free_panics)
 	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
 	EXPECT_TRUE(strstr(host_panic_msg, "double free"));
 	EXPECT_TRUE(msg_names(p));
-	fake_cpu = 1; /* ... also from another CPU */
+	host_set_thread_cpu(1); /* ... also from another CPU */
 	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
 	EXPECT_TRUE(strstr(host_panic_msg, "double free"));
 	/* Back in its slab (still alive through keep's neighbours). */
-	fake_cpu = 0;
+	host_set_thread_cpu(0);
 	kmalloc_drain_cpu();
 	EXPECT_EQ(row(4).cached, 0);
 	EXPECT_TRUE(HOST_EXPECT_PANIC(kfree(p)));
@@ -814,7 +814,7 @@ KTEST(kmalloc, percpu_out_of_range_cpu_is_locked)
 	void *p;
 
 	setup_percpu();
-	fake_cpu = FAKE_CPUS;
+	host_set_thread_cpu(FAKE_CPUS);
 	p = kmalloc(64);
 	ASSERT_NE(p, NULL);
 	EXPECT_EQ(row(KMALLOC_64_ROW).cache_refills, 0);

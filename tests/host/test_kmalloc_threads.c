@@ -6,25 +6,26 @@
  * handed to two threads (a pattern overwritten), or as counters that do
  * not add up exactly at the end.
  *
- * The second test runs the same workers as distinct CPUs (a thread-local
- * CPU number behind kmalloc_enable_cpu_caches()), so they allocate from their
- * per-CPU caches without locks, then drains every "CPU" and checks the
- * counters and pages are exact.
+ * The second test runs the same workers as distinct CPUs (each thread's
+ * CPU number, lib/this_cpu.h, behind kmalloc_enable_cpu_caches()), so they
+ * allocate from their per-CPU caches without locks, then drains every
+ * "CPU" and checks the counters and pages are exact.
  *
  * Workers never call EXPECT_*: they count what went wrong and the test
- * thread checks after pthread_join().
+ * thread checks after joining them.
  */
-// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c
+// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
-#include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "lib/atomic.h"
 #include "lib/ktest.h"
 #include "lib/prng.h"
+#include "lib/this_cpu.h"
 #include "mm/kmalloc.h"
 #include "mm/page.h"
+#include "tests/host/host_thread_group.h"
+#include "tests/host/host_threads.h"
 
 #define NR_THREADS 4
 #define OPS_PER_THREAD 5000
@@ -35,10 +36,10 @@
 
 static uint64_t pages_out, alloc_calls, free_calls;
 
+/* The host page source, counting what is out. */
 static void *tb_alloc(unsigned order)
 {
-	size_t bytes = (size_t)PAGE_SIZE << order;
-	void *p = aligned_alloc(bytes, bytes);
+	void *p = host_pages_alloc(order);
 
 	if (p) {
 		atomic_fetch_add_relaxed(&pages_out, 1ull << order);
@@ -51,7 +52,7 @@ static void tb_free(void *p, unsigned order)
 {
 	atomic_fetch_add_relaxed(&pages_out, -(1ull << order));
 	atomic_fetch_add_relaxed(&free_calls, 1);
-	free(p);
+	host_pages_free(p, order);
 }
 
 static const struct kmalloc_backend thread_backend = {
@@ -60,18 +61,10 @@ static const struct kmalloc_backend thread_backend = {
 };
 
 struct worker {
-	pthread_t tid;
-	unsigned id;
+	unsigned id; /* also its CPU number */
 	uint64_t rng;
 	uint64_t allocs, frees, corrupt, nulls, misaligned;
 };
-
-static __thread unsigned tls_cpu; /* this thread's CPU number */
-
-static unsigned thread_cpu_id(void)
-{
-	return tls_cpu;
-}
 
 static uint64_t next_rand(struct worker *w)
 {
@@ -98,7 +91,7 @@ static void *worker_main(void *arg)
 	uint8_t *obj[SLOTS_PER_THREAD] = { 0 };
 	size_t size[SLOTS_PER_THREAD] = { 0 };
 
-	tls_cpu = w->id;
+	host_set_thread_cpu(w->id);
 
 	for (unsigned op = 0; op < OPS_PER_THREAD; op++) {
 		unsigned s = next_rand(w) % SLOTS_PER_THREAD;
@@ -142,10 +135,40 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
+/*
+ * Runs NR_THREADS fresh workers to the end, worker i (CPU i) seeded with
+ * seed_mul * (i + seed_add), and checks what each one counted. Returns
+ * the objects they allocated in all; *frees gets those they freed.
+ */
+static uint64_t run_workers(struct ktest_ctx *ctx, uint64_t seed_mul,
+			    unsigned seed_add, uint64_t *frees)
 {
 	static struct worker w[NR_THREADS];
-	uint64_t allocs = 0, frees = 0, sum_allocs = 0, sum_frees = 0;
+	struct host_thread_group g;
+	uint64_t allocs = 0;
+
+	*frees = 0;
+	for (unsigned i = 0; i < NR_THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].id = i;
+		w[i].rng = seed_mul * (i + seed_add);
+	}
+	host_thread_group_start(&g, NR_THREADS, worker_main, w, sizeof(w[0]));
+	host_thread_group_join(&g);
+	for (unsigned i = 0; i < NR_THREADS; i++) {
+		EXPECT_EQ(w[i].corrupt, 0);
+		EXPECT_EQ(w[i].nulls, 0);
+		EXPECT_EQ(w[i].misaligned, 0);
+		EXPECT_EQ(w[i].allocs, w[i].frees);
+		allocs += w[i].allocs;
+		*frees += w[i].frees;
+	}
+	return allocs;
+}
+
+KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
+{
+	uint64_t allocs, frees, sum_allocs = 0, sum_frees = 0;
 	struct kmalloc_stats st;
 	unsigned rec_row = kmalloc_stats_rows() - 2;
 	/* The other test may have run first: its per-CPU cache pages stay
@@ -155,21 +178,7 @@ KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
 			  atomic_load_relaxed(&free_calls);
 
 	kmalloc_init(&thread_backend);
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		w[i].id = i;
-		w[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
-		ASSERT_EQ(pthread_create(&w[i].tid, NULL, worker_main, &w[i]),
-			  0);
-	}
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		pthread_join(w[i].tid, NULL);
-		EXPECT_EQ(w[i].corrupt, 0);
-		EXPECT_EQ(w[i].nulls, 0);
-		EXPECT_EQ(w[i].misaligned, 0);
-		EXPECT_EQ(w[i].allocs, w[i].frees);
-		allocs += w[i].allocs;
-		frees += w[i].frees;
-	}
+	allocs = run_workers(ctx, 0x9e3779b97f4a7c15ull, 1, &frees);
 	EXPECT_GT(allocs, NR_THREADS * OPS_PER_THREAD / 4);
 	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
 		EXPECT_EQ(st.in_use, 0);
@@ -189,7 +198,6 @@ KTEST(kmalloc_threads, concurrent_alloc_free_exact_counters)
 }
 
 struct drainer {
-	pthread_t tid;
 	unsigned cpu;
 	void (*fn)(void);
 };
@@ -198,7 +206,7 @@ static void *drainer_main(void *arg)
 {
 	struct drainer *d = arg;
 
-	tls_cpu = d->cpu;
+	host_set_thread_cpu(d->cpu);
 	d->fn();
 	return NULL;
 }
@@ -207,41 +215,26 @@ static void *drainer_main(void *arg)
 static void run_on_each_thread_cpu(void (*fn)(void))
 {
 	static struct drainer d[NR_THREADS];
+	struct host_thread_group g;
 
 	for (unsigned i = 0; i < NR_THREADS; i++) {
 		d[i].cpu = i;
 		d[i].fn = fn;
-		pthread_create(&d[i].tid, NULL, drainer_main, &d[i]);
 	}
-	for (unsigned i = 0; i < NR_THREADS; i++)
-		pthread_join(d[i].tid, NULL);
+	host_thread_group_start(&g, NR_THREADS, drainer_main, d, sizeof(d[0]));
+	host_thread_group_join(&g);
 }
 
 KTEST(kmalloc_threads, percpu_caches_exact_after_drain)
 {
-	static struct worker w[NR_THREADS];
-	uint64_t allocs = 0, sum_allocs = 0, hits = 0, cached = 0;
+	uint64_t allocs, frees, sum_allocs = 0, hits = 0, cached = 0;
 	uint64_t pages0 = atomic_load_relaxed(&pages_out);
 	struct kmalloc_stats st;
 	unsigned rec_row = kmalloc_stats_rows() - 2;
 
 	kmalloc_init(&thread_backend);
-	kmalloc_enable_cpu_caches(thread_cpu_id, NR_THREADS);
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		memset(&w[i], 0, sizeof(w[i]));
-		w[i].id = i;
-		w[i].rng = 0x2545f4914f6cdd1dull * (i + 3);
-		ASSERT_EQ(pthread_create(&w[i].tid, NULL, worker_main, &w[i]),
-			  0);
-	}
-	for (unsigned i = 0; i < NR_THREADS; i++) {
-		pthread_join(w[i].tid, NULL);
-		EXPECT_EQ(w[i].corrupt, 0);
-		EXPECT_EQ(w[i].nulls, 0);
-		EXPECT_EQ(w[i].misaligned, 0);
-		EXPECT_EQ(w[i].allocs, w[i].frees);
-		allocs += w[i].allocs;
-	}
+	kmalloc_enable_cpu_caches(this_cpu_num, NR_THREADS);
+	allocs = run_workers(ctx, 0x2545f4914f6cdd1dull, 3, &frees);
 	/* Before draining: nothing in use, but caches hold free objects. */
 	EXPECT_EQ(kmalloc_in_use_bytes(), 0);
 	for (unsigned i = 0; i < rec_row; i++) {

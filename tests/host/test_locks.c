@@ -12,13 +12,14 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include "lib/atomic.h"
 #include "lib/cycles.h"
 #include "lib/ktest.h"
 #include "lib/rwlock.h"
 #include "lib/spinlock.h"
+#include "tests/host/host_clock.h"
 #include "tests/host/host_shim.h"
+#include "tests/host/host_thread_group.h"
 
 #define NR_THREADS 4
 #define SPIN_ITERS 5000	/* per thread */
@@ -27,23 +28,14 @@
 #define RW_WRITER_ITERS 2000
 #define RW_READER_ITERS 20000
 /* How long a test waits for another thread to reach a state. */
-#define WAIT_TIMEOUT_NS 2000000000ull
-#define NSEC_PER_SEC 1000000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
+#define WAIT_TIMEOUT_NS (2 * HOST_NSEC_PER_SEC)
 
 /* Spin until *flag becomes true or the timeout passes; returns *flag. */
 static bool wait_for_flag(const bool *flag)
 {
-	uint64_t deadline = now_ns() + WAIT_TIMEOUT_NS;
+	uint64_t deadline = host_now_ns() + WAIT_TIMEOUT_NS;
 
-	while (!atomic_load_acquire(flag) && now_ns() < deadline)
+	while (!atomic_load_acquire(flag) && host_now_ns() < deadline)
 		cpu_relax();
 	return atomic_load_acquire(flag);
 }
@@ -51,9 +43,9 @@ static bool wait_for_flag(const bool *flag)
 /* Spin until *word == want or the timeout passes; returns whether. */
 static bool wait_for_u32(const uint32_t *word, uint32_t want)
 {
-	uint64_t deadline = now_ns() + WAIT_TIMEOUT_NS;
+	uint64_t deadline = host_now_ns() + WAIT_TIMEOUT_NS;
 
-	while (atomic_load_acquire(word) != want && now_ns() < deadline)
+	while (atomic_load_acquire(word) != want && host_now_ns() < deadline)
 		cpu_relax();
 	return atomic_load_acquire(word) == want;
 }
@@ -242,21 +234,18 @@ static bool run_counter(struct spinlock *l, uint64_t *counter,
 {
 	pthread_barrier_t start;
 	struct counter_arg arg = { l, &start, counter, use_trylock };
-	pthread_t t[NR_THREADS];
+	struct host_thread_group g;
 	bool queued = true;
-	int i;
 
 	pthread_barrier_init(&start, NULL, NR_THREADS);
 	if (gate)
 		spin_lock(l);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_create(&t[i], NULL, counter_thread, &arg);
+	host_thread_group_start(&g, NR_THREADS, counter_thread, &arg, 0);
 	if (gate) {
 		queued = wait_for_u32(&l->next, NR_THREADS + 1);
 		spin_unlock(l);
 	}
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(t[i], NULL);
+	host_thread_group_join(&g);
 	pthread_barrier_destroy(&start);
 	return queued;
 }
@@ -529,7 +518,7 @@ KTEST(rwlock, invariant_under_readers_and_writers)
 	static struct rw_shared sh;
 	struct rwlock_stats st = RWLOCK_STATS_INIT("invariant");
 	struct rw_reader_result res[RW_READERS];
-	pthread_t tw[RW_WRITERS], trd[RW_READERS];
+	struct host_thread_group writers, readers;
 	uint64_t broken = 0, went_back = 0, mid_run = 0;
 	uint32_t max_readers = 0;
 	char line[256];
@@ -539,16 +528,14 @@ KTEST(rwlock, invariant_under_readers_and_writers)
 	memset(res, 0, sizeof(res));
 	rwlock_init(&sh.lock, &st);
 	pthread_barrier_init(&sh.start, NULL, RW_WRITERS + RW_READERS);
-	for (i = 0; i < RW_READERS; i++) {
+	for (i = 0; i < RW_READERS; i++)
 		res[i].sh = &sh;
-		pthread_create(&trd[i], NULL, rw_reader_thread, &res[i]);
-	}
-	for (i = 0; i < RW_WRITERS; i++)
-		pthread_create(&tw[i], NULL, rw_writer_thread, &sh);
-	for (i = 0; i < RW_WRITERS; i++)
-		pthread_join(tw[i], NULL);
+	host_thread_group_start(&readers, RW_READERS, rw_reader_thread, res,
+				sizeof(res[0]));
+	host_thread_group_start(&writers, RW_WRITERS, rw_writer_thread, &sh, 0);
+	host_thread_group_join(&writers);
+	host_thread_group_join(&readers);
 	for (i = 0; i < RW_READERS; i++) {
-		pthread_join(trd[i], NULL);
 		broken += res[i].broken;
 		went_back += res[i].went_back;
 		mid_run += res[i].mid_run;

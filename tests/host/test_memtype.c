@@ -492,6 +492,76 @@ KTEST(mtrr, variable_overlaps)
 	EXPECT_EQ(mtrr_type_of(&s, 0x100000000ull), MEMTYPE_UC);
 }
 
+/* Every run mtrr_run_end() gives holds one type and ends where it
+ * changes; runs cover [0, limit) without gaps. Returns the run count
+ * (0 after a failure). */
+#define RUN_CHECK(e) KTEST_CMP(ctx, !!(e), KTEST_OP_EQ, 1, return 0)
+static unsigned check_runs(const struct mtrr_state *s, uint64_t limit,
+			   struct ktest_ctx *ctx)
+{
+	unsigned runs = 0;
+
+	for (uint64_t p = 0; p < limit; runs++) {
+		uint64_t end = mtrr_run_end(s, p, limit);
+		enum memtype t = mtrr_type_of(s, p);
+
+		RUN_CHECK(end > p && end <= limit);
+		RUN_CHECK(end % 4096 == 0);
+		RUN_CHECK(mtrr_type_of(s, end - 1) == t);
+		RUN_CHECK(mtrr_type_of(s, ((p + end) / 2) & ~4095ull) == t);
+		if (end < limit)
+			RUN_CHECK(mtrr_type_of(s, end) != t);
+		p = end;
+	}
+	return runs;
+}
+
+KTEST(mtrr, run_end_follows_type_changes)
+{
+	struct mtrr_state s;
+
+	/* QEMU with SeaBIOS: fixed WB/UC/WP, 2 GiB..4 GiB UC, default WB. */
+	mtrr_state_init(&s, CAP_ALL, DEF_ON(MEMTYPE_WB), 40);
+	s.fixed[0] = BYTES8(MEMTYPE_WB);
+	s.fixed[1] = BYTES8(MEMTYPE_WB);
+	s.fixed[2] = BYTES8(MEMTYPE_UC);
+	for (unsigned i = 3; i < MTRR_NUM_FIXED_MSRS; i++)
+		s.fixed[i] = BYTES8(MEMTYPE_WP);
+	set_var(&s, 0, GiB(2), GiB(2), MEMTYPE_UC);
+	EXPECT_EQ(mtrr_run_end(&s, 0, GiB(64)), 0xa0000);
+	EXPECT_EQ(mtrr_run_end(&s, 0xa0000, GiB(64)), 0xc0000);
+	EXPECT_EQ(mtrr_run_end(&s, 0xc0000, GiB(64)), 0x100000);
+	EXPECT_EQ(mtrr_run_end(&s, 0x100000, GiB(64)), GiB(2));
+	EXPECT_EQ(mtrr_run_end(&s, GiB(2), GiB(64)), GiB(4));
+	EXPECT_EQ(mtrr_run_end(&s, GiB(4), GiB(64)), GiB(64));
+	EXPECT_EQ(mtrr_run_end(&s, GiB(3), GiB(3) + 8192), GiB(3) + 8192);
+	EXPECT_EQ(check_runs(&s, GiB(64), ctx), 6);
+
+	/* Overlaps: a UC hole in WB, WT over WB, default UC above. */
+	mtrr_state_init(&s, CAP_ALL, DEF_ON(MEMTYPE_UC), 36);
+	pc_fixed(&s);
+	set_var(&s, 0, 0, GiB(2), MEMTYPE_WB);
+	set_var(&s, 1, 0x70000000, MiB(256), MEMTYPE_UC);
+	set_var(&s, 2, 0x40000000, MiB(256), MEMTYPE_WT);
+	set_var(&s, 3, 0x20000000, MiB(512), MEMTYPE_WB);	/* same type */
+	EXPECT_EQ(mtrr_run_end(&s, 0x100000, GiB(64)), 0x40000000);
+	EXPECT_EQ(mtrr_run_end(&s, 0x50000000, GiB(64)), 0x70000000);
+	EXPECT_EQ(mtrr_run_end(&s, 0x70000000, GiB(64)), GiB(64));
+	check_runs(&s, GiB(64), ctx);
+
+	/* Disabled: one UC run. */
+	s.enabled = false;
+	EXPECT_EQ(mtrr_run_end(&s, 0, GiB(64)), GiB(64));
+	/* A non-contiguous mask: page by page, still exact. */
+	mtrr_state_init(&s, CAP_ALL, DEF_ON(MEMTYPE_WB), 36);
+	s.fixed_enabled = false;
+	s.var[0].base = MEMTYPE_UC;		/* pages with bit 12 clear */
+	s.var[0].mask = 0x1000ull | MTRR_PHYSMASK_VALID;
+	EXPECT_EQ(mtrr_run_end(&s, 0, MiB(1)), 4096);
+	EXPECT_EQ(mtrr_type_of(&s, 0x2000), MEMTYPE_UC);
+	EXPECT_EQ(check_runs(&s, 64 * 4096, ctx), 64);
+}
+
 KTEST(mtrr, no_match_default_and_reserved)
 {
 	struct mtrr_state s;

@@ -16,27 +16,11 @@
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/radix_tree.h"
+#include "tests/host/host_threads.h"
 
 #define NR_ITEMS 3000
 #define GANG_MAX 16
 #define GANG_PROBES 400
-
-static void *hb_alloc(unsigned order)
-{
-	size_t bytes = (size_t)PAGE_SIZE << order;
-
-	return aligned_alloc(bytes, bytes);
-}
-
-static void hb_free(void *p, unsigned order __unused)
-{
-	free(p);
-}
-
-static const struct kmalloc_backend host_backend = {
-	.alloc_pages = hb_alloc,
-	.free_pages = hb_free,
-};
 
 static void setup(void)
 {
@@ -45,7 +29,7 @@ static void setup(void)
 	if (done)
 		return;
 	done = true;
-	kmalloc_init(&host_backend);
+	kmalloc_init(&host_kmalloc_backend);
 	rcu_init(NULL);
 	rcu_idle_exit();
 }

@@ -8,13 +8,13 @@
  */
 // HOST_SRCS: lib/rcu.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"
 #include "lib/rcu.h"
 #include "tests/host/host_shim.h"
+#include "tests/host/host_thread_group.h"
 
 #define NR_READERS 3
 #define UPDATES 400
@@ -44,9 +44,10 @@ static void obj_free_rcu(struct rcu_head *h)
 	poison_free((struct obj *)((char *)h - offsetof(struct obj, rcu)));
 }
 
+/* arg: the reader's CPU number (an unsigned). */
 static void *reader(void *arg)
 {
-	this_cpu_num_set((unsigned)(uintptr_t)arg);
+	this_cpu_num_set(*(const unsigned *)arg);
 	rcu_idle_exit();
 	while (!atomic_load_acquire(&stop)) {
 		for (int i = 0; i < 64; i++) {
@@ -77,13 +78,16 @@ static struct obj *new_obj(uint64_t v)
 static void run(bool use_call_rcu, struct rcu_stats *before,
 		struct rcu_stats *after)
 {
-	pthread_t t[NR_READERS];
+	static unsigned cpu[NR_READERS];
+	struct host_thread_group readers;
 
 	rcu_stats_get(before);
 	atomic_store_relaxed(&stop, 0);
 	rcu_assign_pointer(shared, new_obj(1));
 	for (unsigned i = 0; i < NR_READERS; i++)
-		pthread_create(&t[i], NULL, reader, (void *)(uintptr_t)(i + 1));
+		cpu[i] = i + 1; /* the updater is CPU 0 */
+	host_thread_group_start(&readers, NR_READERS, reader, cpu,
+				sizeof(cpu[0]));
 	for (uint64_t v = 2; v < UPDATES; v++) {
 		struct obj *old = shared;
 
@@ -98,8 +102,7 @@ static void run(bool use_call_rcu, struct rcu_stats *before,
 	}
 	rcu_barrier();
 	atomic_store_release(&stop, 1);
-	for (unsigned i = 0; i < NR_READERS; i++)
-		pthread_join(t[i], NULL);
+	host_thread_group_join(&readers);
 	rcu_stats_get(after);
 	poison_free(shared);
 }

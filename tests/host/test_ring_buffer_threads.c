@@ -11,13 +11,13 @@
  */
 // HOST_SRCS: trace/ring_buffer.c lib/string.c tests/host/host_cycles.c
 // HOST_SANITIZE: thread
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "lib/atomic.h"
 #include "lib/cycles.h"
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
+#include "tests/host/host_thread_group.h"
 #include "tests/host/rb_test_util.h"
 
 #define NR_WRITERS 3
@@ -30,7 +30,6 @@ static bool use_fast;
 
 struct writer {
 	struct rbt t;
-	pthread_t thread;
 	uint64_t written;
 	bool done;
 };
@@ -107,7 +106,7 @@ static void run_path(struct ktest_ctx *ctx, enum rb_mode mode,
 		     unsigned stride, unsigned relax, bool fast)
 {
 	struct reader_result *r = calloc(1, sizeof(*r));
-	pthread_t reader;
+	struct host_thread_group reader, writer_threads;
 
 	for (int i = 0; i < NR_WRITERS; i++) {
 		struct rb_config c = {
@@ -125,13 +124,11 @@ static void run_path(struct ktest_ctx *ctx, enum rb_mode mode,
 	relax_every = relax;
 	use_fast = fast;
 	max_fill = fast ? 0 : MAX_FILL;
-	pthread_create(&reader, NULL, reader_main, r);
-	for (int i = 0; i < NR_WRITERS; i++)
-		pthread_create(&writers[i].thread, NULL, writer_main,
-			       &writers[i]);
-	for (int i = 0; i < NR_WRITERS; i++)
-		pthread_join(writers[i].thread, NULL);
-	pthread_join(reader, NULL);
+	host_thread_group_start(&reader, 1, reader_main, r, 0);
+	host_thread_group_start(&writer_threads, NR_WRITERS, writer_main,
+				writers, sizeof(writers[0]));
+	host_thread_group_join(&writer_threads);
+	host_thread_group_join(&reader);
 
 	for (int i = 0; i < NR_WRITERS; i++) {
 		struct rb *rb = &writers[i].t.rb;

@@ -1,7 +1,8 @@
 /*
  * In-kernel tests of address spaces, demand paging, the reverse map and
- * TLB management: demand faults fill zeroed pages and faults outside a
- * region still reach trap_try(); the kernel half is shared exactly;
+ * TLB management: demand faults fill zeroed pages, faults outside a
+ * region and demand faults with interrupts off still reach trap_try();
+ * the kernel half is shared exactly;
  * the flush ceiling; the gather frees frames only after its flush;
  * reclaim of a page of a space loaded nowhere sends no IPI, and of an
  * active one sends one IPI per page (naive) or at most one per CPU per
@@ -138,6 +139,36 @@ KTEST(space, fault_outside_a_region_reaches_trap_try)
 	EXPECT_TRUE(c.faulted);
 	EXPECT_EQ(c.vector, 14);
 	EXPECT_EQ(c.cr2, UVA + 16 * PAGE_SIZE);
+	space_destroy(as);
+}
+
+/* A demand fault with interrupts off is refused (it could deadlock a
+ * shootdown): trap_try() catches it and nothing is mapped; the same
+ * touch with interrupts on fills the page. */
+KTEST(space, demand_fault_with_interrupts_off_is_refused)
+{
+	struct addr_space *prev = tlb_current(), *as = new_space(1);
+	struct space_stats s0, s1;
+	struct vm_translation tr;
+	struct trap_caught c;
+	uint64_t flags;
+
+	ASSERT_TRUE(as != NULL);
+	space_stats(&s0);
+	tlb_switch_to(as);
+	flags = cpu_irq_save();
+	trap_try(touch_outside, (void *)UVA, &c);
+	cpu_irq_restore(flags);
+	EXPECT_TRUE(c.faulted);
+	EXPECT_EQ(c.vector, 14);
+	EXPECT_EQ(c.cr2, UVA);
+	EXPECT_FALSE(vm_translate(as, UVA, &tr));
+	trap_try(touch_outside, (void *)UVA, &c);
+	EXPECT_FALSE(c.faulted);
+	EXPECT_TRUE(vm_translate(as, UVA, &tr));
+	tlb_switch_to(prev ? prev : &kernel_space);
+	space_stats(&s1);
+	EXPECT_EQ(s1.zero_fills - s0.zero_fills, 1);
 	space_destroy(as);
 }
 

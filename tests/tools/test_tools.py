@@ -415,6 +415,17 @@ def figure(exp, variant, n):
 
 
 class ModelTest(unittest.TestCase):
+    def test_kernel_options_from_the_profiles_file(self):
+        profiles = os.path.join(ROOT, "cachemodel", "profiles.txt")
+        self.assertEqual(
+            model.kernel_options(profiles, "core2-2007"),
+            "cachemodel=core2-2007 "
+            "cachemodel.caches=l1d:32768:8,llc:4194304:16")
+        self.assertIn("l2:262144:4",
+                      model.kernel_options(profiles, "skylake-2015"))
+        with self.assertRaises(model.ModelError):
+            model.kernel_options(profiles, "no-such-profile")
+
     def test_parse_rejects_bad_lines(self):
         with self.assertRaises(model.ModelError):
             model.parse_lines(["@@MODEL {bad"])
@@ -487,6 +498,27 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(res[4]["model"]["regions"], [5])
         self.assertNotIn("model", res[5])           # not a metric of it
         self.assertEqual(skipped, {})
+
+    def copy_check(self, nt_cycles):
+        lines = [model_line("start", freq_mhz=1000)]
+        for rid, (variant, cyc) in enumerate((("rep_movsb", 4000),
+                                              ("movnti", nt_cycles))):
+            lines.append(model_region(
+                "copy|%s|bystander_interleaved|16777216" % variant, rid + 1,
+                iters=1, cycles=cyc))
+        res = [dict(figure("copy", v, 1), metric="bystander_interleaved",
+                    size=16777216) for v in ("rep_movsb", "movnti")]
+        return model.check_copy(res, model.parse_lines(lines))
+
+    def test_copy_check_wants_movnti_to_spare_the_bystander(self):
+        problems, text = self.copy_check(1200)
+        self.assertEqual(problems, [])
+        self.assertIn("1200.0 cycles/KiB", text)
+        problems, _ = self.copy_check(3900)
+        self.assertTrue(problems and "not below" in problems[0])
+        problems, _ = model.check_copy([], model.parse_lines(
+            [model_line("start")]))
+        self.assertTrue(problems)
 
     def test_region_over_all_cpus_sums_them(self):
         # tbench pairs: the boot CPU opens the region, the server CPU works

@@ -19,8 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "lib/cycles.h"
+#include "tests/host/host_clock.h"
+#include "tests/host/host_thread_group.h"
 #include "trace/ring_buffer.h"
 
 #ifdef WITH_LTTNG_UST
@@ -38,10 +39,8 @@
 #define SUBBUF_SHIFT 14
 #define SUBBUFS_SHIFT 3
 #define MAX_THREADS 16
-#define NSEC 1000000000.0
 
 struct worker {
-	pthread_t t;
 	struct rb rb;
 	uint64_t events;
 	uint64_t fast; /* events rb_emit_fast() wrote */
@@ -54,10 +53,7 @@ static pthread_barrier_t start;
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
+	return (double)host_now_ns();
 }
 
 #ifndef WITH_LTTNG_UST
@@ -157,6 +153,7 @@ int main(int argc, char **argv)
 	uint64_t events = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
 	double sum = 0;
 	uint64_t fast = 0;
+	struct host_thread_group g;
 
 	if (argc > 3)
 		use_fast = strcmp(argv[3], "general") != 0;
@@ -176,10 +173,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 #endif
-		pthread_create(&w[i].t, NULL, run, &w[i]);
 	}
+	host_thread_group_start(&g, n, run, w, sizeof(w[0]));
+	host_thread_group_join(&g);
 	for (unsigned i = 0; i < n; i++) {
-		pthread_join(w[i].t, NULL);
 		sum += w[i].ns / events;
 		fast += w[i].fast;
 	}
