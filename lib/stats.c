@@ -1,5 +1,5 @@
 /*
- * Summary statistics over small sets of uint64 samples, integers only
+ * Summary statistics over sets of uint64 samples, integers only
  * (see lib/stats.h for why).
  */
 #include "lib/stats.h"
@@ -11,17 +11,50 @@
 #define STATS_MAX_POW10 19
 #define STATS_MAX_FIXED_DIGITS 18
 
+/*
+ * Move v[root] down the max-heap v[0..n) until neither child is larger.
+ * Children of i are 2i + 1 and 2i + 2.
+ */
+static void sift_down(uint64_t *v, size_t root, size_t n)
+{
+	uint64_t x = v[root];
+
+	for (;;) {
+		size_t child = 2 * root + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && v[child + 1] > v[child])
+			child++;
+		if (v[child] <= x)
+			break;
+		v[root] = v[child];
+		root = child;
+	}
+	v[root] = x;
+}
+
+/*
+ * Heapsort: O(n log n) comparisons whatever the order of the input, in
+ * place, no recursion. Benchmarks sort tens of thousands of timings
+ * (and their deviations from the median) on every figure: a quadratic
+ * sort made the summary dearer than the measurement, most of all under
+ * an instrumented emulator that pays for every memory access.
+ */
 void stats_sort_u64(uint64_t *v, size_t n)
 {
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		size_t j = i;
+	if (n < 2)
+		return;
+	/* Build a max-heap: sift down every node that has a child. */
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	/* Move the largest to the end; the heap shrinks by one. */
+	for (size_t end = n - 1; end > 0; end--) {
+		uint64_t top = v[0];
 
-		while (j > 0 && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
+		v[0] = v[end];
+		v[end] = top;
+		sift_down(v, 0, end);
 	}
 }
 

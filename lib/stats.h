@@ -1,5 +1,5 @@
 /*
- * Summary statistics over small sets of uint64 samples, in integers only.
+ * Summary statistics over sets of uint64 samples, in integers only.
  *
  * The kernel is built without floating point (-mno-sse), so every
  * benchmark figure is an integer, usually a fixed-point one: a value
@@ -7,9 +7,9 @@
  * statistics do not care about the scale; stats_fmt_fixed() puts the
  * decimal point back when printing.
  *
- * The sets are small (a benchmark has 7..a few hundred repetitions), so
- * sorting is an insertion sort: O(n^2) but with no allocation, no
- * recursion and no libc.
+ * A set is a benchmark's repetitions (7..a few hundred) or a latency
+ * distribution (tens of thousands of samples). Sorting is a heapsort:
+ * O(n log n) on any input, with no allocation, no recursion and no libc.
  */
 #ifndef LIB_STATS_H
 #define LIB_STATS_H
@@ -42,7 +42,7 @@ struct stats {
 	uint64_t mad_ppm;
 };
 
-/* Sort v[0..n) ascending, in place. */
+/* Sort v[0..n) ascending, in place, in O(n log n). */
 void stats_sort_u64(uint64_t *v, size_t n);
 
 /*

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "lib/compiler.h"
 #include "lib/ktest.h"
+#include "lib/prng.h"
 #include "lib/stats.h"
 #include "tests/host/host_shim.h"
 
@@ -18,6 +19,43 @@ KTEST(stats, sort)
 	stats_sort_u64(v, ARRAY_SIZE(v));
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		EXPECT_EQ(v[i], want[i]);
+}
+
+/*
+ * Random, ascending, descending and few-distinct inputs of many sizes:
+ * the result is ascending and holds the same values (the sum and the
+ * xor of the values are kept, a cheap permutation check).
+ */
+KTEST(stats, sort_many_orders)
+{
+	enum { MAX_N = 2049, ORDERS = 4 };
+	static uint64_t v[MAX_N];
+	uint64_t rng = prng_seed(7);
+
+	for (size_t n = 0; n <= MAX_N; n += n < 40 ? 1 : 97) {
+		for (unsigned order = 0; order < ORDERS; order++) {
+			uint64_t sum = 0, xr = 0, sum2 = 0, xr2 = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				uint64_t r = prng_next(&rng);
+
+				v[i] = order == 0 ? r :
+				       order == 1 ? i :
+				       order == 2 ? UINT64_MAX - i : r % 3;
+				sum += v[i];
+				xr ^= v[i];
+			}
+			stats_sort_u64(v, n);
+			for (size_t i = 0; i < n; i++) {
+				sum2 += v[i];
+				xr2 ^= v[i];
+				if (i > 0)
+					ASSERT_TRUE(v[i - 1] <= v[i]);
+			}
+			EXPECT_EQ(sum2, sum);
+			EXPECT_EQ(xr2, xr);
+		}
+	}
 }
 
 KTEST(stats, odd_count)
