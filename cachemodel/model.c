@@ -16,6 +16,11 @@
 #define NO_CPU CM_MAX_CPUS
 /* No line number (pa >> 6 never reaches it). */
 #define NO_LINE UINT64_MAX
+#define WAY_HINT_BITS 6
+#define WAY_HINTS (1u << WAY_HINT_BITS)
+/* Fibonacci hashing: the multiply moves every bit of a line number into
+ * the top bits, so lines a power of two apart get different hints. */
+#define HASH_MULTIPLIER 0x9e3779b97f4a7c15ull
 /* A host cache line: per-CPU state is aligned to it. */
 #define HOST_LINE_BYTES 64
 
@@ -39,19 +44,31 @@ struct level {
 	uint32_t sets, ways, latency;
 	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
 	uint64_t tick;		/* LRU clock of this level */
-	/* The line cm_access_fast() found last and its way; NO_LINE after
-	 * any insertion, which may have put another line in that way. */
-	uint64_t last_line;
-	size_t last_way;
+	uint64_t *fills;	/* the model's fills counter */
 	uint64_t *line;		/* line number (pa >> 6) */
 	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
 	uint64_t *stamp;	/* LRU: last touch, 0 = never */
+};
+
+/*
+ * "Line was in way i of l1 when last looked up": a hint, checked before
+ * use (l1.line[i] == line and valid), so nothing has to forget it when
+ * the way is refilled or snooped. A hashed table, not only the last
+ * line: a copy alternates between a source and a destination line that
+ * sit in the same L1D set.
+ */
+struct way_hint {
+	uint64_t line;		/* NO_LINE: empty */
+	size_t i;
 };
 
 struct wc_buffer {
 	uint64_t line;
 	uint64_t mask;		/* bytes written; 0 = buffer free */
 	uint64_t stamp;
+	/* cm_model.fills when a non-temporal store last evicted the line:
+	 * while fills has not moved, no cache holds it. */
+	uint64_t evicted_at;
 };
 
 /* Cache-line aligned so two CPUs' hot fields never share a host line. */
@@ -59,8 +76,9 @@ struct cpu {
 	struct level l1, l2;	/* l2.sets == 0: no private L2 */
 	struct wc_buffer wc[CM_MAX_WC_BUFFERS];
 	uint64_t wc_tick;	/* LRU clock of the WC buffers */
-	/* cm_access_fast()'s memory of its last access (this CPU's only;
-	 * the line and way it hit are l1.last_line, l1.last_way): */
+	/* cm_access_fast()'s memory (this CPU's only): where in l1 it
+	 * found recent lines, and its last access's page: */
+	struct way_hint hint[WAY_HINTS];
 	uint64_t last_page;	/* page number + 1 (0: none), */
 	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
 	enum cm_memtype last_type;	/* had this type */
@@ -80,7 +98,22 @@ struct cm_model {
 	 * remembered page type is known to be stale; alone in its host
 	 * line, as every fast-path access reads it. */
 	uint64_t types_gen __attribute__((aligned(HOST_LINE_BYTES)));
+	/* Bumped by every insertion of a line into any cache (under the
+	 * caller's lock); in its own host line, as misses write it often. */
+	uint64_t fills __attribute__((aligned(HOST_LINE_BYTES)));
 };
+
+/*
+ * *v += n for a counter of struct cm_stats. Every counter is written by
+ * its own CPU's thread only (or under fast_stop, see cachemodel/plugin.c)
+ * and read by others (region snapshots) with atomic loads, so every
+ * write is an atomic store; on x86 both are plain moves.
+ */
+static void stat_add(uint64_t *v, uint64_t n)
+{
+	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
 
 static const char *const type_names[CM_NTYPES] = {
 	[CM_WB] = "WB", [CM_WT] = "WT", [CM_WC] = "WC",
@@ -127,7 +160,7 @@ static bool level_init(struct cm_model *m, struct level *l,
 	size_t n;
 
 	memset(l, 0, sizeof(*l));
-	l->last_line = NO_LINE;
+	l->fills = &m->fills;
 	if (c->size == 0)
 		return true;
 	l->ways = c->ways;
@@ -218,7 +251,9 @@ static void level_insert(struct level *l, uint64_t line,
 	}
 	*vline = l->line[victim];
 	*vstate = state_get(l, victim);
-	l->last_line = NO_LINE;
+	__atomic_store_n(l->fills,
+			 __atomic_load_n(l->fills, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 	l->line[victim] = line;
 	state_set(l, victim, st);
 	level_touch(l, (long)victim);
@@ -259,9 +294,12 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 		memset(m->cpu, 0, ncpus * sizeof(*m->cpu));
 	ok = m->cpu != NULL && level_init(m, &m->llc, &p->llc);
 	m->bytes += ncpus * sizeof(*m->cpu);
-	for (unsigned c = 0; ok && c < ncpus; c++)
+	for (unsigned c = 0; ok && c < ncpus; c++) {
 		ok = level_init(m, &m->cpu[c].l1, &p->l1d) &&
 		     level_init(m, &m->cpu[c].l2, &p->l2);
+		for (unsigned k = 0; k < WAY_HINTS; k++)
+			m->cpu[c].hint[k].line = NO_LINE;
+	}
 	if (!ok) {
 		cm_destroy(m);
 		return NULL;
@@ -429,7 +467,7 @@ static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	}
 	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
 	if (vst == ST_M)
-		m->cpu[cpu].st.writebacks++;
+		stat_add(&m->cpu[cpu].st.writebacks, 1);
 }
 
 /* Put line into cpu's private caches with state st (not present there). */
@@ -472,23 +510,23 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 	enum line_state vst, st;
 
 	if (i >= 0) {
-		c->st.l1_hits++;
-		c->st.mem_cycles += c->l1.latency;
+		stat_add(&c->st.l1_hits, 1);
+		stat_add(&c->st.mem_cycles, c->l1.latency);
 		/* L2 does not see L1D hits (as in hardware): its LRU order
 		 * is that of L1D misses, so it may evict a line L1D uses. */
 		level_touch(&c->l1, i);
 		return state_get(&c->l1, (size_t)i);
 	}
-	c->st.l1_misses++;
+	stat_add(&c->st.l1_misses, 1);
 	if (!level_present(&c->l2))
 		return ST_I;
 	i = level_find(&c->l2, line);
 	if (i < 0) {
-		c->st.l2_misses++;
+		stat_add(&c->st.l2_misses, 1);
 		return ST_I;
 	}
-	c->st.l2_hits++;
-	c->st.mem_cycles += c->l2.latency;
+	stat_add(&c->st.l2_hits, 1);
+	stat_add(&c->st.mem_cycles, c->l2.latency);
 	level_touch(&c->l2, i);
 	st = state_get(&c->l2, (size_t)i);
 	level_insert(&c->l1, line, st, &vline, &vst);
@@ -502,13 +540,13 @@ static void fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line)
 	long i = level_find(&m->llc, line);
 
 	if (i >= 0) {
-		c->st.llc_hits++;
-		c->st.mem_cycles += m->llc.latency;
+		stat_add(&c->st.llc_hits, 1);
+		stat_add(&c->st.mem_cycles, m->llc.latency);
 		level_touch(&m->llc, i);
 		return;
 	}
-	c->st.llc_misses++;
-	c->st.mem_cycles += m->p.mem_latency;
+	stat_add(&c->st.llc_misses, 1);
+	stat_add(&c->st.mem_cycles, m->p.mem_latency);
 	llc_fill(m, cpu, line, false);
 }
 
@@ -536,8 +574,8 @@ static void read_miss(struct cm_model *m, unsigned cpu, uint64_t line)
 		}
 	}
 	if (transferred) {
-		c->st.transfers++;
-		c->st.mem_cycles += m->p.remote_latency;
+		stat_add(&c->st.transfers, 1);
+		stat_add(&c->st.mem_cycles, m->p.remote_latency);
 	} else {
 		fetch_shared(m, cpu, line);
 	}
@@ -561,7 +599,7 @@ static bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
 		st = priv_drop(&m->cpu[d], line);
 		if (st == ST_I)
 			continue;
-		m->cpu[cpu].st.invalidations++;
+		stat_add(&m->cpu[cpu].st.invalidations, 1);
 		if (st == ST_M)
 			dirty = true;
 	}
@@ -583,15 +621,15 @@ static void write_back_access(struct cm_model *m, unsigned cpu, uint64_t line)
 	case ST_S:
 		/* Upgrade: ask the LLC to invalidate the other copies. */
 		invalidate_others(m, cpu, line);
-		c->st.mem_cycles += m->llc.latency;
+		stat_add(&c->st.mem_cycles, m->llc.latency);
 		priv_set_state(c, line, ST_M);
 		return;
 	case ST_I:
 		break;
 	}
 	if (invalidate_others(m, cpu, line)) {
-		c->st.transfers++;
-		c->st.mem_cycles += m->p.remote_latency;
+		stat_add(&c->st.transfers, 1);
+		stat_add(&c->st.mem_cycles, m->p.remote_latency);
 	} else {
 		fetch_shared(m, cpu, line);
 	}
@@ -618,7 +656,7 @@ static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 	if (level_drop(&m->llc, line) == ST_M)
 		dirty = true;
 	if (dirty && cpu != NO_CPU)
-		m->cpu[cpu].st.writebacks++;
+		stat_add(&m->cpu[cpu].st.writebacks, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -630,17 +668,17 @@ static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
 	struct cm_stats *s = &m->cpu[cpu].st;
 
 	if (b->mask == WC_FULL_MASK) {
-		s->wc_bursts++;
-		s->mem_cycles += m->p.wc_burst;
+		stat_add(&s->wc_bursts, 1);
+		stat_add(&s->mem_cycles, m->p.wc_burst);
 	} else if (b->mask) {
 		unsigned chunks = 0;
 
 		for (unsigned k = 0; k < CM_LINE_SIZE; k += WC_CHUNK_BYTES)
 			if ((b->mask >> k) & 0xff)
 				chunks++;
-		s->wc_partials++;
-		s->wc_partial_by[why]++;
-		s->mem_cycles += (uint64_t)chunks * m->p.wc_chunk;
+		stat_add(&s->wc_partials, 1);
+		stat_add(&s->wc_partial_by[why], 1);
+		stat_add(&s->mem_cycles, (uint64_t)chunks * m->p.wc_chunk);
 	}
 	b->mask = 0;
 }
@@ -671,8 +709,24 @@ static uint64_t byte_mask(unsigned off, unsigned n)
 	return bits << off;
 }
 
-static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
-		     unsigned off, unsigned n)
+/* Bytes [off, off + n) of w's line are written; a full buffer goes out
+ * as one burst. Returns w, or NULL if it went out. */
+static struct wc_buffer *wc_merge(struct cm_model *m, unsigned cpu,
+				  struct wc_buffer *w, unsigned off,
+				  unsigned n)
+{
+	w->mask |= byte_mask(off, n);
+	w->stamp = ++m->cpu[cpu].wc_tick;
+	if (w->mask != WC_FULL_MASK)
+		return w;
+	wc_flush(m, cpu, w, CM_WC_EVICT);	/* full: a burst */
+	return NULL;
+}
+
+/* A WC or non-temporal store into cpu's WC buffers; returns the buffer
+ * that holds it, or NULL if that buffer went out full. */
+static struct wc_buffer *wc_store(struct cm_model *m, unsigned cpu,
+				  uint64_t line, unsigned off, unsigned n)
 {
 	struct wc_buffer *w = wc_find(m, cpu, line);
 
@@ -692,10 +746,7 @@ static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
 		wc_flush(m, cpu, w, CM_WC_EVICT);
 		w->line = line;
 	}
-	w->mask |= byte_mask(off, n);
-	w->stamp = ++m->cpu[cpu].wc_tick;
-	if (w->mask == WC_FULL_MASK)
-		wc_flush(m, cpu, w, CM_WC_EVICT);	/* full: a burst */
+	return wc_merge(m, cpu, w, off, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -703,8 +754,8 @@ static void wc_store(struct cm_model *m, unsigned cpu, uint64_t line,
 
 static void uncached(struct cm_model *m, unsigned cpu, uint32_t cycles)
 {
-	m->cpu[cpu].st.uncached++;
-	m->cpu[cpu].st.mem_cycles += cycles;
+	stat_add(&m->cpu[cpu].st.uncached, 1);
+	stat_add(&m->cpu[cpu].st.mem_cycles, cycles);
 }
 
 /* One access within one line. */
@@ -722,8 +773,8 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		/* A locked RMW drains the WC buffers and owns the line. */
 		wc_drain(m, cpu, CM_WC_LOCKED);
 		if (!store) {
-			c->st.locked++;
-			c->st.mem_cycles += m->p.locked;
+			stat_add(&c->st.locked, 1);
+			stat_add(&c->st.mem_cycles, m->p.locked);
 		}
 		if (t == CM_WB) {
 			write_back_access(m, cpu, line);
@@ -732,9 +783,12 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 	}
 	if (store && (flags & CM_NT) && t != CM_UC && t != CM_UC_MINUS) {
 		/* Non-temporal: a WC store that also evicts the line. */
-		c->st.nt_stores++;
+		stat_add(&c->st.nt_stores, 1);
 		evict_everywhere(m, cpu, line);
-		wc_store(m, cpu, line, off, n);
+		w = wc_store(m, cpu, line, off, n);
+		if (w)
+			w->evicted_at = __atomic_load_n(&m->fills,
+							__ATOMIC_RELAXED);
 		return;
 	}
 	switch (t) {
@@ -785,9 +839,9 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	struct cm_stats *s = &m->cpu[cpu].st;
 
 	if (flags & CM_STORE)
-		s->stores++;
+		stat_add(&s->stores, 1);
 	else
-		s->loads++;
+		stat_add(&s->loads, 1);
 	while (size > 0) {
 		unsigned off = pa & (CM_LINE_SIZE - 1);
 		unsigned n = CM_LINE_SIZE - off;
@@ -800,74 +854,136 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	}
 }
 
-/* *v += n where v is written by one thread and read by others. */
-static void stat_add(uint64_t *v, uint64_t n)
+/* The type of pa's page for cm_access_fast(), remembered per CPU:
+ * consecutive accesses often fall on one page, so it is looked up again
+ * only for another page or after a type change. */
+static enum cm_memtype fast_page_type(struct cm_model *m, struct cpu *c,
+				      uint64_t pa)
 {
-	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
-}
-
-/*
- * The case cm_access() handles without looking beyond cpu's L1D: a plain
- * (not locked, not non-temporal, not device) WB access within one line
- * that hits L1D in a state that needs no coherence action. For such an
- * access cm_access() counts the load or store, one L1D hit and its
- * latency, and refreshes the way's LRU stamp; nothing else. Any other
- * access is left alone.
- */
-bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
-		    unsigned size, unsigned flags)
-{
-	struct cpu *c = &m->cpu[cpu];
-	struct cm_stats *s = &c->st;
-	uint64_t line = pa >> CM_LINE_SHIFT;
 	uint64_t page = pa >> CM_PAGE_SHIFT;
-	uint64_t gen;
-	enum line_state st;
-	long i;
+	uint64_t gen = __atomic_load_n(&m->types_gen, __ATOMIC_ACQUIRE);
 
-	if ((flags & (CM_NT | CM_LOCKED | CM_IO)) || size == 0 ||
-	    (pa & (CM_LINE_SIZE - 1)) + size > CM_LINE_SIZE)
-		return false;
-	/* Consecutive accesses often fall on one page: its type is looked
-	 * up again only for another page or after a type change. */
-	gen = __atomic_load_n(&m->types_gen, __ATOMIC_ACQUIRE);
 	if (c->last_page != page + 1 || c->last_types_gen != gen) {
 		c->last_type = cm_type_of(m, pa);
 		c->last_page = page + 1;
 		c->last_types_gen = gen;
 	}
-	if (c->last_type != CM_WB)
-		return false;
-	/* ... and on one line: the way hit last is tried before the set.
-	 * Only this CPU puts lines into its L1D, and every insertion forgets
-	 * the way (level_insert()), so the way still holds the line; whether
-	 * validly is the state's to say (snoops change it). */
-	i = (long)c->l1.last_way;
-	if (c->l1.last_line != line || state_get(&c->l1, (size_t)i) == ST_I) {
+	return c->last_type;
+}
+
+/* A WB access that hits cpu's L1D in a state needing no coherence
+ * action: a load in any valid state, a store in M. */
+static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t line,
+			bool store)
+{
+	struct cpu *c = &m->cpu[cpu];
+	struct way_hint *h;
+	enum line_state st;
+	long i;
+
+	/* The way a line was found in is tried before the set. Only this
+	 * CPU puts lines into its L1D, so if the way still names the line
+	 * it holds it; whether validly is the state's to say (snoops change
+	 * it). */
+	h = &c->hint[(line * HASH_MULTIPLIER) >> (64 - WAY_HINT_BITS)];
+	i = (long)h->i;
+	if (h->line != line || c->l1.line[i] != line ||
+	    state_get(&c->l1, (size_t)i) == ST_I) {
 		i = level_find(&c->l1, line);
 		if (i < 0)
 			return false;
-		c->l1.last_line = line;
-		c->l1.last_way = (size_t)i;
+		h->line = line;
+		h->i = (size_t)i;
 	}
 	st = state_get(&c->l1, (size_t)i);
-	/* A store needs the line M; E -> M is left to cm_access(), which
-	 * changes L1D and L2 together. */
-	if ((flags & CM_STORE) && st != ST_M)
+	/* E -> M is left to cm_access(), which changes L1D and L2 together. */
+	if (store && st != ST_M)
 		return false;
-	stat_add(flags & CM_STORE ? &s->stores : &s->loads, 1);
-	stat_add(&s->l1_hits, 1);
-	stat_add(&s->mem_cycles, c->l1.latency);
+	stat_add(store ? &c->st.stores : &c->st.loads, 1);
+	stat_add(&c->st.l1_hits, 1);
+	stat_add(&c->st.mem_cycles, c->l1.latency);
 	level_touch(&c->l1, i);
 	return true;
+}
+
+/* A non-temporal store to a WB line that cpu's open WC buffer took from
+ * an earlier one, with no fill anywhere since that one evicted the line:
+ * the eviction cm_access() would do finds nothing, so it is the merge. */
+static bool fast_nt_merge(struct cm_model *m, unsigned cpu, uint64_t line,
+			  unsigned off, unsigned n)
+{
+	struct cpu *c = &m->cpu[cpu];
+	struct wc_buffer *w = wc_find(m, cpu, line);
+
+	if (!w || w->evicted_at != __atomic_load_n(&m->fills, __ATOMIC_RELAXED))
+		return false;
+	stat_add(&c->st.stores, 1);
+	stat_add(&c->st.nt_stores, 1);
+	wc_merge(m, cpu, w, off, n);
+	return true;
+}
+
+/*
+ * The accesses cm_access() handles with cpu's own state only, so they
+ * need no lock: a plain (not locked) access within one line that is
+ *  - WB and hits cpu's L1D in a state that needs no coherence action
+ *    (fast_l1_hit()), or a non-temporal store that merges into a WC
+ *    buffer (fast_nt_merge());
+ *  - to a WC page: no cache ever holds its lines (model.h, invariant 6),
+ *    so a store only goes into cpu's WC buffers and a load is uncached
+ *    after flushing its line's buffer;
+ *  - to a UC or UC- page or a device: cpu's WC buffers drain and the
+ *    access is uncached.
+ * Each is counted exactly as cm_access() counts it. Anything else (a
+ * miss, E -> M, WT, WP, a first non-temporal store, locked, crossing a
+ * line) is left alone.
+ */
+bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
+		    unsigned size, unsigned flags)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t line = pa >> CM_LINE_SHIFT;
+	unsigned off = pa & (CM_LINE_SIZE - 1);
+	bool store = flags & CM_STORE;
+	struct wc_buffer *w;
+
+	if ((flags & CM_LOCKED) || size == 0 || off + size > CM_LINE_SIZE)
+		return false;
+	switch (flags & CM_IO ? CM_UC : fast_page_type(m, c, pa)) {
+	case CM_WB:
+		if (store && (flags & CM_NT))
+			return fast_nt_merge(m, cpu, line, off, size);
+		return fast_l1_hit(m, cpu, line, store);
+	case CM_WC:
+		if (store) {
+			stat_add(&c->st.stores, 1);
+			if (flags & CM_NT)
+				stat_add(&c->st.nt_stores, 1);
+			wc_store(m, cpu, line, off, size);
+			return true;
+		}
+		stat_add(&c->st.loads, 1);
+		w = wc_find(m, cpu, line);
+		if (w)
+			wc_flush(m, cpu, w, CM_WC_UNCACHED);
+		uncached(m, cpu, m->p.uc_load);
+		return true;
+	case CM_UC:
+	case CM_UC_MINUS:
+		stat_add(store ? &c->st.stores : &c->st.loads, 1);
+		wc_drain(m, cpu, CM_WC_UNCACHED);
+		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
+		return true;
+	default:
+		return false;
+	}
 }
 
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)
 {
 	(void)kind;	/* both drain the WC buffers; loads are in order here */
-	m->cpu[cpu].st.fences++;
-	m->cpu[cpu].st.mem_cycles += m->p.fence;
+	stat_add(&m->cpu[cpu].st.fences, 1);
+	stat_add(&m->cpu[cpu].st.mem_cycles, m->p.fence);
 	wc_drain(m, cpu, CM_WC_FENCE);
 }
 
@@ -880,17 +996,17 @@ void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
 
 	if (w)
 		wc_flush(m, cpu, w, CM_WC_EVICT);
-	s->clflushes++;
+	stat_add(&s->clflushes, 1);
 	evict_everywhere(m, cpu, line);
-	s->mem_cycles += m->p.clflush;
+	stat_add(&s->mem_cycles, m->p.clflush);
 	if (s->writebacks != before)
-		s->mem_cycles += m->p.mem_latency;
+		stat_add(&s->mem_cycles, m->p.mem_latency);
 }
 
 void cm_clflush_unseen(struct cm_model *m, unsigned cpu)
 {
-	m->cpu[cpu].st.clflushes++;
-	m->cpu[cpu].st.mem_cycles += m->p.clflush;
+	stat_add(&m->cpu[cpu].st.clflushes, 1);
+	stat_add(&m->cpu[cpu].st.mem_cycles, m->p.clflush);
 }
 
 /* Lines all caches of the model hold at most. */
@@ -925,12 +1041,12 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 	} else {
 		evict_range(m, cpu, first, last);
 	}
-	s->mem_cycles += (s->writebacks - before) * m->p.mem_latency;
+	stat_add(&s->mem_cycles, (s->writebacks - before) * m->p.mem_latency);
 }
 
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 {
-	m->cpu[cpu].st.insns += n;
+	stat_add(&m->cpu[cpu].st.insns, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -155,17 +155,19 @@ void cm_destroy(struct cm_model *m);
 void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
 	       unsigned flags);
 /*
- * cm_access()'s common case, for callers that run CPUs on several threads:
- * if the access is a plain WB access within one line that hits cpu's L1D
- * in a state that needs no coherence action (any valid state for a load,
- * M for a store), count it exactly as cm_access() would and return true;
- * otherwise change nothing and return false (then call cm_access()).
- * Concurrency: it touches only cpu's own L1D, counters and the type map,
- * so it may run while another thread makes calls for other CPUs (those
- * serialised among themselves), except cm_set_type() and
- * cm_clflush_lines(), which may flush cpu's WC buffers into cpu's
- * counters; never at the same time as another
- * call for the same cpu.
+ * cm_access()'s common cases, for callers that run CPUs on several
+ * threads: if the access needs only cpu's own state (a plain WB access
+ * within one line that hits cpu's L1D in a state that needs no coherence
+ * action, a non-temporal store merging into cpu's open WC buffer with no
+ * fill anywhere since it evicted the line, any plain access to a WC, UC
+ * or UC- page or a device), count it exactly as cm_access() would and
+ * return true; otherwise change nothing and return false (then call
+ * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers
+ * and counters, and reads the type map and the fills count, so it may
+ * run while another thread makes calls for other CPUs (those serialised
+ * among themselves), except cm_set_type() and cm_clflush_lines(), which
+ * may flush cpu's WC buffers into cpu's counters; never at the same time
+ * as another call for the same cpu.
  */
 bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 		    unsigned size, unsigned flags);

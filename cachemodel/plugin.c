@@ -74,7 +74,12 @@
 #define PAT_UC_MINUS 7
 #define SYNC_WAIT_MAX_NS 2000000ll	/* 2 ms of host time */
 #define NS_PER_SEC 1000000000ll
-#define XLAT_ENTRIES 256		/* per vCPU, direct mapped, a power of 2 */
+#define XLAT_BITS 8
+#define XLAT_ENTRIES (1u << XLAT_BITS)	/* per vCPU, direct mapped */
+/* Fibonacci hashing of the page number: a copy's source and destination
+ * pages, a power of two apart, would share a slot if it were indexed by
+ * the low bits and evict each other on every access. */
+#define XLAT_HASH 0x9e3779b97f4a7c15ull
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
 
@@ -521,7 +526,8 @@ static bool translate(unsigned cpu, qemu_plugin_meminfo_t info,
 		      uint64_t vaddr, uint64_t *pa, bool *io)
 {
 	uint64_t vpage = vaddr >> GUEST_PAGE_SHIFT;
-	struct xlat *x = &vcpus[cpu].xlat[vpage & (XLAT_ENTRIES - 1)];
+	struct xlat *x =
+		&vcpus[cpu].xlat[(vpage * XLAT_HASH) >> (64 - XLAT_BITS)];
 	struct qemu_plugin_hwaddr *hw;
 
 	if (x->vpage != vpage + 1) {

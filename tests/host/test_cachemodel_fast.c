@@ -1,6 +1,6 @@
 /*
- * Host test of the cache model's fast path, cm_access_fast(): on long
- * pseudo-random access streams (several CPUs sharing a few pages of every
+ * Host test of the cache model's fast path, cm_access_fast(): on a copy
+ * loop and on long pseudo-random access streams (several CPUs sharing a few pages of every
  * memory type; loads, stores, locked, non-temporal and device accesses of
  * sizes 1..16 at any offset, so some cross a line; fences and type changes
  * between them) a model driven the way the QEMU plugin drives it, fast
@@ -93,6 +93,19 @@ static bool same_counters(const struct cm_model *a, const struct cm_model *b)
 	return true;
 }
 
+/* One access on both models, the fast-path one driven as the plugin
+ * drives it; counts the fast path's takes in *fast. */
+static void access_both(struct cm_model *ref, struct cm_model *fp,
+			unsigned cpu, uint64_t pa, unsigned size,
+			unsigned flags, uint64_t *fast)
+{
+	cm_access(ref, cpu, pa, size, flags);
+	if (cm_access_fast(fp, cpu, pa, size, flags))
+		(*fast)++;
+	else
+		cm_access(fp, cpu, pa, size, flags);
+}
+
 /*
  * Run one stream on a reference model (cm_access only) and a fast-path
  * model. Returns the step at which the counters first differed, or -1;
@@ -143,11 +156,7 @@ static long run_stream(const char *profile, uint64_t seed, uint64_t *fast)
 				flags |= CM_LOCKED | (what & 1 ? CM_STORE : 0);
 			if (what >= 580 && what < 590)
 				flags |= CM_IO;
-			cm_access(ref, cpu, pa, size, flags);
-			if (cm_access_fast(fp, cpu, pa, size, flags))
-				(*fast)++;
-			else
-				cm_access(fp, cpu, pa, size, flags);
+			access_both(ref, fp, cpu, pa, size, flags, fast);
 		}
 		if (!same_counters(ref, fp))
 			diverged = step;
@@ -155,6 +164,70 @@ static long run_stream(const char *profile, uint64_t seed, uint64_t *fast)
 	cm_destroy(ref);
 	cm_destroy(fp);
 	return diverged;
+}
+
+/*
+ * A copy loop, where non-temporal stores merge in the fast path: CPU 0
+ * copies pages 0..1 to pages 2..3 in 8-byte loads and non-temporal (or,
+ * for a stretch, WC) stores, while the other CPUs now and then read or
+ * write the line being written (which puts it back into caches, so the
+ * next non-temporal store must evict it again) or any other line, and
+ * CPU 0 now and then fences. Returns the first step at which the
+ * counters differed, or -1; *fast as for run_stream().
+ */
+static long run_copy_stream(const char *profile, uint64_t seed,
+			    uint64_t *fast)
+{
+	struct cm_model *ref = make(profile), *fp = make(profile);
+	const uint64_t src = 0, dst = 2 * PAGE, len = 2 * PAGE;
+	long diverged = -1, step = 0;
+
+	rnd_state = seed;
+	*fast = 0;
+	/* Page 3 is WC for the second pass, WB again for the third. */
+	for (unsigned pass = 0; pass < 3 && diverged < 0; pass++) {
+		enum cm_memtype t = pass == 1 ? CM_WC : CM_WB;
+
+		cm_set_type(ref, 3 * PAGE, PAGE, t);
+		cm_set_type(fp, 3 * PAGE, PAGE, t);
+		for (uint64_t off = 0; off < len && diverged < 0;
+		     off += 8, step++) {
+			uint64_t r = rnd();
+			unsigned what = (unsigned)(r % 100);
+			unsigned other = 1 + (unsigned)((r >> 8) % (NCPUS - 1));
+			uint64_t any = (r >> 16) % (2 * len);
+
+			access_both(ref, fp, 0, src + off, 8, 0, fast);
+			access_both(ref, fp, 0, dst + off, 8,
+				    CM_STORE | CM_NT, fast);
+			if (what < 3)	/* the line being written */
+				access_both(ref, fp, other, dst + off, 8,
+					    what & 1 ? CM_STORE : 0, fast);
+			else if (what < 5)
+				access_both(ref, fp, other, src + any, 8,
+					    what & 1 ? CM_STORE : 0, fast);
+			else if (what < 7) {
+				cm_fence(ref, 0, CM_SFENCE);
+				cm_fence(fp, 0, CM_SFENCE);
+			}
+			if (!same_counters(ref, fp))
+				diverged = step;
+		}
+	}
+	cm_destroy(ref);
+	cm_destroy(fp);
+	return diverged;
+}
+
+KTEST(cachemodel_fast, equals_slow_path_in_a_copy_loop)
+{
+	uint64_t fast;
+
+	EXPECT_EQ(run_copy_stream("tiny", STREAM_SEED ^ 0xc0b1, &fast), -1);
+	/* Most loads hit and most non-temporal stores merge. */
+	EXPECT_GT(fast * 100, (uint64_t)3 * 2 * (2 * PAGE / 8) * 70);
+	EXPECT_EQ(run_copy_stream("tiny-no-l2", STREAM_SEED ^ 0xc0b2, &fast),
+		  -1);
 }
 
 KTEST(cachemodel_fast, equals_slow_path_with_l2)
@@ -186,18 +259,50 @@ KTEST(cachemodel_fast, declines_what_needs_the_shared_state)
 	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE));
 	cm_access(m, 0, 0, 8, CM_STORE);
 	EXPECT_TRUE(cm_access_fast(m, 0, 0, 8, CM_STORE));
-	/* Crossing into the next line, locked, non-temporal, device. */
+	/* Crossing into the next line, locked, a first non-temporal store
+	 * (it must evict the line everywhere). */
 	EXPECT_FALSE(cm_access_fast(m, 0, 60, 8, 0));
 	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_LOCKED));
 	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE | CM_NT));
-	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_IO));
 	/* Another CPU reads the line: CPU 0's copy is S, stores go slow. */
 	cm_access(m, 1, 0, 8, 0);
 	EXPECT_TRUE(cm_access_fast(m, 0, 0, 8, 0));
 	EXPECT_FALSE(cm_access_fast(m, 0, 0, 8, CM_STORE));
-	/* Pages of other types never take the fast path. */
+	/* WT and WP pages never take the fast path. */
 	cm_access(m, 0, 4 * PAGE, 8, 0);	/* WT: cached reads */
 	EXPECT_FALSE(cm_access_fast(m, 0, 4 * PAGE, 8, 0));
+	EXPECT_FALSE(cm_access_fast(m, 0, 7 * PAGE, 8, CM_STORE));	/* WP */
 	EXPECT_EQ(s->l1_hits, 4);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel_fast, takes_what_needs_only_the_cpus_own_state)
+{
+	struct cm_model *m = make("tiny");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* WC (page 5): stores into the buffers, an uncached load. */
+	EXPECT_TRUE(cm_access_fast(m, 0, 5 * PAGE, 32, CM_STORE));
+	EXPECT_TRUE(cm_access_fast(m, 0, 5 * PAGE + 32, 32, CM_STORE));
+	EXPECT_EQ(s->wc_bursts, 1);
+	EXPECT_TRUE(cm_access_fast(m, 0, 5 * PAGE + 64, 8, CM_STORE));
+	EXPECT_TRUE(cm_access_fast(m, 0, 5 * PAGE + 64, 8, 0));
+	EXPECT_EQ(s->wc_partial_by[CM_WC_UNCACHED], 1);
+	/* UC (page 6) and a device: uncached. */
+	EXPECT_TRUE(cm_access_fast(m, 0, 6 * PAGE, 8, 0));
+	EXPECT_TRUE(cm_access_fast(m, 0, 6 * PAGE, 8, CM_STORE));
+	EXPECT_TRUE(cm_access_fast(m, 0, 0, 4, CM_IO));
+	EXPECT_EQ(s->uncached, 4);
+	/* Non-temporal stores to WB (page 2): the first evicts the line
+	 * (slow); the next merge (fast) until a fill anywhere, here another
+	 * CPU reading some other line. */
+	cm_access(m, 1, 2 * PAGE, 8, 0);
+	EXPECT_FALSE(cm_access_fast(m, 0, 2 * PAGE, 8, CM_STORE | CM_NT));
+	cm_access(m, 0, 2 * PAGE, 8, CM_STORE | CM_NT);
+	EXPECT_TRUE(cm_access_fast(m, 0, 2 * PAGE + 8, 8, CM_STORE | CM_NT));
+	cm_access(m, 1, 3 * PAGE, 8, 0);
+	EXPECT_FALSE(cm_access_fast(m, 0, 2 * PAGE + 16, 8,
+				    CM_STORE | CM_NT));
+	EXPECT_EQ(s->nt_stores, 2);
 	cm_destroy(m);
 }
