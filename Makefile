@@ -237,7 +237,7 @@ model-check: $(MODEL_SO)
 
 # What the model costs: make run's boot plain and under the model, timed.
 .PHONY: model-cost
-model-cost: $(BUILD)/kernel.elf $(MODEL_DEP)
+model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
 	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline "$(KCMDLINE)"
 

@@ -85,10 +85,18 @@ struct cpu {
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
+/*
+ * Laid out by who writes what, in host cache lines: the fast path of
+ * every CPU reads the first fields on every access, so nothing written
+ * often may share their lines (the LLC's LRU clock, written on every LLC
+ * access, once sat next to the cpu pointer and cost a host cache miss
+ * per access to the other vCPU's thread).
+ */
 struct cm_model {
+	/* Read-mostly: written at creation, the type chunk pointers when a
+	 * chunk is first needed. */
 	struct cm_profile p;
 	unsigned ncpus;
-	struct level llc;
 	struct cpu *cpu;
 	/* Per page enum cm_memtype, chunks allocated lazily; pointers and
 	 * bytes are atomic because cm_access_fast() reads them. */
@@ -101,6 +109,8 @@ struct cm_model {
 	/* Bumped by every insertion of a line into any cache (under the
 	 * caller's lock); in its own host line, as misses write it often. */
 	uint64_t fills __attribute__((aligned(HOST_LINE_BYTES)));
+	/* Written on every LLC access (its LRU clock). */
+	struct level llc __attribute__((aligned(HOST_LINE_BYTES)));
 };
 
 /*

@@ -7,17 +7,22 @@ under the cache-model plugin, and the figures side by side
                   [--pairs 1]
 
 Prints, per pair and overall, wall time and CPU time (user + system of
-QEMU) of both boots and their ratio, and the model's state in bytes (the
-plugin's summary line). The host may be shared: run pairs back to back and
-read the spread, not one figure. Python 3 standard library only.
+QEMU) of both boots and their ratio; then, summed over the pairs, the wall
+time of each experiment in both boots (from when its "=== experiment"
+line reached the serial port to when its "done" line did), so the cost
+can be read per workload; and the model's state in bytes (the plugin's
+summary line). The host may be shared: run pairs back to back and read the
+spread, not one figure. Python 3 standard library only.
 """
 
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -32,6 +37,8 @@ MKISO = os.path.join(ROOT, "tools", "mkiso.sh")
 OUT = os.path.join(BUILD, "cost")
 TIMEOUT_S = 1800
 MIB = 1 << 20
+EXPERIMENT_START = re.compile(r"=== experiment (\S+) \(")
+EXPERIMENT_DONE = re.compile(r"=== experiment (\S+): done ===")
 
 
 def image(name, cmdline):
@@ -47,16 +54,42 @@ def cpu_seconds():
 
 
 def boot(iso, smp, log, plugins=()):
-    """(wall seconds, CPU seconds) of one boot; raises on a failed one."""
-    launch = qemu.Launch(iso, smp=smp, serial="file:" + log,
+    """(wall seconds, CPU seconds, {experiment: wall seconds}) of one
+    boot, its serial output saved in log; raises on a failed one. The
+    serial port is read through a pipe so each line gets the host time
+    it arrived at."""
+    launch = qemu.Launch(iso, smp=smp, serial=qemu.SERIAL_STDIO,
                          plugins=plugins, timeout=TIMEOUT_S)
+    cmd = qemu.command(launch)
+    qemu.prepare(launch)
     before = cpu_seconds()
-    ex, wall = qemu.run(launch, stdin=subprocess.DEVNULL,
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    start = time.monotonic()
+    opened, phases = {}, {}
+    try:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    except OSError as err:
+        raise qemu.LaunchError("cannot start %s: %s" % (cmd[0], err))
+    with open(log, "w") as f:
+        for raw in p.stdout:
+            now = time.monotonic() - start
+            line = raw.decode("utf-8", "replace")
+            f.write(line)
+            m = EXPERIMENT_START.search(line)
+            if m:
+                opened[m.group(1)] = now
+            m = EXPERIMENT_DONE.search(line)
+            if m and m.group(1) in opened:
+                phases[m.group(1)] = (phases.get(m.group(1), 0.0) +
+                                      now - opened.pop(m.group(1)))
+    rc = p.wait()	# the command runs under timeout(1)
+    wall = time.monotonic() - start
+    ex = qemu.decode_exit(rc, wall >= TIMEOUT_S)
     if ex.kind != "status" or ex.status != 0:
         raise RuntimeError("%s: the boot did not end with status 0 (%s)"
                            % (log, qemu.describe_exit(ex, TIMEOUT_S)))
-    return wall, cpu_seconds() - before
+    return wall, cpu_seconds() - before, phases
 
 
 def state_bytes(model_file):
@@ -88,15 +121,22 @@ def main(argv=None):
                                     "profiles=" + PROFILES,
                                     "out=" + model_file])
     tot = [0.0, 0.0, 0.0, 0.0]
+    per_exp = {}	# experiment -> [plain wall, modelled wall]
     print("%-6s %12s %12s %12s %12s %8s %8s" % (
         "pair", "plain wall", "model wall", "plain CPU", "model CPU",
         "wall x", "CPU x"))
     try:
         for i in range(1, args.pairs + 1):
-            pw, pc = boot(plain_iso, args.smp,
-                          os.path.join(OUT, "plain%d.log" % i))
-            mw, mc = boot(model_iso, args.smp,
-                          os.path.join(OUT, "model%d.log" % i), [plugin])
+            pw, pc, pphases = boot(plain_iso, args.smp,
+                                   os.path.join(OUT, "plain%d.log" % i))
+            mw, mc, mphases = boot(model_iso, args.smp,
+                                   os.path.join(OUT, "model%d.log" % i),
+                                   [plugin])
+            for name in pphases:
+                if name in mphases:
+                    e = per_exp.setdefault(name, [0.0, 0.0])
+                    e[0] += pphases[name]
+                    e[1] += mphases[name]
             for k, v in enumerate((pw, mw, pc, mc)):
                 tot[k] += v
             print("%-6d %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
@@ -104,6 +144,15 @@ def main(argv=None):
         print("%-6s %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
               ("all", tot[0], tot[1], tot[2], tot[3], tot[1] / tot[0],
                tot[3] / tot[2]))
+        if per_exp:
+            print()
+            print("%-20s %12s %12s %8s" % ("experiment", "plain wall",
+                                           "model wall", "wall x"))
+            for name in sorted(per_exp, key=lambda n: -per_exp[n][1]):
+                plain, model = per_exp[name]
+                print("%-20s %10.1f s %10.1f s %7.1fx" %
+                      (name, plain, model,
+                       model / plain if plain > 0 else float("inf")))
         print("model state: %.1f MiB (profile %s, %s CPUs)" %
               (state_bytes(model_file) / MIB, args.profile, args.smp))
     except (RuntimeError, OSError, qemu.LaunchError,

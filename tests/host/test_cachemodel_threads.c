@@ -8,10 +8,16 @@
  * snoops change a CPU's L1D states while that CPU reads them on its fast
  * path.
  *
+ * Some accesses go to a WC page and a UC page and some are non-temporal
+ * stores to the CPU's own lines, so the fast path also writes the CPU's
+ * WC buffers (merging, flushing, draining) while other CPUs' misses move
+ * the fills count it reads.
+ *
  * A race shows up as a TSan report; a lost counter update as a wrong
- * count: each CPU's loads + stores and L1D hits + misses must equal the
- * accesses its thread made (all plain WB accesses within one line), and
- * the reader must never see a counter go backwards.
+ * count: each CPU's loads + stores must equal the accesses its thread
+ * made, L1D hits + misses its plain WB ones, uncached its UC accesses and
+ * WC loads, nt_stores its non-temporal ones; the reader must never see a
+ * counter go backwards.
  */
 // HOST_SRCS: cachemodel/model.c cachemodel/profile.c
 // HOST_SANITIZE: thread
@@ -30,6 +36,9 @@
 #define PRIVATE_LINES 8		/* per CPU */
 #define SHARED_LINES 4
 #define SHARED_BASE 4096u
+#define WC_PAGE 8192u
+#define UC_PAGE 12288u
+#define PAGE 4096u
 
 static const char profile_text[] =
 	"[tiny]\n"
@@ -44,6 +53,8 @@ struct run {
 	pthread_mutex_t lock;
 	int cpu_threads_left;	/* under lock: the reader stops at 0 */
 	uint64_t fast[NCPUS];	/* accesses the fast path took, per CPU */
+	/* Per CPU, written by its thread: what its accesses should count. */
+	uint64_t cached[NCPUS], uncached[NCPUS], nt[NCPUS], wc_uc[NCPUS];
 	bool went_back;		/* the reader saw a counter decrease */
 	uint64_t reads;		/* snapshots the reader took */
 };
@@ -73,6 +84,30 @@ static void *cpu_thread(void *arg)
 			      CM_LINE_SIZE;
 		pa += (x >> 16) % (CM_LINE_SIZE / 8) * 8;
 		flags = (x >> 24) % 4 ? 0 : CM_STORE;
+		switch ((x >> 32) % 16) {
+		case 0:		/* WC: stores combine, loads are uncached */
+		case 1:
+			pa = WC_PAGE + pa % PAGE;
+			r->wc_uc[w->cpu]++;
+			if (!(flags & CM_STORE))
+				r->uncached[w->cpu]++;
+			break;
+		case 2:
+			pa = UC_PAGE + pa % PAGE;
+			r->wc_uc[w->cpu]++;
+			r->uncached[w->cpu]++;
+			break;
+		case 3:		/* non-temporal, to this CPU's own lines */
+		case 4:
+			pa = w->cpu * PRIVATE_LINES * CM_LINE_SIZE +
+			     pa % (PRIVATE_LINES * CM_LINE_SIZE);
+			flags = CM_STORE | CM_NT;
+			r->nt[w->cpu]++;
+			break;
+		default:
+			r->cached[w->cpu]++;
+			break;
+		}
 		if (cm_access_fast(r->m, w->cpu, pa, 8, flags)) {
 			r->fast[w->cpu]++;
 			continue;
@@ -100,6 +135,8 @@ static void *reader_thread(void *arg)
 			cm_stats_read(r->m, c, &now);
 			if (now.loads < last[c].loads ||
 			    now.l1_hits < last[c].l1_hits ||
+			    now.wc_bursts < last[c].wc_bursts ||
+			    now.uncached < last[c].uncached ||
 			    now.mem_cycles < last[c].mem_cycles)
 				r->went_back = true;
 			last[c] = now;
@@ -124,6 +161,8 @@ KTEST(cachemodel_threads, fast_path_beside_locked_snoops)
 				     sizeof(err)));
 	r.m = cm_create(&p, NCPUS);
 	ASSERT_TRUE(r.m != NULL);
+	ASSERT_TRUE(cm_set_type(r.m, WC_PAGE, PAGE, CM_WC));
+	ASSERT_TRUE(cm_set_type(r.m, UC_PAGE, PAGE, CM_UC));
 	pthread_mutex_init(&r.lock, NULL);
 	for (unsigned c = 0; c < NCPUS; c++)
 		w[c] = (struct worker){ .run = &r, .cpu = c };
@@ -135,10 +174,15 @@ KTEST(cachemodel_threads, fast_path_beside_locked_snoops)
 		const struct cm_stats *s = cm_stats(r.m, c);
 
 		EXPECT_EQ(s->loads + s->stores, ACCESSES);
-		EXPECT_EQ(s->l1_hits + s->l1_misses, ACCESSES);
+		EXPECT_EQ(s->l1_hits + s->l1_misses, r.cached[c]);
+		EXPECT_EQ(s->uncached, r.uncached[c]);
+		EXPECT_EQ(s->nt_stores, r.nt[c]);
+		EXPECT_GT(s->wc_bursts + s->wc_partials, 0);
 		/* Mostly private lines: most accesses are fast hits. */
 		EXPECT_GT(r.fast[c], ACCESSES / 2);
-		EXPECT_LE(r.fast[c], s->l1_hits);
+		/* Fast: L1D hits, WC and UC accesses, merging NT stores. */
+		EXPECT_LE(r.fast[c], s->l1_hits + r.wc_uc[c] + r.nt[c]);
+		EXPECT_GT(r.fast[c], s->l1_hits);
 	}
 	EXPECT_FALSE(r.went_back);
 	EXPECT_GT(r.reads, 0);
