@@ -18,8 +18,9 @@
  *     path: under multi-threaded TCG the vCPU threads share the LLC and
  *     the other CPUs' private caches (snoops), so every engine call but
  *     cm_access_fast() is one critical section. cm_access_fast() (an
- *     access that hits the vCPU's own L1D and needs no coherence action:
- *     most of them) runs without a lock, between fast_enter() and
+ *     access that needs only the vCPU's own state, such as an L1D hit
+ *     needing no coherence action: most of them) runs without a lock,
+ *     between fast_enter() and
  *     fast_leave(); a thread that needs the engine to leave the vCPUs'
  *     counters alone (cm_set_type(), cm_clflush_lines() flushing their WC
  *     buffers) holds model_lock and calls fast_stop() first,
