@@ -462,12 +462,23 @@ static enum line_state priv_drop(struct cpu *c, uint64_t line)
 }
 
 /* A dirty line leaves the private caches: it goes to the LLC, dirty. */
+/* Put line, known absent, into the LLC; a dirty victim is written back
+ * (counted on cpu). */
+static void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
+		       bool dirty)
+{
+	uint64_t vline;
+	enum line_state vst;
+
+	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
+	if (vst == ST_M)
+		stat_add(&m->cpu[cpu].st.writebacks, 1);
+}
+
 static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		     bool dirty)
 {
 	long i = level_find(&m->llc, line);
-	uint64_t vline;
-	enum line_state vst;
 
 	if (i >= 0) {
 		if (dirty)
@@ -475,9 +486,7 @@ static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		level_touch(&m->llc, i);
 		return;
 	}
-	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
-	if (vst == ST_M)
-		stat_add(&m->cpu[cpu].st.writebacks, 1);
+	llc_insert(m, cpu, line, dirty);
 }
 
 /* Put line into cpu's private caches with state st (not present there). */
@@ -557,7 +566,7 @@ static void fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line)
 	}
 	stat_add(&c->st.llc_misses, 1);
 	stat_add(&c->st.mem_cycles, m->p.mem_latency);
-	llc_fill(m, cpu, line, false);
+	llc_insert(m, cpu, line, false);	/* just looked up: absent */
 }
 
 /* A WB read that missed cpu's private caches. */
