@@ -27,8 +27,10 @@ Keyed regions. An experiment that times itself (not through the harness)
 labels each region "EXPERIMENT|VARIANT|METRIC|SIZE" (SIZE: the figure's
 size, 0 when it has none; METRIC may be several joined by "+", as
 "throughput+ops"). A figure with n repetitions owns the next n regions of
-its key; the figures of one multi-metric key share its regions. Keyed regions never enter
-the order-based attribution above.
+its key; the figures of one multi-metric key share its regions. A
+distribution timed in one pass (n samples of one event, as trace_cost's
+event_cycles) owns the next region alone when that region ran exactly n
+iterations. Keyed regions never enter the order-based attribution above.
 
 Python 3 standard library only.
 """
@@ -213,7 +215,13 @@ def attribute_keyed(results, keyed, profile, freq):
         width[k] = res["n"]
         pos = cursor.get(k, 0)
         rs = keyed[k][pos:pos + res["n"]]
-        if len(rs) != res["n"]:
+        if (len(rs) != res["n"] and rs and res["n"] > 1 and
+                rs[0]["iters"] == res["n"]):
+            # A distribution from one pass (a latency per event): its n
+            # samples are the n iterations of one region.
+            rs = rs[:1]
+            width[k] = 1
+        if len(rs) != width[k]:
             problems[res["experiment"]] = (
                 "%s: %d regions for %d repetitions" %
                 (KEY_SEP.join(map(str, k)), len(rs), res["n"]))

@@ -587,6 +587,23 @@ class ModelTest(unittest.TestCase):
         self.assertIn("1 regions for 2 repetitions", skipped["cp"])
         self.assertNotIn("model", res[0])
 
+    def test_keyed_attribution_of_a_one_pass_distribution(self):
+        # trace_cost-like: 9 timed events in one region of 9 iterations
+        # give one figure of n=9; a region of another count does not.
+        objs = model.parse_lines([
+            model_line("start", freq_mhz=1000),
+            model_region("tc|trace_wb|event_cycles|0", 1, iters=9,
+                         cycles=900),
+            model_region("tc|trace_uc|event_cycles|0", 2, iters=8,
+                         cycles=900)])
+        res = [dict(figure("tc", "trace_wb", 9), metric="event_cycles"),
+               dict(figure("tc", "trace_uc", 9), metric="event_cycles")]
+        skipped = model.attribute(res, objs)
+        self.assertEqual(res[0]["model"]["regions"], [1])
+        self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 100.0)
+        self.assertNotIn("model", res[1])
+        self.assertIn("1 regions for 9 repetitions", skipped["tc"])
+
     def calibration(self, l1_cycles):
         lines = [model_line("start"), model_line("hello")]
         for label, per in (("chase-l1", l1_cycles), ("chase-llc", 30),
