@@ -461,7 +461,6 @@ static enum line_state priv_drop(struct cpu *c, uint64_t line)
 	return a > b ? a : b;
 }
 
-/* A dirty line leaves the private caches: it goes to the LLC, dirty. */
 /* Put line, known absent, into the LLC; a dirty victim is written back
  * (counted on cpu). */
 static void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
@@ -475,6 +474,8 @@ static void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 		stat_add(&m->cpu[cpu].st.writebacks, 1);
 }
 
+/* A dirty line leaves the private caches: it goes to the LLC, dirty
+ * (dirty false: a clean fill from memory). */
 static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		     bool dirty)
 {
