@@ -278,7 +278,8 @@ bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso $(TCG_QEMU)
 	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json \
 		$(if $(MODEL),--model $(MODEL_OUT))
-	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts
+	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
+		$(if $(and $(MODEL),$(wildcard $(BUILD)/cost/cost.json)),--cost $(BUILD)/cost/cost.json)
 	@echo "bench: report in $(BUILD)/results/report.md"
 
 .PHONY: bench-host

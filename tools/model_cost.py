@@ -11,7 +11,9 @@ QEMU) of both boots and their ratio; then, summed over the pairs, the wall
 time of each experiment in both boots (from when its "=== experiment"
 line reached the serial port to when its "done" line did), so the cost
 can be read per workload; and the model's state in bytes (the plugin's
-summary line). The host may be shared: run pairs back to back and read the
+summary line). The same figures go to build/cost/cost.json, which
+`tools/report.py --cost` prints as the report's "Cost of the model"
+section. The host may be shared: run pairs back to back and read the
 spread, not one figure. Python 3 standard library only.
 """
 
@@ -35,6 +37,7 @@ MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
 PROFILES = os.path.join(ROOT, "cachemodel", "profiles.txt")
 MKISO = os.path.join(ROOT, "tools", "mkiso.sh")
 OUT = os.path.join(BUILD, "cost")
+COST_JSON = os.path.join(OUT, "cost.json")
 TIMEOUT_S = 1800
 MIB = 1 << 20
 EXPERIMENT_START = re.compile(r"=== experiment (\S+) \(")
@@ -121,6 +124,7 @@ def main(argv=None):
                                     "profiles=" + PROFILES,
                                     "out=" + model_file])
     tot = [0.0, 0.0, 0.0, 0.0]
+    pairs = []
     per_exp = {}	# experiment -> [plain wall, modelled wall]
     print("%-6s %12s %12s %12s %12s %8s %8s" % (
         "pair", "plain wall", "model wall", "plain CPU", "model CPU",
@@ -139,6 +143,8 @@ def main(argv=None):
                     e[1] += mphases[name]
             for k, v in enumerate((pw, mw, pc, mc)):
                 tot[k] += v
+            pairs.append({"plain_wall_s": pw, "model_wall_s": mw,
+                          "plain_cpu_s": pc, "model_cpu_s": mc})
             print("%-6d %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
                   (i, pw, mw, pc, mc, mw / pw, mc / pc))
         print("%-6s %10.1f s %10.1f s %10.1f s %10.1f s %7.1fx %7.1fx" %
@@ -153,8 +159,17 @@ def main(argv=None):
                 print("%-20s %10.1f s %10.1f s %7.1fx" %
                       (name, plain, model,
                        model / plain if plain > 0 else float("inf")))
+        state = state_bytes(model_file)
         print("model state: %.1f MiB (profile %s, %s CPUs)" %
-              (state_bytes(model_file) / MIB, args.profile, args.smp))
+              (state / MIB, args.profile, args.smp))
+        record = {"profile": args.profile, "cpus": int(args.smp),
+                  "cmdline": args.cmdline, "load_average": os.getloadavg(),
+                  "pairs": pairs, "state_bytes": state,
+                  "experiments": {n: {"plain_wall_s": p, "model_wall_s": m}
+                                  for n, (p, m) in per_exp.items()}}
+        with open(COST_JSON, "w") as f:
+            json.dump(record, f, indent=1)
+        print("(also in %s)" % os.path.relpath(COST_JSON, ROOT))
     except (RuntimeError, OSError, qemu.LaunchError,
             subprocess.CalledProcessError) as e:
         print("model_cost: %s" % e, file=sys.stderr)

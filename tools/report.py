@@ -138,6 +138,67 @@ def model_note(model):
                 " WARNING: the kernel never said hello to the model."))
 
 
+MIB = 1 << 20
+
+
+def model_state_line(model):
+    """The model's state from the plugin's summary line, if it wrote one."""
+    summ = model.get("summary") or {}
+    if "state_bytes" not in summ:
+        return []
+    return ["Model state: %.1f MiB (the plugin's summary line; the goal is "
+            "at most 64 MiB). What the model costs against plain TCG: "
+            "`make model-cost MODEL=%s`, shown below when the report is "
+            "given its record (`--cost`)." %
+            (summ["state_bytes"] / MIB, model["profile"]), ""]
+
+
+def section_cost(cost):
+    """The record of tools/model_cost.py: plain against modelled boots."""
+    pairs = cost["pairs"]
+    out = ["## Cost of the model", "",
+           "`tools/model_cost.py` (`make model-cost MODEL=%s`): the same "
+           "boot (`%s`, %d CPUs) under plain TCG and under the model, "
+           "QEMU's CPU time (user + system) and wall time; load average "
+           "at the end %s. The goal is at most 5x, with at most 64 MiB "
+           "of model state." % (
+               cost["profile"], cost["cmdline"], cost["cpus"],
+               " / ".join("%.2f" % x for x in cost["load_average"])),
+           "",
+           "| pair | plain CPU | modelled CPU | CPU ratio | plain wall | "
+           "modelled wall | wall ratio |",
+           "|--:|--:|--:|--:|--:|--:|--:|"]
+    tot = {k: 0.0 for k in pairs[0]}
+    for i, p in enumerate(pairs, 1):
+        for k in tot:
+            tot[k] += p[k]
+        out.append(cost_row(str(i), p))
+    out.append(cost_row("all", tot))
+    out += ["", "Model state: %.1f MiB (profile %s)." %
+            (cost["state_bytes"] / MIB, cost["profile"]), ""]
+    exps = cost.get("experiments") or {}
+    if exps:
+        out += ["Wall time per experiment, summed over the pairs (from "
+                "its `=== experiment` line to its `done` line):", "",
+                "| experiment | plain | modelled | ratio |",
+                "|---|--:|--:|--:|"]
+        for name in sorted(exps, key=lambda n: -exps[n]["model_wall_s"]):
+            e = exps[name]
+            out.append("| %s | %.1f s | %.1f s | %s |" % (
+                name, e["plain_wall_s"], e["model_wall_s"],
+                "%.1fx" % (e["model_wall_s"] / e["plain_wall_s"])
+                if e["plain_wall_s"] > 0 else "n/a"))
+        out.append("")
+    return out
+
+
+def cost_row(name, p):
+    return "| %s | %.1f s | %.1f s | %.1fx | %.1f s | %.1f s | %.1fx |" % (
+        name, p["plain_cpu_s"], p["model_cpu_s"],
+        p["model_cpu_s"] / p["plain_cpu_s"], p["plain_wall_s"],
+        p["model_wall_s"], p["model_wall_s"] / p["plain_wall_s"])
+
+
 def section_results(res, charts, chart_note, report_dir, model=None):
     out = ["## Results", ""]
     if not res:
@@ -377,7 +438,7 @@ def section_tracing(res, seeds, model=None):
 
 
 def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
-                 title=DEFAULT_TITLE, source=None):
+                 title=DEFAULT_TITLE, source=None, cost=None):
     envs, res = data["envs"], data["results"]
     cache_ok = caches_modelled(envs)
     out = ["# " + title, ""]
@@ -388,10 +449,13 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
         out += ["> " + NO_CACHES_STATEMENT, ""]
     if model:
         out += ["> " + model_note(model), ""]
+        out += model_state_line(model)
     out += section_env(envs)
     out += section_results(res, charts, chart_note, report_dir, model)
     out += section_tracing(res, seeds, model)
     out += section_seeds(seeds, res, cache_ok, model)
+    if cost:
+        out += [""] + section_cost(cost)
     return "\n".join(out)
 
 
@@ -403,6 +467,8 @@ def main(argv=None):
     ap.add_argument("--no-charts", action="store_true")
     ap.add_argument("--seeds", default=DEFAULT_SEEDS)
     ap.add_argument("--title", default=DEFAULT_TITLE)
+    ap.add_argument("--cost", help="tools/model_cost.py's record "
+                    "(build/cost/cost.json): adds the model's cost")
     args = ap.parse_args(argv)
 
     try:
@@ -416,6 +482,17 @@ def main(argv=None):
         return 1
     with open(args.seeds, encoding="utf-8") as f:
         seeds = json.load(f)
+    cost = None
+    if args.cost:
+        try:
+            with open(args.cost, encoding="utf-8") as f:
+                cost = json.load(f)
+            if not cost.get("pairs"):
+                raise ValueError("no pairs")
+        except (OSError, ValueError) as e:
+            print("%s: not a model_cost.py record (%s)" % (args.cost, e),
+                  file=sys.stderr)
+            return 1
 
     report_dir = os.path.dirname(os.path.abspath(args.output))
     charts, chart_note = [], None
@@ -432,7 +509,7 @@ def main(argv=None):
             print("report: %s" % e, file=sys.stderr)
 
     text = build_report(data, seeds, charts, chart_note, report_dir,
-                        args.title, os.path.basename(args.input))
+                        args.title, os.path.basename(args.input), cost)
     with open(args.output, "w", encoding="utf-8") as f:
         f.write(text)
     return 0

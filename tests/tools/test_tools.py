@@ -639,6 +639,30 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
         self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
 
+    def test_report_cost_section(self):
+        cost = {"profile": "tiny", "cpus": 2, "cmdline": "run=default",
+                "load_average": [1.0, 0.5, 0.25], "state_bytes": 3 << 20,
+                "pairs": [{"plain_cpu_s": 10.0, "model_cpu_s": 30.0,
+                           "plain_wall_s": 8.0, "model_wall_s": 20.0},
+                          {"plain_cpu_s": 10.0, "model_cpu_s": 40.0,
+                           "plain_wall_s": 8.0, "model_wall_s": 28.0}],
+                "experiments": {"copy": {"plain_wall_s": 4.0,
+                                         "model_wall_s": 12.0},
+                                "idle": {"plain_wall_s": 0.0,
+                                         "model_wall_s": 0.1}}}
+        text = "\n".join(report.section_cost(cost))
+        self.assertIn("| 1 | 10.0 s | 30.0 s | 3.0x | 8.0 s | 20.0 s | "
+                      "2.5x |", text)
+        self.assertIn("| all | 20.0 s | 70.0 s | 3.5x | 16.0 s | 48.0 s | "
+                      "3.0x |", text)
+        self.assertIn("| copy | 4.0 s | 12.0 s | 3.0x |", text)
+        self.assertIn("| idle | 0.0 s | 0.1 s | n/a |", text)
+        self.assertIn("Model state: 3.0 MiB", text)
+        line = "\n".join(report.model_state_line(
+            {"profile": "tiny", "summary": {"state_bytes": 1 << 20}}))
+        self.assertIn("Model state: 1.0 MiB", line)
+        self.assertEqual(report.model_state_line({"profile": "tiny"}), [])
+
     def test_report_tracing_section(self):
         with open(report.DEFAULT_SEEDS) as f:
             seeds = json.load(f)
