@@ -20,13 +20,12 @@
  *     cm_access_fast() is one critical section. cm_access_fast() (an
  *     access that needs only the vCPU's own state, such as an L1D hit
  *     needing no coherence action: most of them) runs without a lock,
- *     between fast_enter() and
- *     fast_leave(); a thread that needs the engine to leave the vCPUs'
- *     counters alone (cm_set_type(), cm_clflush_lines() flushing their WC
- *     buffers) holds model_lock and calls fast_stop() first,
- *     fast_restart() after. With
- *     sync= or without membarrier(2) every access takes the slow path
- *     (the clock check needs model_lock anyway).
+ *     between fast_enter() and fast_leave(); a thread that needs the
+ *     engine to leave the vCPUs' WC buffers and counters alone
+ *     (cm_set_type(), cm_clflush_lines() flushing their WC buffers)
+ *     holds model_lock and calls fast_stop() first, fast_restart()
+ *     after. With sync= or without membarrier(2) every access takes the
+ *     slow path (the clock check needs model_lock anyway).
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region, instruction count) is written only by that vCPU's
  *     callbacks; instruction counts and the engine's counters are read
