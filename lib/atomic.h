@@ -254,6 +254,23 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
 #endif
 
 /*
+ * rmb_wc(): every earlier load completes before any later load, loads
+ * from write-combining memory included. x86 keeps ordinary loads in
+ * order, but WC is a weakly ordered type whose reads may be speculative
+ * (SDM vol. 3A, 11.3): a copy out of a WC buffer after an acquire load
+ * of the counter that publishes it could still return bytes read before
+ * that load. LFENCE ("every load before it is globally visible before
+ * any load after it", SDM vol. 2A) prevents that; Linux's rmb() is the
+ * same instruction. Host builds: a compiler barrier (no WC memory; the
+ * acquire load already orders the later loads in C11).
+ */
+#if defined(__x86_64__) && !defined(HOST_BUILD)
+#define rmb_wc() __asm__ volatile("lfence" ::: "memory")
+#else
+#define rmb_wc() barrier()
+#endif
+
+/*
  * READ_ONCE/WRITE_ONCE: one untorn access, for data read outside the
  * lock that protects it (a flag, a statistic). Implemented as relaxed
  * atomics rather than volatile casts: the code is the same plain mov on

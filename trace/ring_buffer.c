@@ -103,10 +103,21 @@
  *    carries none (the switch stores boundary + header + record + tail,
  *    rb_flush() the boundary itself).
  *
- * Ordering: records are stored before their commit (compiler barrier in
- * the local operations, TSO on the CPU) and, for write-combining pages,
- * an SFENCE (wmb_wc()) because WC stores may pass later WB stores: a
- * reader on another CPU could otherwise see the commit, then stale bytes.
+ * Ordering, writer: records are stored before their commit (compiler
+ * barrier in the local operations, TSO on the CPU) and, for
+ * write-combining pages, an SFENCE (wmb_wc()) because WC stores may pass
+ * later WB stores: a reader on another CPU could otherwise see the
+ * commit, then stale bytes.
+ * Ordering, reader (the other half of the same argument): the reader
+ * learns a sub-buffer is complete from an acquire load of its commit
+ * counter (discard mode) or a locked CAS on its slot word (overwrite
+ * mode), then copies it. On WB and UC pages x86 keeps those loads in
+ * order. WC pages are weakly ordered and may be read speculatively, so a
+ * load from the copy could be satisfied before the commit load and
+ * return what the page held before the writer's SFENCE drained: the copy
+ * starts with rmb_wc() (LFENCE), which holds every later load until the
+ * commit load is done. Writer SFENCE, commit store; reader commit load,
+ * LFENCE, copy: each side orders its own half.
  */
 #include "trace/ring_buffer.h"
 #include "lib/assert.h"
@@ -468,9 +479,13 @@ void rb_flush(struct rb *rb)
 	}
 }
 
-/* Copy the sub-buffer phys to dst, page by page. */
+/*
+ * Copy the sub-buffer phys to dst, page by page, after the load that
+ * found it complete (see "Ordering, reader" at the top).
+ */
 static void rb_copy_out(struct rb *rb, unsigned long phys, void *dst)
 {
+	rmb_wc();
 	for (unsigned long i = 0; i < rb->pages_per_subbuf; i++)
 		memcpy((char *)dst + i * RB_PAGE_SIZE,
 		       rb_page_address(rb, phys, i), RB_PAGE_SIZE);
