@@ -147,6 +147,7 @@ META_FIELDS_RE = re.compile(
     r'event \{\n\tname = "(\w+)";\n\tid = (\d+);\n\tstream_id = 0;\n'
     r'\tfields := struct \{\n((?:\t\tuint(?:8|16|32|64)_t \w+;\n)*)\t\};')
 META_FIELD_RE = re.compile(r"uint(8|16|32|64)_t (\w+);")
+STREAM_RE = re.compile(r"^stream_\d+$")
 
 
 def metadata_events(text):
@@ -235,16 +236,17 @@ def decode_stream(b, events, name):
 
 
 def decode_dir(d):
-    """{stream name: packets} for every stream_N file of d."""
+    """(events, {stream name: packets}) for every stream_N file of d, in
+    the order of N."""
     with open(os.path.join(d, "metadata")) as f:
         events = metadata_events(f.read())
     if not events:
         raise Damaged("the metadata declares no events")
     out = {}
-    for name in sorted(os.listdir(d)):
-        if name.startswith("stream_"):
-            with open(os.path.join(d, name), "rb") as f:
-                out[name] = decode_stream(f.read(), events, name)
+    streams = [n for n in os.listdir(d) if STREAM_RE.match(n)]
+    for name in sorted(streams, key=lambda n: int(n[len("stream_"):])):
+        with open(os.path.join(d, name), "rb") as f:
+            out[name] = decode_stream(f.read(), events, name)
     return events, out
 
 

@@ -40,6 +40,8 @@
 #define MAX_FIELDS 700
 #define BIG_EVENT_A (TRACE_EVENT_NR + 1) /* 300 u64: spans pages */
 #define BIG_EVENT_B (TRACE_EVENT_NR + 2) /* 700 u64: > 4 KiB */
+/* Eight events of 1 to 8 u8 fields: every tail, in both header forms. */
+#define BYTES_EVENT (TRACE_EVENT_NR + 3)
 #define META_ROOM (256 * 1024)
 #define TRIALS 36 /* every geometry once: 3 x 3 x 2 x 2 */
 #define OFFSET_LAPS 2      /* write about this many buffers per trial */
@@ -48,7 +50,9 @@
 #define LINE_MAX_CHARS (MAX_FIELDS * 24 + 128)
 #define TEST_CLOCK_HZ 1000000000ull
 #define COMMIT_STRIDE 8 /* one counter per 64-byte line */
-#define PAD_BYTE 0xa5 /* between fields: a misaligned read shows */
+#define PAD_BYTE 0xa5
+#define RNG_SEED 0x9e3779b97f4a7c15ull
+#define PATH_ROOM 96 /* between fields: a misaligned read shows */
 
 struct layout {
 	unsigned nfields;
@@ -61,6 +65,7 @@ struct layout {
 static struct layout events[NR_EVENTS];
 static uint64_t rng;
 static uint64_t clk;
+static uint8_t trace_uuid[RB_UUID_SIZE];
 
 /* What the trials covered, summed: each case must have happened. */
 static struct {
@@ -135,12 +140,15 @@ static void extra_layouts(void)
 	for (unsigned id = TRACE_EVENT_NR; id < NR_EVENTS; id++) {
 		struct layout *l = &events[id];
 
+		bool bytes = id >= BYTES_EVENT && id < BYTES_EVENT + 8;
+
 		l->nfields = id == BIG_EVENT_A ? 300 :
 			     id == BIG_EVENT_B ? MAX_FIELDS :
+			     bytes	       ? 1 + id - BYTES_EVENT :
 						 1 + below(6);
 		for (unsigned f = 0; f < l->nfields; f++)
-			l->size[f] = id == BIG_EVENT_A || id == BIG_EVENT_B ?
-					     8 :
+			l->size[f] = id == BIG_EVENT_A || id == BIG_EVENT_B ? 8 :
+				     bytes ? 1 :
 					     sizes[below(4)];
 		lay_out(l);
 	}
@@ -190,6 +198,7 @@ struct trial {
 	uint8_t *copy; /* one sub-buffer */
 	FILE *stream;
 	unsigned long attempts;
+	unsigned read_every; /* the reader runs after this many writes */
 };
 
 static void keep(struct trial *tr, const struct rb_ctx *ctx,
@@ -321,8 +330,9 @@ static int by_begin(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* The decoder's line for record r. */
-static void rec_line(char *out, size_t room, const struct rec *r)
+/* The decoder's line for record r of stream. */
+static void rec_line(char *out, size_t room, const char *stream,
+		     const struct rec *r)
 {
 	const struct layout *l = &events[r->id];
 	const char *name = r->id < TRACE_EVENT_NR ? kernel_names[r->id] : NULL;
@@ -333,7 +343,7 @@ static void rec_line(char *out, size_t room, const struct rec *r)
 		snprintf(extra, sizeof(extra), "extra_%u", r->id);
 		name = extra;
 	}
-	n = (size_t)snprintf(out, room, "event stream_0 %llu %s",
+	n = (size_t)snprintf(out, room, "event %s %llu %s", stream,
 			     (unsigned long long)r->tsc, name);
 	for (unsigned f = 0; f < l->nfields && n < room; f++) {
 		uint64_t v = 0;
@@ -345,37 +355,31 @@ static void rec_line(char *out, size_t room, const struct rec *r)
 }
 
 /*
- * Compare the extractor's output for dir with what the trial wrote.
- * Returns NULL when they agree, else a message (static storage).
+ * Check the extractor's lines for trial n (read from f) against what the
+ * trial wrote. Returns NULL when they agree, else why not.
  */
 static const char *compare(struct ktest_ctx *ctx, struct trial *tr,
-			   const char *dir)
+			   unsigned n, FILE *f)
 {
-	static char msg[512];
 	static char want[LINE_MAX_CHARS], got[LINE_MAX_CHARS];
 	unsigned long shift = tr->t.rb.cfg.subbuf_shift, r = 0;
-	char cmd[256];
-	FILE *f;
 	const char *bad = NULL;
+	char stream[32];
 
-	snprintf(cmd, sizeof(cmd), "python3 %s --decode %s 2>&1", EXTRACTOR,
-		 dir);
-	f = popen(cmd, "r");
-	if (!f)
-		return "cannot run the extractor";
+	snprintf(stream, sizeof(stream), "stream_%u", n);
 	qsort(tr->recs, tr->nrecs, sizeof(*tr->recs), by_begin);
 	for (unsigned long p = 0; p < tr->npkts && !bad; p++) {
 		const struct pkt *k = &tr->pkts[p];
-		unsigned long first, n = 0, content = RB_PACKET_HEADER_SIZE;
+		unsigned long first, in = 0, content = RB_PACKET_HEADER_SIZE;
 
 		while (r < tr->nrecs && (tr->recs[r].begin >> shift) < k->seq)
 			r++;
 		first = r;
-		while (r + n < tr->nrecs &&
-		       (tr->recs[r + n].begin >> shift) == k->seq)
-			n++;
-		if (n) {
-			const struct rec *last = &tr->recs[r + n - 1];
+		while (r + in < tr->nrecs &&
+		       (tr->recs[r + in].begin >> shift) == k->seq)
+			in++;
+		if (in) {
+			const struct rec *last = &tr->recs[r + in - 1];
 
 			content = (last->begin & tr->t.rb.subbuf_mask) +
 				  (last->extended ?
@@ -388,15 +392,16 @@ static const char *compare(struct ktest_ctx *ctx, struct trial *tr,
 						  content);
 		}
 		seen.packets++;
-		EXPECT_EQ(k->records, n);
+		EXPECT_EQ(k->records, in);
 		EXPECT_EQ(k->content_bits, (uint64_t)content * 8);
-		snprintf(want, sizeof(want), "packet stream_0 %llu %llu %llu",
+		snprintf(want, sizeof(want), "packet %s %llu %llu %llu", stream,
 			 (unsigned long long)k->seq,
 			 (unsigned long long)content * 8,
 			 (unsigned long long)k->discarded);
-		for (unsigned long i = 0; i <= n && !bad; i++) {
+		for (unsigned long i = 0; i <= in && !bad; i++) {
 			if (i > 0)
-				rec_line(want, sizeof(want), &tr->recs[first + i - 1]);
+				rec_line(want, sizeof(want), stream,
+					 &tr->recs[first + i - 1]);
 			if (!fgets(got, sizeof(got), f)) {
 				got[0] = '\0';
 				bad = "the extractor's output ends early";
@@ -406,18 +411,13 @@ static const char *compare(struct ktest_ctx *ctx, struct trial *tr,
 					bad = "the extractor's output differs";
 			}
 		}
-		r += n;
+		r += in;
 	}
-	if (!bad && fgets(got, sizeof(got), f))
-		bad = "the extractor prints more than was written";
-	if (pclose(f) != 0 && !bad)
-		bad = "the extractor failed";
 	if (bad) {
-		snprintf(msg, sizeof(msg), "%s", bad);
 		ktest_diag("want: %.200s", want);
 		ktest_diag("got:  %.200s", got);
 	}
-	return bad ? msg : NULL;
+	return bad;
 }
 
 static void trial_free(struct trial *tr)
@@ -430,8 +430,23 @@ static void trial_free(struct trial *tr)
 	rbt_free(&tr->t);
 }
 
-/* One trial; a failure is reported through ctx. */
-static void run_trial(struct ktest_ctx *ctx, unsigned n, char *meta)
+static const char *trial_geometry(const struct trial *tr)
+{
+	static char s[96];
+	const struct rb_config *c = &tr->t.rb.cfg;
+
+	snprintf(s, sizeof(s), "%lu KiB x %u sub-buffers, %s, %s, read "
+		 "every %u", tr->t.rb.subbuf_size >> 10,
+		 1u << c->nr_subbufs_shift,
+		 c->mode == RB_DISCARD ? "discard" : "overwrite",
+		 c->page_index == RB_PAGES_LIST ? "list" : "array",
+		 tr->read_every);
+	return s;
+}
+
+/* Trial n: write dir/stream_n; a failed count is reported through ctx. */
+static void run_trial(struct ktest_ctx *ctx, struct trial *tr, unsigned n,
+		      const char *dir)
 {
 	struct rb_config c = {
 		.subbuf_shift = RB_PAGE_SHIFT + n % 3,
@@ -441,69 +456,73 @@ static void run_trial(struct ktest_ctx *ctx, unsigned n, char *meta)
 		.clock = test_clock,
 	};
 	static const unsigned read_every[] = {1, 7, 60, 400};
-	unsigned every = read_every[below(4)];
-	char dir[] = P_tmpdir "/trace_export_XXXXXX";
-	char path[sizeof(dir) + 16];
-	struct trial tr = {0};
-	const char *bad;
-	size_t mlen;
-	FILE *f;
+	char path[PATH_ROOM];
+	unsigned long read = 0;
 
-	for (unsigned i = 0; i < RB_UUID_SIZE; i++)
-		c.uuid[i] = (uint8_t)rnd();
-	ASSERT_TRUE(mkdtemp(dir) != NULL);
-	ASSERT_EQ(rbt_init(&tr.t, &c, COMMIT_STRIDE),
-		  0);
-	tr.copy = malloc(tr.t.rb.subbuf_size);
-	snprintf(path, sizeof(path), "%s/stream_0", dir);
-	tr.stream = fopen(path, "wb");
-	ASSERT_TRUE(tr.stream != NULL);
+	memcpy(c.uuid, trace_uuid, RB_UUID_SIZE);
+	tr->read_every = read_every[below(4)];
+	ASSERT_EQ(rbt_init(&tr->t, &c, COMMIT_STRIDE), 0);
+	tr->copy = malloc(tr->t.rb.subbuf_size);
+	snprintf(path, sizeof(path), "%s/stream_%u", dir, n);
+	tr->stream = fopen(path, "wb");
+	ASSERT_TRUE(tr->stream != NULL);
 	for (unsigned long i = 0;
-	     tr.t.rb.offset < OFFSET_LAPS * tr.t.rb.buf_size &&
-	     tr.attempts < MAX_ATTEMPTS;
+	     tr->t.rb.offset < OFFSET_LAPS * tr->t.rb.buf_size &&
+	     tr->attempts < MAX_ATTEMPTS;
 	     i++) {
-		emit(&tr, 0);
-		if (i % every == 0)
-			read_packets(&tr);
+		emit(tr, 0);
+		if (i % tr->read_every == 0)
+			read_packets(tr);
 	}
-	rb_flush(&tr.t.rb);
-	read_packets(&tr);
-	fclose(tr.stream);
-	mlen = metadata(meta, c.uuid);
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	f = fopen(path, "w");
-	ASSERT_TRUE(f != NULL && mlen > 0);
-	fwrite(meta, 1, mlen, f);
-	fclose(f);
+	rb_flush(&tr->t.rb);
+	read_packets(tr);
+	fclose(tr->stream);
 
 	/* Every reserve is read back or counted lost (invariant 9). */
-	unsigned long read = 0;
-	for (unsigned long p = 0; p < tr.npkts; p++)
-		read += tr.pkts[p].records;
-	EXPECT_EQ(read + rb_lost_total(&tr.t.rb), tr.attempts);
-	EXPECT_GT(tr.npkts, 0);
-	if (tr.npkts)
-		EXPECT_EQ(tr.pkts[tr.npkts - 1].discarded,
-			  rb_lost_total(&tr.t.rb));
+	for (unsigned long p = 0; p < tr->npkts; p++)
+		read += tr->pkts[p].records;
+	EXPECT_EQ(read + rb_lost_total(&tr->t.rb), tr->attempts);
+	EXPECT_GT(tr->npkts, 0);
+	if (tr->npkts)
+		EXPECT_EQ(tr->pkts[tr->npkts - 1].discarded,
+			  rb_lost_total(&tr->t.rb));
 	for (unsigned cause = 0; cause < RB_LOST_NR; cause++)
-		seen.lost[cause] += tr.t.rb.lost[cause];
-	bad = compare(ctx, &tr, dir);
-	if (bad || ctx->failed) {
-		ktest_diag("trial %u: %lu KiB x %u sub-buffers, %s, %s, read "
-			   "every %u: %s; files kept in %s", n,
-			   tr.t.rb.subbuf_size >> 10, 1u << c.nr_subbufs_shift,
-			   c.mode == RB_DISCARD ? "discard" : "overwrite",
-			   c.page_index == RB_PAGES_LIST ? "list" : "array",
-			   every, bad ? bad : "counts differ", dir);
-		EXPECT_TRUE(bad == NULL);
-		trial_free(&tr);
-		return;
+		seen.lost[cause] += tr->t.rb.lost[cause];
+	if (ctx->failed)
+		ktest_diag("trial %u (%s): counts differ", n,
+			   trial_geometry(tr));
+}
+
+/* Write dir/metadata; false if it did not fit. */
+static bool write_metadata(const char *dir)
+{
+	char *meta = malloc(META_ROOM);
+	char path[PATH_ROOM];
+	size_t len = metadata(meta, trace_uuid);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "w");
+	if (f && len)
+		fwrite(meta, 1, len, f);
+	if (f)
+		fclose(f);
+	free(meta);
+	return f && len;
+}
+
+/* Remove dir and the files the trials wrote there. */
+static void remove_dir(const char *dir, unsigned trials)
+{
+	char path[PATH_ROOM];
+
+	for (unsigned n = 0; n < trials; n++) {
+		snprintf(path, sizeof(path), "%s/stream_%u", dir, n);
+		unlink(path);
 	}
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stream_0", dir);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
 	unlink(path);
 	rmdir(dir);
-	trial_free(&tr);
 }
 
 KTEST(trace_export, kernel_events_records_are_their_ctf_layout)
@@ -518,21 +537,55 @@ KTEST(trace_export, kernel_events_records_are_their_ctf_layout)
 
 KTEST(trace_export, random_streams_decode_as_written)
 {
-	char *meta = malloc(META_ROOM);
+	static struct trial trials[TRIALS];
 	static const char *const cause[RB_LOST_NR] = {
 		"full", "too big", "nesting", "overwritten"};
+	char dir[] = P_tmpdir "/trace_export_XXXXXX";
+	char cmd[sizeof(dir) + 64];
+	unsigned ran = 0;
+	const char *bad = NULL;
+	FILE *f;
 
 	ASSERT_TRUE(access(EXTRACTOR, R_OK) == 0);
 	ASSERT_TRUE(kernel_layouts() == NULL);
-	for (unsigned n = 0; n < TRIALS; n++) {
-		rng = 0x9e3779b97f4a7c15ull * (n + 1);
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	rng = RNG_SEED;
+	extra_layouts();
+	for (unsigned i = 0; i < RB_UUID_SIZE; i++)
+		trace_uuid[i] = (uint8_t)rnd();
+	for (; ran < TRIALS && !ctx->failed; ran++) {
+		rng = RNG_SEED * (ran + 2);
 		clk = 1000;
-		extra_layouts();
-		run_trial(ctx, n, meta);
-		if (ctx->failed)
-			break;
+		run_trial(ctx, &trials[ran], ran, dir);
 	}
-	free(meta);
+	ASSERT_TRUE(write_metadata(dir));
+	/* One extractor run decodes every trial's stream, in order. */
+	snprintf(cmd, sizeof(cmd), "python3 %s --decode %s 2>&1", EXTRACTOR,
+		 dir);
+	f = popen(cmd, "r");
+	ASSERT_TRUE(f != NULL);
+	for (unsigned n = 0; n < ran && !bad; n++) {
+		bad = compare(ctx, &trials[n], n, f);
+		if (bad || ctx->failed)
+			ktest_diag("trial %u (%s): %s", n,
+				   trial_geometry(&trials[n]),
+				   bad ? bad : "counts differ");
+	}
+	if (!bad) {
+		char extra[LINE_MAX_CHARS];
+
+		if (fgets(extra, sizeof(extra), f))
+			bad = "the extractor prints more than was written";
+	}
+	if (pclose(f) != 0 && !bad)
+		bad = "the extractor failed";
+	EXPECT_TRUE(bad == NULL);
+	for (unsigned n = 0; n < ran; n++)
+		trial_free(&trials[n]);
+	if (bad || ctx->failed)
+		ktest_diag("%s: files kept in %s", bad ? bad : "failed", dir);
+	else
+		remove_dir(dir, ran);
 	ktest_diag("%lu packets; extended %lu, fast %lu, nested %lu, "
 		   "crossing a page %lu; lost: full %lu, too big %lu, "
 		   "nesting %lu, overwritten %lu; last-record tails 0x%x",
