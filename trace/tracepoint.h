@@ -94,19 +94,24 @@ enum trace_event_id {
 };
 
 /*
- * Payload structs: struct trace_payload_NAME { type field; ... }, closed
- * by an empty marker whose offset is the end of the last field.
+ * Payload structs: struct trace_payload_NAME { type field; ... }, and
+ * beside each a twin closed by an empty marker whose offset is the end
+ * of the last field (only measured: a payload struct with a flexible
+ * member would keep the compiler from holding it in registers).
  */
 #define TRACE_STRUCT_FIELD_(type, field) type field;
 #define TRACE_STRUCT_(name, fields)                                         \
 	struct trace_payload_##name {                                       \
+		fields                                                      \
+	};                                                                  \
+	struct trace_payload_end_##name {                                   \
 		fields char trace_end_[];                                   \
 	};
 TRACE_EVENTS(TRACE_STRUCT_, TRACE_STRUCT_FIELD_)
 
 /* Bytes of event name's payload a record carries (see the top). */
 #define TRACE_PAYLOAD_SIZE(name)                                            \
-	offsetof(struct trace_payload_##name, trace_end_)
+	offsetof(struct trace_payload_end_##name, trace_end_)
 
 /*
  * The enable switches, one byte per event (0 off, 1 on), written only by
