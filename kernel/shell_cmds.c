@@ -116,6 +116,8 @@ static void cmd_info(const struct shell_parsed *p)
 		break;
 	case INFO_CACHES:
 		cpu_caches_print();
+		kprintf("caches: the boot's latency sweep and the experiments "
+			"size by %s\n", bench_env_llc_text());
 		break;
 	case INFO_QUIRKS:
 		hw_quirks_report();
