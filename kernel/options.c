@@ -85,7 +85,7 @@ static const struct option_desc options[] = {
 	 "test: do not start the AP that would get this CPU number, as if "
 	 "it did not answer (online CPU numbers then have a gap)"},
 	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
-	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
+	 "trace_export buffer memory type: WB, WC, UC, UC- or WT, any case"},
 	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
 	 "trace_export: flight-recorder KiB exported over serial"},
 	{"trace.crash", OPT_ENUM, OFF(trace_crash), crash_names, 0, 0,
