@@ -332,6 +332,16 @@ $(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.p
 	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/check_layers.py" --ktap "%s"\n' \
 		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
 
+# The docs' own checks as one more host test: tools/doc_figures.py's and
+# tools/labs.py's self-tests, then every provenance line of docs/*.md
+# (docs/README.md, "Figures in the docs"), as KTAP.
+HOST_TESTS += $(BUILD)/host/test_docs
+$(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc_figures.py tests/tools/test_labs.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/doc_figures.py" --ktap "%s"\n' \
+		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+
 .PHONY: check-layers
 check-layers:
 	$(Q)python3 tools/check_layers.py
