@@ -11,6 +11,8 @@
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
+ *   trace.memtype= string WB|WC|UC|UC-|WT, any case (trace_export)  WB
+ *   trace.export= number 64..65536 KiB exported by trace_export  256
  *   trace.crash= enum  as crash=, inside trace_export   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
