@@ -333,8 +333,8 @@ $(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.p
 		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
 
 # The docs' own checks as one more host test: tools/doc_figures.py's and
-# tools/labs.py's self-tests, then every provenance line of docs/*.md
-# (docs/README.md, "Figures in the docs"), as KTAP.
+# tools/labs.py's self-tests, then every provenance line of docs/ and
+# docs/labs/ (docs/README.md, "Figures in the docs"), as KTAP.
 HOST_TESTS += $(BUILD)/host/test_docs
 $(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc_figures.py tests/tools/test_labs.py
 	@mkdir -p $(dir $@)

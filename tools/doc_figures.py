@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Keeps the docs honest about figures typed into them: every table of
-measured or modelled figures in docs/*.md that nothing regenerates
-carries a provenance line, and this checks that line against the tree.
+measured or modelled figures in docs/ and docs/labs/ that nothing
+regenerates carries a provenance line, and this checks that line against
+the tree.
 
 A provenance line is one Markdown line of the form
 
@@ -235,10 +236,12 @@ def provenance_lines(path):
 
 
 def check(root):
-    """(problems, number of provenance lines, notes) for docs/*.md."""
+    """(problems, number of provenance lines, notes) for docs/*.md and
+    docs/*/*.md (the labs)."""
     tree = Tree(root)
     probs, notes, count = [], [], 0
-    for path in sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+    for path in sorted(glob.glob(os.path.join(root, "docs", "*.md")) +
+                       glob.glob(os.path.join(root, "docs", "*", "*.md"))):
         rel = os.path.relpath(path, root)
         for n, commits, commands in provenance_lines(path):
             count += 1
@@ -287,7 +290,7 @@ def run_ktap(root):
     probs, count, notes = check(root)
     for line in notes + probs:
         print("# " + line)
-    print("# %d provenance line(s) in docs/*.md" % count)
+    print("# %d provenance line(s) in docs/" % count)
     ok = not probs and count > 0
     failures += not ok
     print("%s 3 provenance_lines" % ("ok" if ok else "not ok"))

@@ -40,6 +40,7 @@ block has the same lines, in the same order, with the same words as the
 boot's output once both are masked. The mask hides what legitimately
 varies between runs and builds: every number (decimal, hex, timings),
 spaces and table rules (columns and padding follow number widths), the
+Accessed and Dirty flags of a page-table walk's entries, the
 measured memory-type verdict of the environment header, and notes printed
 only when timing makes them true (VOLATILE_RES). So the check keeps the
 labs' commands and wording true to the code; the figures in a block are
@@ -211,7 +212,16 @@ def comparable(lines):
             if not any(r.search(l) for r in VOLATILE_RES)]
 
 
+# A page-table walk's entry line ("  L2 PD  [254] = ... P W U A"): the
+# Accessed and Dirty flags are set by the CPU when it uses the entry, so
+# whether they show depends on what ran before, not on the code.
+WALK_ENTRY_RE = re.compile(r"^\s+L[1-4] ")
+WALK_AD_RE = re.compile(r"(?<= )[AD](?= |$)")
+
+
 def mask(line):
+    if WALK_ENTRY_RE.match(line):
+        line = WALK_AD_RE.sub("", line)
     line = re.sub(r"\b(?=[0-9]*[a-f])[0-9a-f]{7,}(-dirty)?\b", "#",
                   line)  # git hashes, bare hex words
     line = re.sub(r"0x[0-9a-fA-F]+", "#", line)

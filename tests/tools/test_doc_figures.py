@@ -29,7 +29,8 @@ FILES = {
         'EXPERIMENT_PARAMS(copy, "copy",\n\t"copies", "001", 20,\n'
         "\tcopy_run, copy_params);\n",
     "experiments/cal.c": 'EXPERIMENT(cal, "cal", "x", "-", 0, cal_run);\n',
-    "tools/model.py": 'sub.add_parser("tracing")\nap.add_argument("--model")\n',
+    "tools/model.py": 'sub.add_parser("tracing")\n'
+                      'ap.add_argument("--model")\n',
     "tests/host/bench_pagecache.c": "int main(void) { return 0; }\n",
 }
 P = "[Provenance](README.md#figures-in-the-docs): commit `0123456789ab`; "

@@ -55,6 +55,15 @@ class LabsTest(unittest.TestCase):
         self.assertNotEqual(labs.mask("tsc: 2600 MHz"),
                             labs.mask("tsc: 2600 GHz"))
 
+    def test_walk_accessed_dirty_masked_other_flags_not(self):
+        a = "  L2 PD  [254] = 000000001fee9027 P W U A"
+        self.assertEqual(labs.mask(a), labs.mask(a[:-2]))
+        self.assertEqual(labs.mask("  L1 PT [ 1] = 1 P W S A D G NX"),
+                         labs.mask("  L1 PT [ 1] = 1 P W S G NX"))
+        self.assertNotEqual(labs.mask("  L1 PT [ 1] = 1 P W S G NX"),
+                            labs.mask("  L1 PT [ 1] = 1 P W S G"))
+        self.assertNotEqual(labs.mask("mode: A"), labs.mask("mode:"))
+
     def test_refresh_rewrites_figures(self):
         labs.rewrite(self.log)
         with open(self.lab) as f:
