@@ -37,6 +37,7 @@ reproduced as written:
 Python 3 standard library only.
 """
 
+import argparse
 import glob
 import os
 import re
@@ -299,13 +300,15 @@ def run_ktap(root):
 
 
 def main(argv):
-    ktap = "--ktap" in argv
-    args = [a for a in argv if a != "--ktap"]
-    root = args[0] if args else os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))
-    if ktap:
-        return run_ktap(root)
-    probs, count, notes = check(root)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ktap", action="store_true",
+                    help="the self-tests and the check, as KTAP")
+    ap.add_argument("root", nargs="?", default=os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
+    args = ap.parse_args(argv)
+    if args.ktap:
+        return run_ktap(args.root)
+    probs, count, notes = check(args.root)
     for line in notes + probs:
         print(line)
     print("%d provenance line(s), %d problem(s)" % (count, len(probs)))
