@@ -149,9 +149,8 @@ const struct cache_geometry *bench_env_model_caches(void)
 
 /*
  * The LLC size when CPUID describes no cache at all: assumed, the LLC
- * of the core2-2007 profile (cachemodel/profiles.txt), a size between
- * the small and the large LLCs of the seeds' machines. It only sizes
- * buffers; every line that uses it says "assumed".
+ * of the core2-2007 profile (cachemodel/profiles.txt). It only sizes
+ * buffers, and every line that prints it says "assumed".
  */
 #define LLC_ASSUMED_BYTES MiB(4)
 #define LLC_TEXT_MAX 64
