@@ -1,7 +1,8 @@
 /*
- * The kernel's address space: what vm_init() maps, and the two ways the
- * rest of the kernel changes memory types (phys_map for MMIO,
- * set_memory_type for RAM). See docs/mm.md for the layout:
+ * The kernel's address space on x86_64: what vm_init() maps, the two ways
+ * the rest of the kernel changes memory types (phys_map for MMIO,
+ * set_memory_type for RAM), and the layout facts portable mm/ code asks
+ * for through mm/vm.h. See docs/mm.md for the layout:
  *
  *   0xffff800000000000  direct map: RAM, ACPI data and small firmware
  *                       ranges, WB, RW, NX, global; MMIO on request
@@ -36,6 +37,27 @@ extern char boot_stack_guard[];
 bool vm_ready(void)
 {
 	return ready;
+}
+
+bool vm_direct_map_phys(const void *va, uint64_t *pa)
+{
+	uint64_t a = (uint64_t)va;
+
+	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+		return false;
+	*pa = a - DIRECT_MAP_BASE;
+	return true;
+}
+
+uint64_t vm_early_map_end(void)
+{
+	return EARLY_DIRECT_MAP_SIZE;
+}
+
+void vm_kernel_image_phys(uint64_t *start, uint64_t *end)
+{
+	*start = (uint64_t)__kernel_phys_start;
+	*end = (uint64_t)__kernel_phys_end;
 }
 
 static bool direct_map_wanted(const struct fwmap_entry *e)
