@@ -8,7 +8,8 @@ machine. Four checks, over every folder of the tree:
    assembly files is resolved the way the compiler does (the including
    file's directory, then the include path of INCLUDE_PATH: the root,
    which is -I., and the architecture's asm/ headers) and checked
-   against the layer of the including file (ALLOWED).
+   against the layer of the including file (ALLOWED); so is a <...>
+   include that the include path finds in the tree.
 2. Imports. Every `import X` / `from X import` of the Python files
    (tools/, tests/) that names a module of the tree is checked the same
    way (PY_ALLOWED).
@@ -26,8 +27,8 @@ prints
 
     FILE:LINE: includes TARGET: LAYER may not include TARGET_LAYER
 
-and the exit status is 1. Includes of system headers (<...>) and imports
-of modules outside the tree are not the rule's business.
+and the exit status is 1. Includes of system headers and imports of
+modules outside the tree are not the rule's business.
 
     python3 tools/check_layers.py [ROOT]        check the tree (default .)
     python3 tools/check_layers.py --ktap [ROOT] self-test, then the tree,
@@ -105,7 +106,7 @@ INTERFACES = {
     "mm/cachemodel.h": (None, None, {"arch/x86_64"}),
 }
 
-INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+"([^"]+)"')
+INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
 IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)"
                        r"|from\s+([\w.]+)\s+import\b)")
 # A function defined at file scope (Linux style: the body's brace on a
@@ -204,10 +205,14 @@ def include_edges(root):
     for src in sources(root):
         for n, text in enumerate(_lines(root, src), 1):
             m = INCLUDE_RE.match(text)
-            if m:
-                target = resolve(root, src, m.group(1))
-                if target is not None:
-                    edges.append((src, n, target))
+            if not m:
+                continue
+            # <name> skips the file's own folder; it is a file of the
+            # tree only when the include path finds it there.
+            target = (resolve(root, src, m.group(1)) if m.group(1) else
+                      resolve(root, "", m.group(2)))
+            if target is not None:
+                edges.append((src, n, target))
     return edges
 
 

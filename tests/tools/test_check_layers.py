@@ -86,7 +86,8 @@ class LayerCheck(unittest.TestCase):
         self.write("cachemodel/doorbell.h", '#include "lib/compiler.h"\n')
         self.write("cachemodel/plugin.c", '#include "cachemodel/model.h"\n'
                    '#include "cachemodel/doorbell.h"\n'
-                   '#include "lib/compiler.h"\n#include <stdint.h>\n')
+                   '#include "lib/compiler.h"\n#include <stdint.h>\n'
+                   '#include <lib/compiler.h>\n')
         # The doorbell is shared: the kernel's layers may include it.
         self.write("arch/x86_64/model_doorbell.c",
                    '#include "cachemodel/doorbell.h"\n')
@@ -94,6 +95,7 @@ class LayerCheck(unittest.TestCase):
         self.assertEqual(sorted(self.found()), [
             ("cachemodel/doorbell.h", 1, "lib/compiler.h"),
             ("cachemodel/plugin.c", 3, "lib/compiler.h"),
+            ("cachemodel/plugin.c", 5, "lib/compiler.h"),
         ])
 
     def test_every_folder_has_a_layer(self):
