@@ -124,7 +124,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fstack-clash-protection \
 	-mno-mmx -mno-sse -mno-sse2 -mno-80387 -fno-asynchronous-unwind-tables \
-	-fno-builtin -I. -MMD -MP \
+	-fno-builtin -I. -Iarch/x86_64/include -MMD -MP \
 	-DKERNEL
 # Files named *_simd.c may use SSE2 (the copy experiments); the code that
 # calls them must have enabled the FPU/SSE state first (arch/x86_64/fpu.c).

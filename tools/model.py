@@ -603,8 +603,7 @@ def main(argv=None):
             else:
                 print("identical: %d lines" % len(a))
         else:
-            sys.path.insert(0, "tools")
-            import results as results_mod
+            import result_log as results_mod
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))
