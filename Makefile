@@ -16,6 +16,8 @@
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
 #            JOBS= (parallel boots and host tests of make test)
+#            ACCEL=tcg|kvm (run, run-uefi, debug, bench; default: KVM with
+#            -cpu host when /dev/kvm is usable, else TCG; make test: TCG)
 
 BUILD        ?= build
 SMP          ?= 2
@@ -247,9 +249,11 @@ model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 # tools/qemu.py builds every QEMU command line and turns QEMU's exit code
 # back into the kernel's status (make fails on a status other than 0).
 # PLUGINS: space-separated FILE[,name=value...] TCG plugins.
+# ACCEL: tcg or kvm; empty lets the launcher choose (docs/real-hardware.md).
+ACCEL ?=
 QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
 	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p)) \
-	$(MODEL_PLUGIN)
+	$(MODEL_PLUGIN) $(if $(ACCEL),--accel $(ACCEL))
 GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
