@@ -58,8 +58,13 @@ SIZE_UNITS = ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"),
 # least this many times its smallest: at a ratio of 10 on a linear axis
 # the cheapest line sits in the bottom tenth, indistinguishable from 0.
 LOG_Y_RATIO = 10.0
-# Log-axis tick labels: the mantissa and an SI prefix (2k, 300k, 1M).
+# Entries per row of a line chart's key (below the plot): three names of
+# up to ~20 characters with their samples fit the chart's width.
+KEY_COLUMNS = 3
+# Log-axis tick labels: the mantissa and an SI prefix (2k, 300k, 1M); an
+# axis that reaches below 1 prints plain numbers instead (0.1, not 100m).
 LOG_Y_FORMAT = "%.0s%c"
+LOG_Y_FORMAT_SMALL = "%g"
 
 # CPUID hypervisor vendor strings (docs/output.md: the @@ENV field).
 HYPERVISOR_NAMES = {"TCGTCGTCGTCG": "QEMU TCG", "KVMKVMKVM": "KVM",
@@ -177,7 +182,7 @@ def what_line(rows, envs, modelled=None):
     if any(not r["caches_modelled"] for r in rows):
         text += ": " + TCG_NOTE
         if where == "QEMU TCG":
-            text += ", timings are not hardware's"
+            text += "; times are the emulator's, not hardware's"
     return text
 
 
@@ -195,8 +200,10 @@ def log_floor(values):
 
 def log_y_settings(axis="y", floor=None):
     """A base-10 log axis; floor: its bottom (bars grow from there)."""
+    small = floor is not None and floor < 1
     out = ["set logscale %s 10" % axis,
-           "set format %s %s" % (axis, gp_str(LOG_Y_FORMAT)),
+           "set format %s %s" % (axis, gp_str(LOG_Y_FORMAT_SMALL if small
+                                              else LOG_Y_FORMAT)),
            "set m%stics 10" % axis]
     if floor is not None:
         out.append("set %srange [%r:*]" % (axis, floor))
@@ -420,8 +427,9 @@ def line_chart(res, experiment, metric, x_key, base, title=None,
         "set ylabel %s" % gp_str(unit + (" (log scale)" if log_y else "")),
     ] + (log_y_settings() if log_y else ["set yrange [0:*]"]) + [
         "set grid",
-        # below the plot, so that no line runs under it
-        "set key below",
+        # below the plot, so that no line runs under it; three entries
+        # a row leave room for the longest variant names
+        "set key below horizontal maxcols %d" % KEY_COLUMNS,
         # keep the end points off the frame
         "set offsets graph 0.03, graph 0.03, 0, 0",
     ]

@@ -202,6 +202,20 @@ class Scripts(unittest.TestCase):
         self.assertIn('"WB" 10.0 10.0 10.0', modelled)
         self.assertIn("set logscale y 10", modelled)
         self.assertIn("set yrange [1.0:*]", modelled)
+        self.assertIn('set format y "%.0s%c"', modelled)
+
+    def test_counts_from_one_print_plain_numbers(self):
+        # 56 IPIs against 1: the axis starts at 0.1, printed as such.
+        rows = [row("naive", None, 56.0, spread=0),
+                row("batched", None, 1.0, spread=0)]
+        for r in rows:
+            del r["size"]
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "ipis")
+            plot.bar_chart(rows, "copy", "copy", base, envs=[TCG_ENV])
+            gp = self.script(base)
+        self.assertIn("set yrange [0.1:*]", gp)
+        self.assertIn('set format y "%g"', gp)
 
 
 if __name__ == "__main__":
