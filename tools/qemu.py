@@ -26,9 +26,11 @@ Command line (the Makefile's use; see --help):
           [--gdb PORT] [--paused] [--vars PATH] [--plugin FILE[,K=V...]]...
           [--plugin-log PATH] [--timeout S] [--accel auto|tcg|kvm]
           [--raw-exit] [--dry-run] IMAGE [-- QEMU-ARGS...]
-It prints one line naming the accelerator on stderr and exits with the kernel's status; when it is not 0 it prints `kernel
-exited with status N` on stderr. Without a status it says why and exits
-with 125 (124 when the time limit ran out).
+It prints one line naming the accelerator on stderr and exits with the
+kernel's status; when it is not 0 it prints `kernel exited with status N`
+on stderr. Without a status it says why and exits with 125 (124 when the
+time limit ran out); with 2 for a setting it cannot run (ACCEL=kvm where
+KVM is not usable).
 
 Python 3 standard library only.
 """
