@@ -173,11 +173,10 @@ def platform(envs, rows):
 def what_line(rows, envs, modelled=None):
     """The title's second line: what the figures are. modelled is the
     cache-model profile when the chart shows the model's figures."""
+    where = platform(envs, rows)
     if modelled:
-        where = platform(envs, rows)
         return "MODELLED by the cache model, profile %s%s" % (
             modelled, " (guest run on %s)" % where if where else "")
-    where = platform(envs, rows)
     text = "measured" + (" on " + where if where else "")
     if any(not r["caches_modelled"] for r in rows):
         text += ": " + TCG_NOTE
