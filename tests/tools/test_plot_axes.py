@@ -31,11 +31,14 @@ METAL_ENV = {"hypervisor": "none", "cpu_model": "Intel Core2 Duo E8400"}
 
 
 def row(variant, size, median, spread=0.1, env=0, caches=False, **extra):
-    """A result row as results.py makes it (SYNTHETIC numbers)."""
+    """A result row as results.py makes it (SYNTHETIC numbers); size None:
+    a figure without a size."""
     r = {"experiment": "copy", "variant": variant, "metric": "copy",
          "unit": "cycles/KiB", "median": median,
          "min": median * (1 - spread), "max": median * (1 + spread),
-         "size": size, "env": env, "caches_modelled": caches}
+         "env": env, "caches_modelled": caches}
+    if size is not None:
+        r["size"] = size
     r.update(extra)
     return r
 
@@ -156,6 +159,13 @@ class Scripts(unittest.TestCase):
         with open(base + ".gp") as f:
             return f.read()
 
+    def bar_script(self, rows):
+        """The gnuplot script of rows' bar chart."""
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "bar")
+            plot.bar_chart(rows, "copy", "copy", base, envs=[TCG_ENV])
+            return self.script(base)
+
     def test_copy_sweep(self):
         rows = []
         for size in (64, 4096, 262144, 4194304):
@@ -174,23 +184,14 @@ class Scripts(unittest.TestCase):
         self.assertNotIn("e+0", gp.split("EOD")[-1])
 
     def test_even_costs_stay_linear_from_zero(self):
-        rows = [row(v, None, 41.0) for v in ("WB", "WC", "UC")]
-        for r in rows:
-            del r["size"]
-        with tempfile.TemporaryDirectory() as tmp:
-            base = os.path.join(tmp, "bar")
-            plot.bar_chart(rows, "copy", "copy", base, envs=[TCG_ENV])
-            gp = self.script(base)
+        gp = self.bar_script([row(v, None, 41.0) for v in ("WB", "WC", "UC")])
         self.assertNotIn("logscale y", gp)
         self.assertIn("set yrange [0:*]", gp)
 
     def test_auto_adds_a_modelled_chart(self):
-        rows = []
-        for v, c in (("WB", 10.0), ("WC", 40.0), ("UC", 300.0)):
-            r = row(v, None, 41.0, model={"profile": "p",
+        rows = [row(v, None, 41.0, model={"profile": "p",
                                           "cycles_per_iter": c})
-            del r["size"]
-            rows.append(r)
+                for v, c in (("WB", 10.0), ("WC", 40.0), ("UC", 300.0))]
         with tempfile.TemporaryDirectory() as tmp:
             charts = plot.auto_charts(rows, tmp, envs=[TCG_ENV])
             self.assertEqual([m for _, m, _ in charts],
@@ -198,22 +199,16 @@ class Scripts(unittest.TestCase):
             measured = self.script(os.path.join(tmp, "copy_copy"))
             modelled = self.script(os.path.join(tmp, "copy_copy_modelled"))
         self.assertNotIn("MODELLED", measured)
-        self.assertIn("MODELLED by the cache model, profile p", modelled)
-        self.assertIn('"WB" 10.0 10.0 10.0', modelled)
-        self.assertIn("set logscale y 10", modelled)
-        self.assertIn("set yrange [1.0:*]", modelled)
-        self.assertIn('set format y "%.0s%c"', modelled)
+        for line in ("MODELLED by the cache model, profile p",
+                     '"WB" 10.0 10.0 10.0',      # the model's figure
+                     "set logscale y 10", "set yrange [1.0:*]",
+                     'set format y "%.0s%c"'):
+            self.assertIn(line, modelled)
 
     def test_counts_from_one_print_plain_numbers(self):
         # 56 IPIs against 1: the axis starts at 0.1, printed as such.
-        rows = [row("naive", None, 56.0, spread=0),
-                row("batched", None, 1.0, spread=0)]
-        for r in rows:
-            del r["size"]
-        with tempfile.TemporaryDirectory() as tmp:
-            base = os.path.join(tmp, "ipis")
-            plot.bar_chart(rows, "copy", "copy", base, envs=[TCG_ENV])
-            gp = self.script(base)
+        gp = self.bar_script([row("naive", None, 56.0, spread=0),
+                              row("batched", None, 1.0, spread=0)])
         self.assertIn("set yrange [0.1:*]", gp)
         self.assertIn('set format y "%g"', gp)
 
