@@ -10,12 +10,15 @@
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #   make labs       regenerate the quoted output of docs/labs/ (one boot)
+#   make diagrams   draw docs/diagrams/*.svg from their Graphviz sources
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
 #            JOBS= (parallel boots and host tests of make test)
+#            ACCEL=tcg|kvm (run, run-uefi, debug, bench; default: KVM with
+#            -cpu host when /dev/kvm is usable, else TCG; make test: TCG)
 
 BUILD        ?= build
 SMP          ?= 2
@@ -247,9 +250,11 @@ model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 # tools/qemu.py builds every QEMU command line and turns QEMU's exit code
 # back into the kernel's status (make fails on a status other than 0).
 # PLUGINS: space-separated FILE[,name=value...] TCG plugins.
+# ACCEL: tcg or kvm; empty lets the launcher choose (docs/real-hardware.md).
+ACCEL ?=
 QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
 	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p)) \
-	$(MODEL_PLUGIN)
+	$(MODEL_PLUGIN) $(if $(ACCEL),--accel $(ACCEL))
 GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
@@ -281,6 +286,22 @@ bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
 		$(if $(and $(MODEL),$(wildcard $(BUILD)/cost/cost.json)),--cost $(BUILD)/cost/cost.json)
 	@echo "bench: report in $(BUILD)/results/report.md"
+
+# --------------------------------------------------------------------------
+# Diagrams: Graphviz sources in docs/diagrams/*.dot, each drawn as an SVG
+# beside it. The SVGs are committed, because the docs link them and must
+# read without a build; `make diagrams` redraws those older than their
+# source (tests/tools/test_diagrams.py checks that none is stale).
+# --------------------------------------------------------------------------
+DIAGRAM_DEPS := dot:graphviz:drawing-the-diagrams-of-docs/diagrams
+DIAGRAM_SVGS := $(patsubst %.dot,%.svg,$(wildcard docs/diagrams/*.dot))
+.PHONY: diagrams deps-diagrams
+deps-diagrams:
+	$(call install_missing,$(DIAGRAM_DEPS))
+docs/diagrams/%.svg: docs/diagrams/%.dot | deps-diagrams
+	@echo "  DOT     $@"
+	$(Q)dot -Tsvg $< -o $@.tmp && mv $@.tmp $@
+diagrams: $(DIAGRAM_SVGS)
 
 .PHONY: bench-host
 # ns per trace event on this host, ours beside LTTng-UST (tools/bench_host.sh).

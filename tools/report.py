@@ -499,7 +499,8 @@ def main(argv=None):
     if not args.no_charts:
         chart_dir = args.charts or os.path.join(report_dir, "charts")
         try:
-            charts = plot.auto_charts(data["results"], chart_dir)
+            charts = plot.auto_charts(data["results"], chart_dir,
+                                      envs=data["envs"])
         except plot.GnuplotMissing:
             chart_note = "Charts skipped: gnuplot is not installed."
             print("report: gnuplot not found; charts skipped",

@@ -53,6 +53,8 @@ SELFTEST = os.path.join("tests", "runner", "test_testrun.py")
 HOST_TESTS = os.path.join(BUILD, "host", "test_*")
 QEMU_TESTS = os.path.join("tests", "runner", "test_qemu.py")
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
+PLOT_AXES_TESTS = os.path.join("tests", "tools", "test_plot_axes.py")
+DIAGRAM_TESTS = os.path.join("tests", "tools", "test_diagrams.py")
 RESULTS_TOOL = os.path.join("tools", "results.py")
 TRACE_TOOL = os.path.join("tools", "trace_extract.py")
 SPIN_CHECK = os.path.join("tools", "spin_check.sh")
@@ -161,6 +163,9 @@ PYTHON_TESTS = [
     ("runner: qemu launcher tests", [QEMU_TESTS]),
     ("tools: results/plot/report tests", ["-m", "unittest", "-q",
                                           TOOLS_TESTS]),
+    ("tools: chart axes and titles, diagrams", ["-m", "unittest", "-q",
+                                                PLOT_AXES_TESTS,
+                                                DIAGRAM_TESTS]),
 ]
 
 # Promela models checked with spin, one TAP line each: (model, defines);
