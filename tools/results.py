@@ -265,7 +265,8 @@ def merge_model(results, path):
     profile, hello, summary = model.info(objs)
     skipped = model.attribute(results, objs)
     return {"profile": profile, "hello": hello, "file": path,
-            "summary": summary, "unattributed": skipped}
+            "summary": summary, "unattributed": skipped,
+            "problems": model.doorbell_problems(objs)}
 
 
 # Extra CSV columns when the cache model's figures were merged (--model).
@@ -334,6 +335,9 @@ def main(argv=None):
         if not model_info["hello"]:
             print("results: %s: the kernel never said hello to the model"
                   % args.model, file=sys.stderr)
+        for p in model_info["problems"]:
+            print("results: %s: WARNING: %s" % (args.model, p),
+                  file=sys.stderr)
         for exp, why in model_info["unattributed"].items():
             print("results: model figures for %s left out: %s" % (exp, why),
                   file=sys.stderr)
