@@ -336,8 +336,10 @@ $(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.p
 check-layers:
 	$(Q)python3 tools/check_layers.py
 
+# test_psf reads the font the kernel embeds (build/font.psf): without it
+# its test of the real font would only report a skip.
 .PHONY: host-tests
-host-tests: $(HOST_TESTS)
+host-tests: $(HOST_TESTS) $(BUILD)/font.psf
 
 # The ia64 purge reference code (arch/ia64/purge.S) is assembled and its
 # disassembly checked as one more host test; only that needs GNU binutils
