@@ -770,6 +770,98 @@ class ModelTest(unittest.TestCase):
             self.assertIn("3 doorbell error(s)", text)
         self.assertEqual(report.model_warnings(
             {"profile": "tiny", "problems": []}), [])
+def grub_words(line):
+    """The words GRUB makes of a grub.cfg command line, by the quoting
+    rules of GRUB's manual (Shell-like scripting: Quoting): in single
+    quotes every character is literal; outside, a backslash takes the
+    next character literally and blanks separate words. Only what
+    tools/mkiso.sh writes: no double quotes, no $ outside quotes."""
+    words, cur, i, inword = [], [], 0, False
+    while i < len(line):
+        c = line[i]
+        if c == "'":
+            j = line.index("'", i + 1)
+            cur.append(line[i + 1:j])
+            i, inword = j + 1, True
+            continue
+        if c == "\\":
+            cur.append(line[i + 1])
+            i, inword = i + 2, True
+            continue
+        if c in " \t":
+            if inword:
+                words.append("".join(cur))
+            cur, inword = [], False
+        else:
+            assert c not in "\"$;|&<>{}", "unquoted %r in %r" % (c, line)
+            cur.append(c)
+            inword = True
+        i += 1
+    if inword:
+        words.append("".join(cur))
+    return words
+
+
+class KcmdlineQuotingTest(unittest.TestCase):
+    """KCMDLINE through make and sh (the Makefile's recipe, run by sh
+    with mkiso.sh replaced by a printf) and through GRUB's quoting (the
+    grub.cfg of mkiso.sh --cfg, read by GRUB's rules). The kernel's part,
+    and GRUB's own reading, are the cmdline-quoting boot."""
+
+    NASTY = ['run=none note="a;b|c"', "it's=1 d=$HOME e=$(echo x) f=`id`",
+             "b=back\\slash x=\\x41  two", "h=#c p=% s=* t='' u=\\'",
+             "run=default"]
+
+    def make_arg(self, kcmdline):
+        """The command line mkiso.sh gets from make iso KCMDLINE=..."""
+        r = subprocess.run(["make", "-n", "--no-print-directory", "iso",
+                            "KCMDLINE=" + kcmdline, "ICOUNT=", "MODEL="],
+                           cwd=ROOT, capture_output=True, text=True,
+                           timeout=60)
+        lines = [l for l in r.stdout.split("\n") if "tools/mkiso.sh" in l]
+        self.assertEqual(len(lines), 1, r.stdout + r.stderr)
+        # sh runs the recipe line; a function stands in for "sh
+        # tools/mkiso.sh KERNEL ISO CMDLINE TIMEOUT" and prints CMDLINE.
+        r = subprocess.run(["sh", "-c", 'sh() { printf "%s" "$4"; }\n' +
+                            lines[0]], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def grub_line(self, kcmdline):
+        """The kernel's words in mkiso.sh's grub.cfg, joined as GRUB
+        joins them."""
+        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
+                            "--cfg", kcmdline], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entry = [l.strip() for l in r.stdout.split("\n")
+                 if l.strip().startswith("multiboot2 ")][0]
+        words = grub_words(entry)
+        self.assertEqual(words[:2], ["multiboot2", "/boot/kernel.elf"])
+        title = [l for l in r.stdout.split("\n")
+                 if l.startswith("menuentry ")][0]
+        self.assertEqual(grub_words(title[:-2]),
+                         ["menuentry", "kernel: run the experiments (%s)"
+                          % kcmdline])
+        return " ".join(words[2:])
+
+    def test_make_and_sh_pass_it_as_typed(self):
+        for k in self.NASTY:
+            self.assertEqual(self.make_arg(k), k)
+
+    def test_grub_cfg_quotes_every_word(self):
+        for k in self.NASTY + ["", "a", "  lead", "trail "]:
+            self.assertEqual(self.grub_line(k), k)
+
+    def test_control_characters_refused(self):
+        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
+                            "--cfg", "a\nb"], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("control character", r.stderr)
+
+
 class ScreenTest(unittest.TestCase):
     """tools/screen.py reads text back from a picture of glyphs."""
 
