@@ -47,6 +47,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,8 @@ static const char *const db_error_names[DB_NERRORS] = {
 	[DBE_OPEN_AT_EXIT] = "open_at_exit",
 };
 #define DB_ERRORS_SHOWN 8
+/* A DIGIT shifts the accumulator left: its top byte must still be 0. */
+#define DB_ACC_TOP_SHIFT (sizeof(uint64_t) * CHAR_BIT - DB_DIGIT_BITS)
 static uint64_t db_errors[DB_NERRORS];
 /* The last label any CPU set: an experiment names itself on one CPU and
  * runs its repetitions on several. */
@@ -485,7 +488,7 @@ static void doorbell(unsigned cpu, uint64_t off, unsigned size)
 		/* Which byte would be the symbol? None: refused. */
 		db_error(DBE_WIDTH, cpu, off);
 	} else if (off < DB_PUSH) {
-		if (v->acc >> (64 - DB_DIGIT_BITS))
+		if (v->acc >> DB_ACC_TOP_SHIFT)
 			db_error(DBE_LONG_NUMBER, cpu, off);
 		v->acc = v->acc << DB_DIGIT_BITS | byte;
 		v->digits = true;
