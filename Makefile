@@ -189,9 +189,16 @@ $(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
 	$(Q)cmp -s $(BUILD)/ksyms2.S $(BUILD)/ksyms3.S || { echo "embedded symbol table did not converge" >&2; exit 1; }
 	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "$@ is not multiboot2" >&2; exit 1; }
 
+# $(call shell_quote,TEXT): TEXT as one single-quoted word of sh, so a
+# command line's quotes, semicolons and pipes reach mkiso.sh (and GRUB,
+# and the kernel) as typed, never the shell as commands. The kernel
+# command lines are taken with $(value ...): a $ in them stays a $.
+shell_quote = '$(subst ','\'',$(1))'
+KCMDLINE_FULL = $(value KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)
+
 ISO := $(BUILD)/kernel.iso
 $(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" $(GRUB_TIMEOUT)
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ $(call shell_quote,$(KCMDLINE_FULL)) $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso
@@ -242,7 +249,7 @@ model-check: $(MODEL_SO)
 .PHONY: model-cost
 model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
-	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline "$(KCMDLINE)"
+	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
 
 # --------------------------------------------------------------------------
 # Running
@@ -277,7 +284,7 @@ BENCH_TIMEOUT ?= 3600
 bench: MODEL_OUT = $(BUILD)/results/model.jsonl
 bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	@mkdir -p $(BUILD)/results
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" 0
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso $(call shell_quote,$(value BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)) 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
 		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso $(TCG_QEMU)
@@ -367,8 +374,10 @@ $(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc
 check-layers:
 	$(Q)python3 tools/check_layers.py
 
+# test_psf reads the font the kernel embeds (build/font.psf): without it
+# its test of the real font would only report a skip.
 .PHONY: host-tests
-host-tests: $(HOST_TESTS)
+host-tests: $(HOST_TESTS) $(BUILD)/font.psf
 
 # The ia64 purge reference code (arch/ia64/purge.S) is assembled and its
 # disassembly checked as one more host test; only that needs GNU binutils

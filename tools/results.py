@@ -16,7 +16,9 @@ line is reported as LOG:LINE: message on stderr and the exit status is 1.
 --model merges the cache-model plugin's file (tools/model.py): each
 figure whose repetitions the model saw gets a "model" object (modelled
 cycles per iteration and friends, profile named), and the JSON a "model"
-section saying which profile ran and whether the kernel said hello;
+section saying which profile ran, whether the kernel said hello and
+the run's "problems" (doorbell errors, no summary line: printed as
+warnings here, put at the top of tools/report.py's report);
 the CSV then gains model_profile, model_cycles_per_iter and
 model_llc_misses_per_iter columns. Experiments that time themselves
 (copy, tbench, kbuild, pagecache_splice) label their regions by figure
@@ -75,7 +77,8 @@ def merge_model(results, path):
     profile, hello, summary = model.info(objs)
     skipped = model.attribute(results, objs)
     return {"profile": profile, "hello": hello, "file": path,
-            "summary": summary, "unattributed": skipped}
+            "summary": summary, "unattributed": skipped,
+            "problems": model.doorbell_problems(objs)}
 
 
 # Extra CSV columns when the cache model's figures were merged (--model).
@@ -143,6 +146,9 @@ def main(argv=None):
         if not model_info["hello"]:
             print("results: %s: the kernel never said hello to the model"
                   % args.model, file=sys.stderr)
+        for p in model_info["problems"]:
+            print("results: %s: WARNING: %s" % (args.model, p),
+                  file=sys.stderr)
         for exp, why in model_info["unattributed"].items():
             print("results: model figures for %s left out: %s" % (exp, why),
                   file=sys.stderr)
