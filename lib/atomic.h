@@ -250,7 +250,7 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
  * acquire load already orders the later loads in C11).
  */
 #if defined(__x86_64__) && !defined(HOST_BUILD)
-#define rmb_wc() __asm__ volatile("lfence" ::: "memory")
+#define rmb_wc() arch_rmb_wc()
 #else
 #define rmb_wc() barrier()
 #endif
