@@ -16,8 +16,10 @@ copy of the kernel source with each region's lines taken from the
 student's file (under #line directives, so compiler and sanitizer
 messages name the student's file and line), builds the lab's host test
 program with that copy in place of the kernel's file (make grade-build:
-the flags and sanitizers of make test), runs it and scores each check:
-a check is one KTAP test case, worth its points when it reports ok.
+the flags and sanitizers of make test) and scores each check: a check is
+one KTAP test of that program, run alone in a process of its own (the
+program's argument "suite.test"), worth its points when it reports ok.
+A crash or a hang costs that check only.
 
   grade.py LAB              grade labs/LAB/'s file (make grade LAB=...)
   grade.py --file F LAB     grade file F instead

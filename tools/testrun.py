@@ -161,6 +161,9 @@ PYTHON_TESTS = [
     ("runner: qemu launcher tests", [QEMU_TESTS]),
     ("tools: results/plot/report tests", ["-m", "unittest", "-q",
                                           TOOLS_TESTS]),
+    ("tools: grade.py tests", ["-m", "unittest", "-q",
+                               os.path.join("tests", "tools",
+                                            "test_grade.py")]),
 ]
 
 # Promela models checked with spin, one TAP line each: (model, defines);

@@ -36,9 +36,9 @@
  * - Remember the range as the last one (g->last_as, g->last_va,
  *   g->last_npages): an early flush gathers it again (invariant 2).
  * - A kernel-half change (as is &kernel_space or va >= VM_USER_END) sets
- *   g->kernel; a user change calls tlb_space_changed(as, g->cpus), which
- *   must happen now, at the change, not at the flush (why? think of a CPU
- *   that loads as in between).
+ *   g->kernel; a user change calls tlb_space_changed(as, g->cpus) (the
+ *   rule of mm/tlb.h: every page-table change bumps the generation, then
+ *   collects the CPUs to flush).
  * - The first range of a gather sets g->as, g->start, g->end; later ones
  *   widen [start, end) to the union, and one in another space sets
  *   g->several. Then g->pending.
