@@ -360,11 +360,20 @@ grade:
 
 # tools/grade.py's compiler: host test program GRADE_PROG built like the
 # one of make test, with GRADE_FILE in place of the source GRADE_REPLACES,
-# into GRADE_OUT. A skeleton leaves the helpers it will call unused.
-grade-build:
+# into GRADE_OUT. The other sources' objects are kept in GRADE_OBJDIR
+# (one per lab: the gradings of a lab share them, parallel labs do not).
+# A skeleton leaves the helpers it will call unused.
+ifneq ($(GRADE_PROG),)
+GRADE_SAN  := $(call host_san,$(GRADE_PROG))
+GRADE_OBJS := $(patsubst %.c,$(GRADE_OBJDIR)/%.o,$(filter-out $(GRADE_REPLACES),$(call host_srcs,$(GRADE_PROG))))
+$(GRADE_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(GRADE_SAN) -MMD -MP -c $< -o $@
+grade-build: $(GRADE_OBJS)
 	@mkdir -p $(dir $(GRADE_OUT))
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Wno-unused-function $(call host_san,$(GRADE_PROG)) -o $(GRADE_OUT) \
-		$(patsubst $(GRADE_REPLACES),$(GRADE_FILE),$(call host_srcs,$(GRADE_PROG)))
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Wno-unused-function $(GRADE_SAN) -o $(GRADE_OUT) $(GRADE_FILE) $(GRADE_OBJS)
+-include $(GRADE_OBJS:.o=.d)
+endif
 
 HOST_TESTS += $(patsubst %,$(BUILD)/host/test_grade_%,$(GRADE_LABS))
 $(BUILD)/host/test_grade_%: tools/grade.py
