@@ -48,88 +48,85 @@ RUN_TIMEOUT_S = 60    # one test program; a student's loop must not hang us
 BUILD_TIMEOUT_S = 300
 DIAG_LINES = 8        # a failed check's "# ..." lines shown, at most
 
-# Each lab: the kernel source it replaces regions of, the test program
-# (tests/host/<program>.c) and its suite, the lab's page, and the checks
-# as (KTAP test name, points). A check is a test that exercises the
-# lab's code: the selftest proves the skeleton fails each one.
+# Each lab: the kernel source it replaces regions of, the test programs
+# (tests/host/<program>.c) by the suite they hold, the lab's page, and
+# the checks as ("suite.test", points). A check is a test that exercises
+# the lab's code: the selftest proves the skeleton fails each one.
 LABS = {
     "buddy": {
         "source": "mm/buddy.c",
-        "program": "test_buddy",
-        "suite": "buddy",
+        "programs": {"buddy": "test_buddy"},
         "doc": "docs/labs/12-allocators.md",
         "title": "the buddy allocator's split and merge",
         "checks": [
-            ("split_and_merge_counters", 10),
-            ("exhaust_then_free_all", 5),
-            ("exhaust_order0", 5),
-            ("double_free_after_merge", 5),
-            ("random_ops_shadow", 10),
-            ("small_max_order_stress", 10),
+            ("buddy.split_and_merge_counters", 10),
+            ("buddy.exhaust_then_free_all", 5),
+            ("buddy.exhaust_order0", 5),
+            ("buddy.double_free_after_merge", 5),
+            ("buddy.random_ops_shadow", 10),
+            ("buddy.small_max_order_stress", 10),
         ],
     },
     "kmalloc": {
         "source": "mm/kmalloc.c",
-        "program": "test_kmalloc",
-        "suite": "kmalloc",
+        "programs": {"kmalloc": "test_kmalloc"},
         "doc": "docs/labs/12-allocators.md",
         "title": "kmalloc's free path: an object back to its slab",
         "checks": [
-            ("full_slabs_distinct_objects", 5),
-            ("fill_and_check_many", 5),
-            ("bad_frees_panic", 5),
-            ("use_after_free_caught", 5),
-            ("random_against_shadow", 10),
-            ("percpu_drain_returns_every_page", 10),
+            ("kmalloc.full_slabs_distinct_objects", 5),
+            ("kmalloc.fill_and_check_many", 5),
+            ("kmalloc.bad_frees_panic", 5),
+            ("kmalloc.use_after_free_caught", 5),
+            ("kmalloc.random_against_shadow", 10),
+            ("kmalloc.percpu_drain_returns_every_page", 10),
         ],
     },
     "fwmap": {
         "source": "mm/fwmap.c",
-        "program": "test_fwmap",
-        "suite": "fwmap",
+        "programs": {"fwmap": "test_fwmap"},
         "doc": "docs/labs/12-allocators.md",
         "title": "the firmware map's overlap rule",
         "checks": [
-            ("reserved_inside_available", 5),
-            ("available_over_reserved", 5),
-            ("partial_overlaps_and_ranks", 5),
-            ("unsorted_input", 5),
-            ("adjacent_merge_and_duplicates", 5),
-            ("output_overflow_split_is_safe", 5),
-            ("reserve_carving", 5),
-            ("fuzz_against_model", 10),
+            ("fwmap.reserved_inside_available", 5),
+            ("fwmap.available_over_reserved", 5),
+            ("fwmap.partial_overlaps_and_ranks", 5),
+            ("fwmap.unsorted_input", 5),
+            ("fwmap.adjacent_merge_and_duplicates", 5),
+            ("fwmap.output_overflow_split_is_safe", 5),
+            ("fwmap.reserve_carving", 5),
+            ("fwmap.fuzz_against_model", 10),
         ],
     },
     "radix_gang": {
         "source": "mm/radix_tree.c",
-        "program": "test_radix_tree",
-        "suite": "radix_tree",
+        "programs": {"radix_tree": "test_radix_tree",
+                     "filemap_threads": "test_filemap_threads"},
         "doc": "docs/labs/08-page-cache.md",
         "title": "the radix tree's RCU gang lookup",
         "checks": [
-            ("dense_shift3", 5),
-            ("sparse_shift3", 5),
-            ("random_shift3", 10),
-            ("dense_shift6", 5),
-            ("sparse_shift6", 5),
-            ("random_shift6", 10),
+            ("radix_tree.dense_shift3", 5),
+            ("radix_tree.sparse_shift3", 5),
+            ("radix_tree.random_shift3", 10),
+            ("radix_tree.dense_shift6", 5),
+            ("radix_tree.sparse_shift6", 5),
+            ("radix_tree.random_shift6", 10),
+            ("filemap_threads.lockless_gang", 10),
         ],
     },
     "tlb_gather": {
         "source": "mm/tlb_gather.c",
-        "program": "test_tlb_gather",
-        "suite": "tlb_gather",
+        "programs": {"tlb_gather": "test_tlb_gather"},
         "doc": "docs/labs/09-tlb-shootdowns.md",
         "title": "batching shootdowns in the TLB gather",
         "checks": [
-            ("frees_only_after_the_flush", 5),
-            ("drops_page_references_only_after_the_flush", 5),
-            ("one_space_flushes_the_union", 5),
-            ("several_spaces_or_a_table_flush_everything", 5),
-            ("kernel_half_goes_to_every_cpu", 5),
-            ("full_array_flushes_early_and_loses_nothing", 5),
-            ("table_after_an_early_flush_is_still_flushed_first", 5),
-            ("chained_pages_never_flush_early", 5),
+            ("tlb_gather.frees_only_after_the_flush", 5),
+            ("tlb_gather.drops_page_references_only_after_the_flush", 5),
+            ("tlb_gather.one_space_flushes_the_union", 5),
+            ("tlb_gather.several_spaces_or_a_table_flush_everything", 5),
+            ("tlb_gather.kernel_half_goes_to_every_cpu", 5),
+            ("tlb_gather.full_array_flushes_early_and_loses_nothing", 5),
+            ("tlb_gather.table_after_an_early_flush_is_still_flushed_first", 5),
+            ("tlb_gather.chained_pages_never_flush_early", 5),
         ],
     },
 }
@@ -251,36 +248,42 @@ def committed_skeleton(lab):
 
 
 def build(lab, variant, spliced):
-    """Write the spliced source and build the lab's program with it;
-    returns the program's path. Raises GradeError with the compiler's
-    output when the build fails."""
+    """Write the spliced source and build each of the lab's programs with
+    it; returns {suite: program path}. Raises GradeError with the
+    compiler's output when a build fails."""
     info = LABS[lab]
     where = os.path.join(GRADE_DIR, lab, variant)
     src = os.path.join(where, info["source"])
-    prog = os.path.join(where, info["program"])
     os.makedirs(os.path.dirname(src), exist_ok=True)
     with open(src, "w") as f:
         f.write(spliced)
-    if os.path.exists(prog):
-        os.unlink(prog)
-    cmd = ["make", "-s", "--no-print-directory", "grade-build",
-           "GRADE_PROG=" + info["program"], "GRADE_REPLACES=" + info["source"],
-           "GRADE_FILE=" + src, "GRADE_OUT=" + prog,
-           "GRADE_OBJDIR=" + os.path.join(GRADE_DIR, lab, "obj")]
     # A make above us (make test) must not lend its jobserver to this one.
     env = {k: v for k, v in os.environ.items()
            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                           timeout=BUILD_TIMEOUT_S, env=env)
-    except subprocess.TimeoutExpired:
-        raise GradeError("build: no result after %d s" % BUILD_TIMEOUT_S)
-    if p.returncode != 0 or not os.path.exists(prog):
-        lines = p.stdout.decode("utf-8", "replace").rstrip().split("\n")
-        raise GradeError("build failed:\n" + "\n".join(
-            l for l in lines if not l.startswith("make: ***")))
-    return prog
+    progs = {}
+    for suite, program in sorted(info["programs"].items()):
+        prog = os.path.join(where, program)
+        if os.path.exists(prog):
+            os.unlink(prog)
+        # Objects per program: their sanitizers differ (ASan, TSan).
+        cmd = ["make", "-s", "--no-print-directory", "grade-build",
+               "GRADE_PROG=" + program, "GRADE_REPLACES=" + info["source"],
+               "GRADE_FILE=" + src, "GRADE_OUT=" + prog,
+               "GRADE_OBJDIR=" + os.path.join(GRADE_DIR, lab, "obj", program)]
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL,
+                               timeout=BUILD_TIMEOUT_S, env=env)
+        except subprocess.TimeoutExpired:
+            raise GradeError("build of %s: no result after %d s" %
+                             (program, BUILD_TIMEOUT_S))
+        if p.returncode != 0 or not os.path.exists(prog):
+            lines = p.stdout.decode("utf-8", "replace").rstrip().split("\n")
+            raise GradeError("build of %s failed:\n" % program + "\n".join(
+                l for l in lines if not l.startswith("make: ***")))
+        progs[suite] = prog
+    return progs
 
 
 def run(prog, which):
@@ -317,12 +320,12 @@ def grade(lab, student_text, student_path, variant, say=print):
     """Score student_text, each check in a process of its own (a crash
     costs that check only); returns (score, total). Prints a line per
     check through say(). Raises GradeError when it does not build."""
-    info = LABS[lab]
-    prog = build(lab, variant, splice(lab, student_text, student_path))
+    progs = build(lab, variant, splice(lab, student_text, student_path))
     score = total = 0
-    for test, points in info["checks"]:
+    for check, points in LABS[lab]["checks"]:
+        suite, test = check.split(".", 1)
         total += points
-        out, end = run(prog, "%s.%s" % (info["suite"], test))
+        out, end = run(progs[suite], check)
         v = verdict(out, test)
         if v is None:
             ok, why = False, "did not finish (%s); its last lines:" % end
@@ -332,9 +335,9 @@ def grade(lab, student_text, student_path, variant, say=print):
             ok, show = v[0], v[1][:DIAG_LINES]
             why = ""
         score += points if ok else 0
-        say("%s: %s: %s (%d/%d)%s" % (lab, test, "OK" if ok else "FAIL",
-                                       points if ok else 0, points,
-                                       " " + why if why else ""))
+        say("%s: %s (%d/%d)%s" % (check, "OK" if ok else "FAIL",
+                                   points if ok else 0, points,
+                                   " " + why if why else ""))
         for line in ([] if ok else show):
             say("    " + line)
     return score, total
@@ -351,11 +354,13 @@ def grade_cli(lab, path, reference):
             path = path or skeleton_path(lab)
             text, variant = read(path), "student"
         print("   your code: %s, in place of %s's in the regions %s; "
-              "checks: tests/host/%s.c; the lab: %s" %
+              "checks: %s; the lab: %s" %
               ("the kernel's own" if reference else path, info["source"],
                ", ".join(lab + "/" + p
                          for p in sorted(kernel_regions(lab)[1])),
-               info["program"], info["doc"]))
+               ", ".join("tests/host/%s.c" % p
+                         for p in sorted(info["programs"].values())),
+               info["doc"]))
         score, total = grade(lab, text, path, variant)
     except (OSError, GradeError) as err:
         print(str(err))

@@ -51,9 +51,9 @@ int two(void) { return 0; }
 /* lab demo/two: end */
 """
 
-LAB = {"demo": {"source": "mm/demo.c", "program": "test_demo",
-                "suite": "demo", "doc": "docs/labs/x.md", "title": "demo",
-                "checks": [("a", 5)]}}
+LAB = {"demo": {"source": "mm/demo.c", "programs": {"demo": "test_demo"},
+                "doc": "docs/labs/x.md", "title": "demo",
+                "checks": [("demo.a", 5)]}}
 
 
 def patched(fn):
