@@ -99,8 +99,7 @@ LABS = {
     },
     "radix_gang": {
         "source": "mm/radix_tree.c",
-        "programs": {"radix_tree": "test_radix_tree",
-                     "filemap_threads": "test_filemap_threads"},
+        "programs": {"radix_tree": "test_radix_tree"},
         "doc": "docs/labs/08-page-cache.md",
         "title": "the radix tree's RCU gang lookup",
         "checks": [
@@ -110,7 +109,6 @@ LABS = {
             ("radix_tree.dense_shift6", 5),
             ("radix_tree.sparse_shift6", 5),
             ("radix_tree.random_shift6", 10),
-            ("filemap_threads.lockless_gang", 10),
         ],
     },
     "tlb_gather": {
