@@ -15,9 +15,9 @@ holds the same markers around the student's version. The grader writes a
 copy of the kernel source with each region's lines taken from the
 student's file (under #line directives, so compiler and sanitizer
 messages name the student's file and line), builds the lab's host test
-program with that copy in place of the kernel's file (make grade-build:
+programs with that copy in place of the kernel's file (make grade-build:
 the flags and sanitizers of make test) and scores each check: a check is
-one KTAP test of that program, run alone in a process of its own (the
+one KTAP test of such a program, run alone in a process of its own (the
 program's argument "suite.test"), worth its points when it reports ok.
 A crash or a hang costs that check only.
 
@@ -42,8 +42,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = "build"
-GRADE_DIR = os.path.join(BUILD, "grade")
+GRADE_DIR = os.path.join("build", "grade")
 RUN_TIMEOUT_S = 60    # one test program; a student's loop must not hang us
 BUILD_TIMEOUT_S = 300
 DIAG_LINES = 8        # a failed check's "# ..." lines shown, at most
