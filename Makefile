@@ -11,6 +11,7 @@
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #   make labs       regenerate the quoted output of docs/labs/ (one boot)
 #   make diagrams   draw docs/diagrams/*.svg from their Graphviz sources
+#   make grade LAB=<name>   score your code for a coding lab (labs/)
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
@@ -340,12 +341,17 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/te
 # not linger in the list (a -MM pass names them; -MP covers headers only).
 DEPS_HEADERS_ONLY := sed 's/[^ :]*\.c\b//g'
 
+# $(call host_srcs,test_x): the sources of host test program test_x;
+# $(call host_san,test_x): its sanitizer flags.
+host_srcs = tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
+host_san = $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT))
+
 define host_test_rule
-$(BUILD)/host/$(1): tests/host/$(1).c tests/host/host_shim.c lib/ktest.c lib/kprintf.c $(shell sed -n 's|^// HOST_SRCS:||p' tests/host/$(1).c)
+$(BUILD)/host/$(1): $(call host_srcs,$(1))
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MM -MP -MT $$@ $$(filter %.c,$$^) | $(DEPS_HEADERS_ONLY) > $$@.hdeps
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(if $(shell grep -l '^// HOST_SANITIZE: thread' tests/host/$(1).c),$(HOST_SAN_THREAD),$(HOST_SAN_DEFAULT)) \
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(call host_san,$(1)) \
 		-o $$@ $$(filter %.c,$$^)
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
@@ -369,6 +375,40 @@ $(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc
 	@echo "  GEN     $@"
 	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/doc_figures.py" --ktap "%s"\n' \
 		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+
+# The coding labs (labs/, docs/labs/README.md). make grade LAB=<name>
+# builds a lab's host tests with the student's file (labs/<name>/) in
+# place of the kernel's code and scores each check (tools/grade.py).
+# One host test per lab proves its grader can fail and can pass: the
+# skeleton as committed scores 0, the kernel's own code full marks.
+GRADE_LABS := $(patsubst labs/%/,%,$(wildcard labs/*/))
+.PHONY: grade grade-build
+grade:
+	$(Q)python3 tools/grade.py $(if $(LAB),$(LAB),--list)
+
+# tools/grade.py's compiler: host test program GRADE_PROG built like the
+# one of make test, with GRADE_FILE in place of the source GRADE_REPLACES,
+# into GRADE_OUT. The other sources' objects are kept in GRADE_OBJDIR
+# (one per lab: the gradings of a lab share them, parallel labs do not).
+# A skeleton leaves the helpers it will call unused.
+ifneq ($(GRADE_PROG),)
+GRADE_SAN  := $(call host_san,$(GRADE_PROG))
+GRADE_OBJS := $(patsubst %.c,$(GRADE_OBJDIR)/%.o,$(filter-out $(GRADE_REPLACES),$(call host_srcs,$(GRADE_PROG))))
+$(GRADE_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(GRADE_SAN) -MMD -MP -c $< -o $@
+grade-build: $(GRADE_OBJS)
+	@mkdir -p $(dir $(GRADE_OUT))
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Wno-unused-function $(GRADE_SAN) -o $(GRADE_OUT) $(GRADE_FILE) $(GRADE_OBJS)
+-include $(GRADE_OBJS:.o=.d)
+endif
+
+HOST_TESTS += $(patsubst %,$(BUILD)/host/test_grade_%,$(GRADE_LABS))
+$(BUILD)/host/test_grade_%: tools/grade.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/grade.py" --selftest --ktap %s\n' \
+		"$(CURDIR)" "$*" > $@ && chmod +x $@
 
 .PHONY: check-layers
 check-layers:

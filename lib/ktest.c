@@ -23,9 +23,26 @@ bool ktest_streq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-bool ktest_suite_selected(const char *filter, const char *suite)
+/*
+ * Does the filter entry [p, p + n) select test t (name NULL: any test of
+ * suite)? An entry is a suite name or "suite.test".
+ */
+static bool entry_selects(const char *p, size_t n, const char *suite,
+			  const char *name)
 {
 	size_t len = strlen(suite);
+
+	if (n < len || strncmp(p, suite, len) != 0)
+		return false;
+	if (n == len)
+		return true;
+	return p[len] == '.' &&
+	       (!name || (strlen(name) == n - len - 1 &&
+			  strncmp(p + len + 1, name, n - len - 1) == 0));
+}
+
+static bool selected(const char *filter, const char *suite, const char *name)
+{
 	const char *p = filter;
 
 	if (!filter || strcmp(filter, "all") == 0)
@@ -36,13 +53,18 @@ bool ktest_suite_selected(const char *filter, const char *suite)
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 
-		if (n == len && strncmp(p, suite, n) == 0)
+		if (entry_selects(p, n, suite, name))
 			return true;
 		if (!end)
 			break;
 		p = end + 1;
 	}
 	return false;
+}
+
+bool ktest_suite_selected(const char *filter, const char *suite)
+{
+	return selected(filter, suite, NULL);
 }
 
 /* a < b, a == b or a > b as -1, 0, 1, on mathematical values: a negative
@@ -129,20 +151,23 @@ static bool first_of_suite(const struct ktest *t)
 	return true;
 }
 
-static int run_suite(const char *suite, int index, int *failures)
+static int run_suite(const char *filter, const char *suite, int index,
+		     int *failures)
 {
 	int n = 0, i = 0;
 	bool suite_failed = false;
 
 	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++)
-		if (strcmp(t->suite, suite) == 0)
+		if (strcmp(t->suite, suite) == 0 &&
+		    selected(filter, suite, t->name))
 			n++;
 	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite,
 		n);
 	for (const struct ktest *t = __start_ktests; t < __stop_ktests; t++) {
 		struct ktest_ctx ctx = {false, false, NULL};
 
-		if (strcmp(t->suite, suite) != 0)
+		if (strcmp(t->suite, suite) != 0 ||
+		    !selected(filter, suite, t->name))
 			continue;
 		i++;
 		t->fn(&ctx);
@@ -178,11 +203,11 @@ static int unknown_suites(const char *filter)
 
 		for (const struct ktest *t = __start_ktests; t < __stop_ktests;
 		     t++)
-			if (strlen(t->suite) == n &&
-			    strncmp(t->suite, p, n) == 0)
+			if (entry_selects(p, n, t->suite, t->name))
 				found = true;
 		if (!found && n) {
-			kprintf("# ktest: no suite named '%.*s'\n", (int)n, p);
+			kprintf("# ktest: no suite or test named '%.*s'\n",
+				(int)n, p);
 			unknown++;
 		}
 		if (!end)
@@ -205,7 +230,7 @@ int ktest_run(const char *filter)
 		const struct ktest *t = &__start_ktests[k];
 
 		if (first_of_suite(t) && ktest_suite_selected(filter, t->suite))
-			run_suite(t->suite, ++index, &failures);
+			run_suite(filter, t->suite, ++index, &failures);
 	}
 	kprintf("# ktest: %d suite(s), %d failure(s)\n", suites, failures);
 	return failures;

@@ -46,12 +46,15 @@ struct ktest {
 
 /*
  * Run the selected suites. filter is NULL or "all" for every suite, "none"
- * for none, else a comma-separated list of suite names. Returns the number
- * of failed tests (0 when all passed or were skipped).
+ * for none, else a comma-separated list of suite names and "suite.test"
+ * names (one test of a suite). Returns the number of failed tests (0 when
+ * all passed or were skipped), counting each name that matches nothing
+ * as one.
  */
 int ktest_run(const char *filter);
 
-/* True when suite appears in filter (same rules as ktest_run). */
+/* True when filter selects suite or one of its tests (same rules as
+ * ktest_run). */
 bool ktest_suite_selected(const char *filter, const char *suite);
 
 __printf(4, 5) void ktest_fail(struct ktest_ctx *ctx, const char *file,

@@ -84,6 +84,7 @@ static void unmark_free(struct buddy *b, struct page *p, unsigned int order)
 }
 
 /* Free the block [pfn, pfn + 2^order), merging with free buddies. */
+/* lab buddy/merge: begin (docs/labs/README.md) */
 static void free_block(struct buddy *b, uint64_t pfn, unsigned int order)
 {
 	while (order < b->max_order) {
@@ -102,6 +103,7 @@ static void free_block(struct buddy *b, uint64_t pfn, unsigned int order)
 	}
 	mark_free(b, pfn_page(b, pfn), order);
 }
+/* lab buddy/merge: end */
 
 void buddy_init(struct buddy *b, struct page *pages, uint64_t first_pfn,
 		uint64_t npages)
@@ -170,6 +172,7 @@ void buddy_add_range(struct buddy *b, uint64_t pfn_start, uint64_t pfn_end)
 	}
 }
 
+/* lab buddy/split: begin (docs/labs/README.md) */
 uint64_t buddy_alloc(struct buddy *b, unsigned int order, unsigned int owner)
 {
 	unsigned int o = order;
@@ -199,6 +202,7 @@ uint64_t buddy_alloc(struct buddy *b, unsigned int order, unsigned int owner)
 	b->stats.allocs++;
 	return pfn;
 }
+/* lab buddy/split: end */
 
 static __noreturn void bad_free(uint64_t pfn, unsigned int order,
 				const char *why, void *caller)

@@ -222,6 +222,7 @@ static void coalesce(struct fwmap *map)
 }
 
 /* Lay [base, end) of type over the map; the higher rank wins per piece. */
+/* lab fwmap/insert: begin (docs/labs/README.md) */
 static bool fwmap_insert(struct fwmap *map, uint64_t base, uint64_t end,
 			  uint32_t type)
 {
@@ -250,6 +251,7 @@ static bool fwmap_insert(struct fwmap *map, uint64_t base, uint64_t end,
 	coalesce(map);
 	return ok;
 }
+/* lab fwmap/insert: end */
 
 /*
  * End of [base, base + len), clipped below 2^64 (with a report). what

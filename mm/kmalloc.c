@@ -452,6 +452,7 @@ static unsigned slab_index(const struct slab *s, const void *ptr,
  * held. True when s became empty and left the class: the caller hands it
  * to the backend once the lock is dropped.
  */
+/* lab kmalloc/slab_put: begin (docs/labs/README.md) */
 static bool slab_put(struct kmalloc_class *c, struct slab *s, unsigned i)
 {
 	uint64_t *word = &s->used[i / BITS_PER_WORD];
@@ -471,6 +472,7 @@ static bool slab_put(struct kmalloc_class *c, struct slab *s, unsigned i)
 	s->tag = 0;
 	return true;
 }
+/* lab kmalloc/slab_put: end */
 
 static bool obj_used(struct slab *s, unsigned i)
 {

@@ -439,6 +439,7 @@ void *radix_tree_delete(struct radix_tree_root *root, uint64_t index)
  * parent links (invariant 6): at the end of a subtree it restarts from the
  * root at the next subtree's first index.
  */
+/* lab radix_gang/gang: begin (docs/labs/README.md) */
 static unsigned gang(const struct radix_tree_root *root, void ***slots,
 		     void **items, uint64_t *indices, uint64_t first,
 		     unsigned max, int tag)
@@ -513,6 +514,7 @@ static unsigned gang(const struct radix_tree_root *root, void ***slots,
 	}
 	return found;
 }
+/* lab radix_gang/gang: end */
 
 unsigned radix_tree_gang_lookup(const struct radix_tree_root *root,
 				void **results, uint64_t *indices,

@@ -14,6 +14,7 @@ void tlb_gather_init(struct tlb_gather *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* lab tlb_gather/range: begin (docs/labs/README.md) */
 void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
 		      uint64_t va, uint64_t npages)
 {
@@ -44,6 +45,7 @@ void tlb_gather_range(struct tlb_gather *g, struct addr_space *as,
 	}
 	g->pending = true;
 }
+/* lab tlb_gather/range: end */
 
 void tlb_gather_table(struct tlb_gather *g, uint64_t phys)
 {
@@ -89,6 +91,7 @@ void tlb_gather_put_page(struct tlb_gather *g, struct page *page)
 	g->later = page;
 }
 
+/* lab tlb_gather/flush: begin (docs/labs/README.md) */
 void tlb_gather_flush(struct tlb_gather *g)
 {
 	if (g->pending) {
@@ -122,6 +125,7 @@ void tlb_gather_flush(struct tlb_gather *g)
 	g->pending = g->several = g->kernel = g->structure = false;
 	memset(g->cpus, 0, sizeof(g->cpus));
 }
+/* lab tlb_gather/flush: end */
 
 void tlb_gather_finish(struct tlb_gather *g)
 {

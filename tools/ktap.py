@@ -178,7 +178,7 @@ def check_ktap(text, ktest):
         probs.append("KTAP: no suite ran (ktest=%s)" % ktest)
     if required and ktest != "all":
         ran = {r.name for r in root.results}
-        for suite in ktest.split(","):
+        for suite in (name.split(".")[0] for name in ktest.split(",")):
             if suite and suite not in ran:
                 probs.append("KTAP: suite %s (ktest=%s) did not run" %
                              (suite, ktest))

@@ -55,6 +55,7 @@ QEMU_TESTS = os.path.join("tests", "runner", "test_qemu.py")
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
 PLOT_AXES_TESTS = os.path.join("tests", "tools", "test_plot_axes.py")
 DIAGRAM_TESTS = os.path.join("tests", "tools", "test_diagrams.py")
+GRADE_TESTS = os.path.join("tests", "tools", "test_grade.py")
 RESULTS_TOOL = os.path.join("tools", "results.py")
 TRACE_TOOL = os.path.join("tools", "trace_extract.py")
 SPIN_CHECK = os.path.join("tools", "spin_check.sh")
@@ -189,6 +190,7 @@ PYTHON_TESTS = [
     ("tools: chart axes and titles, diagrams", ["-m", "unittest", "-q",
                                                 PLOT_AXES_TESTS,
                                                 DIAGRAM_TESTS]),
+    ("tools: grade.py tests", ["-m", "unittest", "-q", GRADE_TESTS]),
 ]
 
 # Promela models checked with spin, one TAP line each: (model, defines);

@@ -3,7 +3,8 @@
  * must fail when its relation does not hold, and signed operands must
  * compare as signed (EXPECT_GE(-1, 0) fails), unsigned ones as unsigned
  * (EXPECT_LT(0, UINT64_MAX) holds), mixed ones on their mathematical
- * values. A test API whose checks cannot fail proves nothing.
+ * values. A test API whose checks cannot fail proves nothing. The filter
+ * selects suites and single tests.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -106,4 +107,22 @@ KTEST(ktest_api, pointers_compare)
 	EXPECT_TRUE(FAILS(EXPECT_EQ(p, NULL)));
 	EXPECT_TRUE(FAILS(EXPECT_NE(null, NULL)));
 	EXPECT_FALSE(FAILS(EXPECT_NE(p, NULL)));
+}
+
+/* The filter of ktest_run() (and of ktest= and a host program's argument):
+ * suite names and "suite.test" names, comma-separated. tools/grade.py runs
+ * each check of a coding lab on its own with "suite.test". */
+KTEST(ktest_api, filter_selects_suites_and_tests)
+{
+	EXPECT_TRUE(ktest_suite_selected(NULL, "buddy"));
+	EXPECT_TRUE(ktest_suite_selected("all", "buddy"));
+	EXPECT_FALSE(ktest_suite_selected("none", "buddy"));
+	EXPECT_TRUE(ktest_suite_selected("kmalloc,buddy", "buddy"));
+	EXPECT_TRUE(ktest_suite_selected("buddy.poison_hook", "buddy"));
+	EXPECT_TRUE(ktest_suite_selected("x,buddy.poison_hook", "buddy"));
+	EXPECT_FALSE(ktest_suite_selected("buddy", "bud"));
+	EXPECT_FALSE(ktest_suite_selected("bud", "buddy"));
+	EXPECT_FALSE(ktest_suite_selected("buddy.x", "bud"));
+	EXPECT_FALSE(ktest_suite_selected("buddyx.y", "buddy"));
+	EXPECT_FALSE(ktest_suite_selected("buddy_x", "buddy"));
 }
