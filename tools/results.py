@@ -5,7 +5,13 @@ The kernel prints one machine-readable line per figure (docs/output.md):
 
     @@ENV {"cpu_model":"...", ...}
     @@RESULT {"experiment":"copy","variant":"movnti", ...}
+    @@MISSING {"experiment":"copy","variant":"*","status":"skipped", ...}
 
+A @@MISSING line stands for figures that were not measured: "skipped"
+(the machine lacks what the work needs; said before it started) or
+"cut_short" (the work started and stopped before it was done). They
+are kept apart from the results ("missing" in the JSON), never as
+numbers.
 Anything else in the log (boot messages, KTAP, tables, CRLF line ends,
 garbage bytes from a real serial line) is ignored. A line that carries a
 prefix but is not a valid object of the schema is an error: every such
@@ -38,8 +44,9 @@ import sys
 SCHEMA_VERSION = 1
 ENV_TAG = "ENV"
 RESULT_TAG = "RESULT"
+MISSING_TAG = "MISSING"
 # A prefix anywhere on the line: serial garbage may precede it.
-PREFIX_RE = re.compile(r"@@(ENV|RESULT)\b")
+PREFIX_RE = re.compile(r"@@(ENV|RESULT|MISSING)\b")
 
 NUMBER = "number"
 INT = "int"
@@ -94,6 +101,16 @@ RESULT_OPTIONAL = {
     "clients": INT,
     "capped": BOOL,
 }
+
+MISSING_SCHEMA = {
+    "experiment": STR,
+    "variant": STR,
+    "metric": STR,
+    "status": STR,
+    "reason": STR,
+    "schema": INT,
+}
+MISSING_STATUSES = ("skipped", "cut_short")
 
 # Column order of the CSV: the result fields, then where they came from.
 CSV_FIELDS = (list(RESULT_SCHEMA) + list(RESULT_OPTIONAL) +
@@ -167,6 +184,16 @@ def validate_result(obj, lineno):
         raise LogError(lineno, "@@RESULT: value must equal median")
 
 
+def validate_missing(obj, lineno):
+    _check_fields(obj, MISSING_SCHEMA, {}, lineno, "@@MISSING")
+    for key in ("experiment", "variant", "metric", "reason"):
+        if not obj[key]:
+            raise LogError(lineno, "@@MISSING: key '%s' is empty" % key)
+    if obj["status"] not in MISSING_STATUSES:
+        raise LogError(lineno, "@@MISSING: status must be one of %s, got "
+                       "%r" % ("/".join(MISSING_STATUSES), obj["status"]))
+
+
 def _decode_json(text, lineno, tag):
     try:
         obj, end = json.JSONDecoder().raw_decode(text)
@@ -180,13 +207,15 @@ def _decode_json(text, lineno, tag):
     return obj
 
 
-def parse_lines(lines):
+def parse_lines(lines, missing=None):
     """Parse an iterable of text lines.
 
     Returns (envs, results, errors): envs is the list of @@ENV objects;
     each result is its @@RESULT object plus "env" (index into envs of the
     header it follows) and "line" (1-based line number). errors lists
     LogError for every malformed line; the good lines are still parsed.
+    @@MISSING objects (with "env" and "line" too) are appended to the
+    list missing when one is given, else only checked.
     """
     envs, results, errors = [], [], []
     for lineno, raw in enumerate(lines, 1):
@@ -204,6 +233,15 @@ def parse_lines(lines):
             if tag == ENV_TAG:
                 validate_env(obj, lineno)
                 envs.append(obj)
+            elif tag == MISSING_TAG:
+                validate_missing(obj, lineno)
+                if not envs:
+                    raise LogError(lineno, "@@MISSING before any @@ENV "
+                                   "header")
+                obj["env"] = len(envs) - 1
+                obj["line"] = lineno
+                if missing is not None:
+                    missing.append(obj)
             else:
                 validate_result(obj, lineno)
                 if not envs:
@@ -225,32 +263,35 @@ def read_log_lines(path):
     return data.decode("utf-8", errors="replace").split("\n")
 
 
-def parse_log(path):
+def parse_log(path, missing=None):
     """(envs, results, errors) of a log file, see parse_lines()."""
-    return parse_lines(read_log_lines(path))
+    return parse_lines(read_log_lines(path), missing)
 
 
 def load(path):
     """Results from a log or from results.py's JSON output.
 
-    Returns {"envs": [...], "results": [...]}; raises LogError (the first
-    one) when a log holds malformed lines.
+    Returns {"envs": [...], "results": [...], "missing": [...]}; raises
+    LogError (the first one) when a log holds malformed lines.
     """
     if path.endswith(".json"):
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        out = {"envs": data["envs"], "results": data["results"]}
+        out = {"envs": data["envs"], "results": data["results"],
+               "missing": data.get("missing", [])}
         if "model" in data:
             out["model"] = data["model"]
         return out
-    envs, results, errors = parse_log(path)
+    missing = []
+    envs, results, errors = parse_log(path, missing)
     if errors:
         raise errors[0]
-    return {"envs": envs, "results": results}
+    return {"envs": envs, "results": results, "missing": missing}
 
 
-def to_json(envs, results, model_info=None):
-    data = {"schema": SCHEMA_VERSION, "envs": envs, "results": results}
+def to_json(envs, results, model_info=None, missing=()):
+    data = {"schema": SCHEMA_VERSION, "envs": envs, "results": results,
+            "missing": list(missing)}
     if model_info is not None:
         data["model"] = model_info
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
@@ -306,8 +347,9 @@ def main(argv=None):
     ap.add_argument("--model", help="merge this cache-model plugin file")
     args = ap.parse_args(argv)
 
+    missing = []
     try:
-        envs, results, errors = parse_log(args.log)
+        envs, results, errors = parse_log(args.log, missing)
     except OSError as e:
         print("results: %s" % e, file=sys.stderr)
         return 1
@@ -343,9 +385,13 @@ def main(argv=None):
             f.write(to_csv(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            f.write(to_json(envs, results, model_info))
+            f.write(to_json(envs, results, model_info, missing))
     if not args.csv and not args.json:
-        sys.stdout.write(to_json(envs, results, model_info))
+        sys.stdout.write(to_json(envs, results, model_info, missing))
+    for m in missing:
+        print("results: not measured (%s): %s %s %s: %s" % (
+            m["status"], m["experiment"], m["variant"], m["metric"],
+            m["reason"]), file=sys.stderr)
     return 0
 
 
