@@ -114,3 +114,66 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 	}
 	return n;
 }
+
+/* ---- how many CPUs run at once ------------------------------------ */
+
+/* The probe's window opens this long after it is set, so that every CPU
+ * can be handed the work and reach it first. */
+#define PARALLEL_LEAD_MS 10
+#define MS_PER_SEC 1000ull
+#define TENTHS 10ull
+
+static struct {
+	uint64_t start, end; /* TSC window, common to all CPUs */
+	uint64_t passes[MAX_CPUS];
+} probe;
+
+/* Passes of the clock-reading loop inside [start, end). */
+static uint64_t count_passes(uint64_t start, uint64_t end)
+{
+	const struct bench_clock *clk = bench_kernel_clock();
+	uint64_t n = 0, t;
+
+	while ((t = clk->now()) < start)
+		;
+	for (; t < end; t = clk->now())
+		n++;
+	return n;
+}
+
+static void probe_cpu(void *arg)
+{
+	(void)arg;
+	probe.passes[smp_this_cpu()] = count_passes(probe.start, probe.end);
+}
+
+unsigned bench_parallel_tenths(const struct cpumask *mask)
+{
+	const struct bench_clock *clk = bench_kernel_clock();
+	uint64_t window = clk->hz * BENCH_PARALLEL_WINDOW_MS / MS_PER_SEC;
+	uint64_t lead = clk->hz * PARALLEL_LEAD_MS / MS_PER_SEC;
+	uint64_t alone, total = 0, tenths;
+	struct cpumask online;
+	unsigned n = 0;
+
+	cpumask_clear(&online);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (cpumask_test(mask, cpu) && smp_cpu_online(cpu)) {
+			cpumask_set(&online, cpu);
+			n++;
+		}
+	if (n == 0)
+		return 0;
+	kassert(cpumask_test(&online, smp_this_cpu()));
+	if (n == 1)
+		return TENTHS;
+	alone = count_passes(clk->now(), clk->now() + window);
+	memset(&probe, 0, sizeof(probe));
+	probe.start = clk->now() + lead;
+	probe.end = probe.start + window;
+	smp_run_on(&online, probe_cpu, NULL);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		total += probe.passes[cpu];
+	tenths = alone ? total * TENTHS / alone : TENTHS;
+	return (unsigned)MAX(TENTHS, MIN(tenths, n * TENTHS));
+}
