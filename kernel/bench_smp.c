@@ -11,6 +11,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/bench_smp.h"
 #include "lib/assert.h"
+#include "lib/atomic.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -117,34 +118,51 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 
 /* ---- how many CPUs run at once ------------------------------------ */
 
-/* The probe's window opens this long after it is set, so that every CPU
- * can be handed the work and reach it first. */
-#define PARALLEL_LEAD_MS 10
+/* The window opens this long after the last CPU reached the start line. */
+#define PARALLEL_LEAD_MS 2
+/* A CPU not at the start line this long after it was handed the probe
+ * is left out (it counts nothing: the host did not run it). */
+#define PARALLEL_ARRIVE_MS 500
+/* Loop passes between two clock reads: under QEMU TCG a TSC read takes a
+ * lock shared by all vCPUs, so a loop of clock reads would measure that
+ * lock's contention rather than the CPU time each vCPU gets. */
+#define PARALLEL_PASSES_PER_READ 512u
 #define MS_PER_SEC 1000ull
 #define TENTHS 10ull
 
 static struct {
-	uint64_t start, end; /* TSC window, common to all CPUs */
+	uint64_t start, end; /* TSC window, common to all CPUs; 0: not yet */
+	unsigned arrived;
 	uint64_t passes[MAX_CPUS];
 } probe;
 
-/* Passes of the clock-reading loop inside [start, end). */
+/* Passes of a plain loop inside [start, end), counted in blocks
+ * between clock reads. */
 static uint64_t count_passes(uint64_t start, uint64_t end)
 {
 	const struct bench_clock *clk = bench_kernel_clock();
+	volatile uint64_t sink = 0;
 	uint64_t n = 0, t;
 
 	while ((t = clk->now()) < start)
 		;
-	for (; t < end; t = clk->now())
-		n++;
+	for (; t < end; t = clk->now()) {
+		for (unsigned i = 0; i < PARALLEL_PASSES_PER_READ; i++)
+			sink = sink + 1;
+		n += PARALLEL_PASSES_PER_READ;
+	}
 	return n;
 }
 
 static void probe_cpu(void *arg)
 {
+	uint64_t start;
+
 	(void)arg;
-	probe.passes[smp_this_cpu()] = count_passes(probe.start, probe.end);
+	atomic_fetch_add_relaxed(&probe.arrived, 1);
+	while (!(start = atomic_load_acquire(&probe.start)))
+		cpu_relax();
+	probe.passes[smp_this_cpu()] = count_passes(start, probe.end);
 }
 
 unsigned bench_parallel_tenths(const struct cpumask *mask)
@@ -152,26 +170,37 @@ unsigned bench_parallel_tenths(const struct cpumask *mask)
 	const struct bench_clock *clk = bench_kernel_clock();
 	uint64_t window = clk->hz * BENCH_PARALLEL_WINDOW_MS / MS_PER_SEC;
 	uint64_t lead = clk->hz * PARALLEL_LEAD_MS / MS_PER_SEC;
-	uint64_t alone, total = 0, tenths;
-	struct cpumask online;
-	unsigned n = 0;
+	uint64_t give_up, alone, total = 0, tenths, t;
+	unsigned self = smp_this_cpu(), n = 0, posted = 0;
 
-	cpumask_clear(&online);
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
-		if (cpumask_test(mask, cpu) && smp_cpu_online(cpu)) {
-			cpumask_set(&online, cpu);
-			n++;
-		}
+		n += cpumask_test(mask, cpu) && smp_cpu_online(cpu);
 	if (n == 0)
 		return 0;
-	kassert(cpumask_test(&online, smp_this_cpu()));
+	kassert(cpumask_test(mask, self));
 	if (n == 1)
 		return TENTHS;
-	alone = count_passes(clk->now(), clk->now() + window);
+	t = clk->now();
+	alone = count_passes(t, t + window);
 	memset(&probe, 0, sizeof(probe));
-	probe.start = clk->now() + lead;
-	probe.end = probe.start + window;
-	smp_run_on(&online, probe_cpu, NULL);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (cpu == self || !cpumask_test(mask, cpu) ||
+		    !smp_cpu_online(cpu))
+			continue;
+		smp_work_wait(cpu);
+		posted += smp_work_post(cpu, probe_cpu, NULL);
+	}
+	give_up = clk->now() + clk->hz * PARALLEL_ARRIVE_MS / MS_PER_SEC;
+	while (atomic_load_relaxed(&probe.arrived) < posted &&
+	       clk->now() < give_up)
+		cpu_relax();
+	probe.end = clk->now() + lead + window;
+	atomic_store_release(&probe.start, probe.end - window);
+	probe.passes[self] = count_passes(probe.start, probe.end);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (cpu != self && cpumask_test(mask, cpu) &&
+		    smp_cpu_online(cpu))
+			smp_work_wait(cpu);
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
 		total += probe.passes[cpu];
 	tenths = alone ? total * TENTHS / alone : TENTHS;
