@@ -233,23 +233,19 @@ def parse_lines(lines, missing=None):
             if tag == ENV_TAG:
                 validate_env(obj, lineno)
                 envs.append(obj)
-            elif tag == MISSING_TAG:
+                continue
+            if tag == MISSING_TAG:
                 validate_missing(obj, lineno)
-                if not envs:
-                    raise LogError(lineno, "@@MISSING before any @@ENV "
-                                   "header")
-                obj["env"] = len(envs) - 1
-                obj["line"] = lineno
-                if missing is not None:
-                    missing.append(obj)
+                into = missing if missing is not None else []
             else:
                 validate_result(obj, lineno)
-                if not envs:
-                    raise LogError(lineno, "@@RESULT before any @@ENV "
-                                   "header")
-                obj["env"] = len(envs) - 1
-                obj["line"] = lineno
-                results.append(obj)
+                into = results
+            if not envs:
+                raise LogError(lineno, "@@%s before any @@ENV header" %
+                               tag)
+            obj["env"] = len(envs) - 1
+            obj["line"] = lineno
+            into.append(obj)
         except LogError as e:
             errors.append(e)
     return envs, results, errors
