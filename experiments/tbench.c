@@ -315,9 +315,12 @@ static int tbench_run(enum experiment_mode mode)
 	struct tbench_check ref;
 	uint64_t wall[BENCH_MAX_REPS];
 	size_t nfig = 0;
+	bool configured = false;
 	int rc = 0;
 	uint64_t v;
 
+	for (size_t i = 0; i < ARRAY_SIZE(tb_params); i++)
+		configured |= experiment_param(tb_params[i].name, &v);
 	if (experiment_param("clients", &v))
 		custom.clients = (unsigned)v;
 	if (experiment_param("steps", &v))
@@ -332,7 +335,10 @@ static int tbench_run(enum experiment_mode mode)
 			"uses %u)\n", TB_QUICK_MAX_PAIRS, maxpairs);
 		maxpairs = TB_QUICK_MAX_PAIRS;
 	}
-	if (mode == EXPERIMENT_QUICK && maxpairs > 0 && !tb_pair_runs())
+	/* Settings given in the shell are taken as asked: only the
+	 * unconfigured quick run adapts to the host. */
+	if (mode == EXPERIMENT_QUICK && maxpairs > 0 && !configured &&
+	    !tb_pair_runs())
 		maxpairs = 0;
 	kprintf("tbench: %u logical clients x %u requests, %u repetitions, "
 		"%u CPUs online; payload sizes 128 B..64 KiB; ring %u B per "
