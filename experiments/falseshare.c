@@ -97,7 +97,8 @@ static int fs_variant(const char *name, bool aligned,
 			rc = 1;
 	}
 	/* A host busy elsewhere may run the CPUs in turn through a whole
-	 * attempt: try again, a few times, before saying so. */
+	 * attempt: try again, a few times, before saying so (the lines
+	 * below describe the last attempt). */
 	for (unsigned attempt = 1; !rc; attempt++) {
 		for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
 			if (ctx.counter[cpu])
@@ -107,9 +108,6 @@ static int fs_variant(const char *name, bool aligned,
 		if (n <= 1 || ov.alone_reps < ov.reps ||
 		    attempt == FS_ATTEMPTS)
 			break;
-		kprintf("falseshare: %s: the %u CPUs never ran a repetition "
-			"together; again (attempt %u of %u)\n", name, n,
-			attempt + 1, FS_ATTEMPTS);
 	}
 	if (rc || n == 0)
 		rc = 1;
