@@ -50,6 +50,7 @@
 #define MIN_TIME_NS 200000ull	/* 0.2 ms per repetition: the model, not
 					 * the timing, is what counts here */
 #define NFIGS 5
+#define MC_SKIPPED 2	/* a variant's buffer did not fit: no figure */
 #define LABEL_MAX 48	/* the doorbell keeps 47 characters */
 
 BUILD_ASSERT(MEM_BYTES <= MAX_BLOCKS * BLOCK_BYTES);
@@ -72,8 +73,10 @@ static void calbuf_free(struct calbuf *b)
 	b->nblocks = 0;
 }
 
-/* Allocate bytes (a power of two pages, or whole 4 MiB blocks). */
-static bool calbuf_alloc(struct calbuf *b, uint64_t bytes)
+/* Allocate bytes (a power of two pages, or whole 4 MiB blocks); when
+ * there is not enough, say that variant's figure is skipped, and why. */
+static bool calbuf_alloc(struct calbuf *b, uint64_t bytes,
+			 const char *variant, const char *metric)
 {
 	uint64_t per = bytes < BLOCK_BYTES ? bytes : BLOCK_BYTES;
 
@@ -85,9 +88,17 @@ static bool calbuf_alloc(struct calbuf *b, uint64_t bytes)
 	for (uint64_t done = 0; done < bytes; done += per) {
 		b->block[b->nblocks] = page_alloc(b->order);
 		if (!b->block[b->nblocks]) {
-			kprintf("modelcal: no memory for a %lu KiB buffer\n",
-				(unsigned long)(bytes >> 10));
 			calbuf_free(b);
+			bench_missing("modelcal", variant, metric,
+				      BENCH_SKIPPED, "needs %lu KiB in blocks "
+				      "of %lu KiB; this machine has %lu MiB of "
+				      "RAM, %lu MiB free",
+				      (unsigned long)(bytes >> 10),
+				      (unsigned long)(per >> 10),
+				      (unsigned long)(page_alloc_total_pages() >>
+						      (20 - PAGE_SHIFT)),
+				      (unsigned long)(page_alloc_free_pages() >>
+						      (20 - PAGE_SHIFT)));
 			return false;
 		}
 		b->nblocks++;
@@ -154,8 +165,8 @@ static int chase_variant(const char *variant, uint64_t bytes, enum memtype t,
 	struct calbuf b;
 	int rc = 0;
 
-	if (!calbuf_alloc(&b, bytes))
-		return 1;
+	if (!calbuf_alloc(&b, bytes, variant, "latency"))
+		return MC_SKIPPED;
 	chase_build(&b);
 	if (t != MEMTYPE_WB &&
 	    set_memory_type(b.block[0], bytes >> PAGE_SHIFT, t)) {
@@ -190,8 +201,8 @@ static int wc_variant(struct bench_figure *f)
 	struct stats st;
 	int rc = 0;
 
-	if (!calbuf_alloc(&b, WC_BYTES))
-		return 1;
+	if (!calbuf_alloc(&b, WC_BYTES, "wc-write", "write"))
+		return MC_SKIPPED;
 	if (set_memory_type(b.block[0], WC_BYTES >> PAGE_SHIFT, MEMTYPE_WC)) {
 		kprintf("modelcal: cannot map the wc-write buffer WC\n");
 		calbuf_free(&b);
@@ -215,21 +226,35 @@ static int wc_variant(struct bench_figure *f)
 	return rc;
 }
 
+/* A variant's result: 0 (its figure made), 1 (failed) or MC_SKIPPED. */
+static void collect(int got, size_t *n, int *rc)
+{
+	if (got == 0)
+		(*n)++;
+	else if (got != MC_SKIPPED)
+		*rc = 1;
+}
+
 static int modelcal_run(enum experiment_mode mode)
 {
 	struct bench_figure figs[NFIGS];
+	size_t n = 0;
 	int rc = 0;
 
 	(void)mode;	/* the sizes follow the caches, not the mode */
 	bench_env_report();
-	rc |= chase_variant("chase-l1", L1_BYTES, MEMTYPE_WB, &figs[0]);
-	rc |= chase_variant("chase-llc", LLC_BYTES, MEMTYPE_WB, &figs[1]);
-	rc |= chase_variant("chase-mem", MEM_BYTES, MEMTYPE_WB, &figs[2]);
-	rc |= chase_variant("chase-uc", L1_BYTES, MEMTYPE_UC, &figs[3]);
-	rc |= wc_variant(&figs[4]);
+	collect(chase_variant("chase-l1", L1_BYTES, MEMTYPE_WB, &figs[n]),
+		&n, &rc);
+	collect(chase_variant("chase-llc", LLC_BYTES, MEMTYPE_WB, &figs[n]),
+		&n, &rc);
+	collect(chase_variant("chase-mem", MEM_BYTES, MEMTYPE_WB, &figs[n]),
+		&n, &rc);
+	collect(chase_variant("chase-uc", L1_BYTES, MEMTYPE_UC, &figs[n]),
+		&n, &rc);
+	collect(wc_variant(&figs[n]), &n, &rc);
 	if (rc)
 		return rc;
-	bench_report("cache-model calibration (TCG timings)", figs, NFIGS);
+	bench_report("cache-model calibration (TCG timings)", figs, n);
 	kprintf("modelcal: the timings above are %s; the cache model's "
 		"figures for the same repetitions are in its own file "
 		"(regions labelled modelcal/...; tools/model.py "

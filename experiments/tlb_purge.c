@@ -61,6 +61,7 @@
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/bench_env.h"
+#include "kernel/bench_smp.h"
 #include "kernel/experiment.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
@@ -516,19 +517,23 @@ static uint64_t sum_sent(void)
 	return s.ipis_sent;
 }
 
-/* The seed's lines: the naive and the (first) batched variant's IPIs
- * so far, and the ia64 model's global purges. */
-static void per_second(const struct tp_variant *ph)
+/* The ia64 model's global purges so far, in the seed's style. */
+static void model_line(void)
 {
-	uint64_t naive = ph[0].ipis, batched = ph[1].ipis;
-
-	kprintf("tlb: shootdown IPIs %lu (naive) %lu (batched)\n",
-		(unsigned long)naive, (unsigned long)batched);
 	spin_lock(&tp.model_lock);
 	kprintf("PTC.E: %lu (old) %lu (new)\n",
 		(unsigned long)tp.m[0]->cnt.global_purges,
 		(unsigned long)tp.m[1]->cnt.global_purges);
 	spin_unlock(&tp.model_lock);
+}
+
+/* The seed's lines: the naive and the (first) batched variant's IPIs
+ * so far, and the ia64 model's global purges. */
+static void per_second(const struct tp_variant *ph)
+{
+	kprintf("tlb: shootdown IPIs %lu (naive) %lu (batched)\n",
+		(unsigned long)ph[0].ipis, (unsigned long)ph[1].ipis);
+	model_line();
 }
 
 static bool jobs_warm(void)
@@ -565,6 +570,24 @@ static void warm_up(const struct tp_size *size, uint64_t low_free)
 static bool variant_done(const struct tp_variant *ph, const struct tp_size *size)
 {
 	return ph->pages >= size->phase_pages;
+}
+
+/* The closing line: the seed's, when both variants did their pages;
+ * else no comparison, and how far each got. */
+static void closing_line(const struct tp_variant *ph,
+			 const struct tp_size *size)
+{
+	if (variant_done(&ph[0], size) && variant_done(&ph[1], size))
+		kprintf("tlb: shootdown IPIs %lu (naive) %lu (batched)\n",
+			(unsigned long)ph[0].ipis, (unsigned long)ph[1].ipis);
+	else
+		kprintf("tlb: shootdown IPIs: no comparison, the run was cut "
+			"short (naive %lu of %lu pages, batched %lu of %lu)\n",
+			(unsigned long)ph[0].pages,
+			(unsigned long)size->phase_pages,
+			(unsigned long)ph[1].pages,
+			(unsigned long)size->phase_pages);
+	model_line();
 }
 
 static void add_stats(struct tlb_cpu_stats *acc, const struct tlb_cpu_stats *a,
@@ -643,11 +666,12 @@ static struct tp_variant *behind(struct tp_variant *ph, unsigned nph,
  * so each meets the same mix of pages on the LRU (cat's, the
  * toolchain's, the heaps') over the same stretch of the run, as
  * sequential phases would not, and a time cap leaves them all about as
- * far. Until every variant has its pages, or the time cap.
+ * far. Until every variant has its pages, or the time cap. Returns
+ * the number of variants the cap left short of their pages.
  */
-static void run_variants(struct tp_variant *ph, unsigned nph,
-			 const struct tp_size *size, int my_slot,
-			 uint64_t low_free)
+static unsigned run_variants(struct tp_variant *ph, unsigned nph,
+			     const struct tp_size *size, int my_slot,
+			     uint64_t low_free)
 {
 	uint64_t t0 = rdtsc(), next = t0 + tsc_hz();
 	uint64_t end = t0 + stats_muldiv(size->run_ms, tsc_hz(), TP_MS);
@@ -661,8 +685,10 @@ static void run_variants(struct tp_variant *ph, unsigned nph,
 			left -= variant_done(v, size);
 		}
 		if (rdtsc() >= next) {
+			/* One line per second; a pass longer than that
+			 * gets one line, not one per second it took. */
 			per_second(ph);
-			next += tsc_hz();
+			next = rdtsc() + tsc_hz();
 		}
 	}
 	kprintf("tlb_purge: reclaim ran %lu ms%s; the page cache holds %u "
@@ -688,6 +714,7 @@ static void run_variants(struct tp_variant *ph, unsigned nph,
 			(unsigned long)ph[p].mapped_pages,
 			(unsigned long)ph[p].mappings,
 			(unsigned long)ph[p].mappings_loaded);
+	return left;
 }
 
 /* ---- results ------------------------------------------------------- */
@@ -771,7 +798,8 @@ static uint64_t per_kpage(const struct tp_variant *ph)
 /* The batched variants by batch size, then the gain per page of each
  * against the naive variant (those lines vary with timing: a quick run
  * may need no IPI at all). */
-static void batch_table(const struct tp_variant *ph, unsigned nph)
+static void batch_table(const struct tp_variant *ph, unsigned nph,
+			const struct tp_size *size)
 {
 	uint64_t naive = per_kpage(&ph[0]);
 
@@ -792,7 +820,10 @@ static void batch_table(const struct tp_variant *ph, unsigned nph)
 	for (unsigned p = 1; p < nph; p++) {
 		uint64_t k = per_kpage(&ph[p]);
 
-		if (!ph[0].pages || !ph[p].pages || !naive)
+		if (!variant_done(&ph[0], size) || !variant_done(&ph[p], size))
+			kprintf("tlb_purge: no ratio naive / %s: the run was "
+				"cut short\n", ph[p].name);
+		else if (!ph[0].pages || !ph[p].pages || !naive)
 			kprintf("tlb_purge: no ratio (a variant reclaimed "
 				"nothing, or naive needed no IPI)\n");
 		else if (k)
@@ -809,14 +840,33 @@ static void batch_table(const struct tp_variant *ph, unsigned nph)
 	}
 }
 
-static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus)
+/*
+ * The tables and figures. A variant the time cap left short of its pages
+ * has no figures (its IPIs would read as a policy's cost): a
+ * BENCH_CUT_SHORT line instead, and the result is 1 (failed).
+ */
+static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus,
+		  const struct tp_size *size)
 {
 	static struct bench_figure f[TP_MAX_FIGS];
 	size_t n = 0;
+	int rc = 0;
 
 	x86_table(ph, nph, cpus);
 	for (unsigned p = 0; p < nph; p++) {
 		const char *v = ph[p].name;
+
+		if (!variant_done(&ph[p], size)) {
+			bench_missing("tlb_purge", v, NULL, BENCH_CUT_SHORT,
+				      "the %lu ms time cap stopped reclaim "
+				      "after %lu of its %lu pages (%lu "
+				      "passes)", (unsigned long)size->run_ms,
+				      (unsigned long)ph[p].pages,
+				      (unsigned long)size->phase_pages,
+				      (unsigned long)ph[p].reclaims);
+			rc = 1;
+			continue;
+		}
 
 		fig(f, &n, v, "shootdown_ipis", "IPIs", x1000(ph[p].ipis), cpus);
 		fig(f, &n, v, "reclaimed_pages", "pages", x1000(ph[p].pages), cpus);
@@ -850,7 +900,7 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus)
 	}
 	bench_report("tlb_purge (seed 003): reclaim's TLB work, x86_64 "
 		     "policies measured, ia64 purges modelled", f, n);
-	batch_table(ph, nph);
+	batch_table(ph, nph, size);
 	kprintf("tlb_purge: ia64 model (%u CPUs, %u-bit region IDs): purge "
 		"calls old %lu new %lu; global purges old %lu new %lu; ptc.e "
 		"loops for purges old %lu new %lu, for wrap-arounds old %lu "
@@ -869,7 +919,7 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus)
 		(unsigned long)MODEL_SUM(tp.m[1], ptc_ga),
 		(unsigned long)tp.m[1]->cnt.rid_switches,
 		(unsigned long)tp.model_skipped, (unsigned long)tp.model_late);
-	return 0;
+	return rc;
 }
 
 /* ---- set-up and the run -------------------------------------------- */
@@ -905,12 +955,37 @@ static void model_teardown(void)
 	kfree(tp.m[1]);
 }
 
+/*
+ * Quick mode's CPUs: no more than the host runs at once (measured,
+ * kernel/bench_smp.h), at least 2. A naive shootdown to a vCPU that the
+ * host has descheduled waits for that vCPU's time slice: 15 job CPUs on
+ * a 2-core host made one reclaim pass last most of a minute. The other
+ * CPUs stay idle in the kernel's space, so no shootdown goes to them.
+ * Full mode uses every CPU.
+ */
+static unsigned tp_quick_cpus(unsigned cpus)
+{
+	struct cpumask all;
+	unsigned tenths, use;
+
+	cpumask_online(&all, false);
+	tenths = bench_parallel_tenths(&all);
+	use = MAX(2u, MIN(cpus, (tenths + 9) / 10));
+	if (use < cpus)
+		kprintf("tlb_purge: the host runs these %u CPUs like %u.%u at "
+			"once (measured over %u ms): quick mode uses CPUs "
+			"0..%u (runmode=full uses all)\n", smp_cpus_online(),
+			tenths / 10, tenths % 10, BENCH_PARALLEL_WINDOW_MS,
+			use - 1);
+	return use;
+}
+
 static int tlb_purge_run(enum experiment_mode mode)
 {
 	const struct tp_size *size = mode == EXPERIMENT_FULL ? &tp_full :
 								&tp_quick;
 	static struct tp_variant ph[TP_MAX_VARIANTS];
-	unsigned cpus = smp_cpus_online(), self = smp_this_cpu(), nph;
+	unsigned cpus = smp_cpus_online(), self = smp_this_cpu(), nph, cut;
 	struct addr_space *me = NULL;
 	uint64_t low_free, bad = 0, v, direct0;
 	unsigned batch = RECLAIM_BATCH_DEFAULT;
@@ -922,9 +997,14 @@ static int tlb_purge_run(enum experiment_mode mode)
 	if (cpus > IA64_MAX_CPUS)
 		cpus = IA64_MAX_CPUS;
 	if (self != 0 || cpus < 2) {
-		kprintf("tlb_purge: needs CPU 0 and another CPU; skipped\n");
+		bench_missing("tlb_purge", NULL, NULL, BENCH_SKIPPED,
+			      "needs CPU 0 and another CPU; this machine has "
+			      "%u CPU%s online (run on CPU %u)", cpus,
+			      cpus == 1 ? "" : "s", self);
 		return 0;
 	}
+	if (mode == EXPERIMENT_QUICK)
+		cpus = tp_quick_cpus(cpus);
 	if (experiment_param("batch", &v))
 		batch = (unsigned)v;
 	if (experiment_param("sweep", &v))
@@ -992,7 +1072,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 	space_stats(&ss);
 	direct0 = ss.direct_reclaims;
 	warm_up(size, low_free);
-	run_variants(ph, nph, size, my_slot, low_free);
+	cut = run_variants(ph, nph, size, my_slot, low_free);
 	atomic_store_release(&tp.stop, true);
 	for (unsigned i = 0; i < tp.njobs; i++) {
 		smp_work_wait(i + 1);
@@ -1001,11 +1081,14 @@ static int tlb_purge_run(enum experiment_mode mode)
 			i + 1, (unsigned long)tp.jobs[i].spaces,
 			(unsigned long)tp.jobs[i].touches);
 	}
-	per_second(ph);
+	closing_line(ph, size);
 	tlb_switch_to(&kernel_space);
 	model_switch(0, IA64_KTHREAD);
 	model_exit(my_slot);
-	rc |= report(ph, nph, cpus);
+	rc |= report(ph, nph, cpus, size);
+	if (cut)
+		kprintf("tlb_purge: FAILED: %u of %u variants cut short by the "
+			"time cap: no comparison\n", cut, nph);
 	space_stats(&ss);
 	/* Their IPIs would count in a variant's: none expected, the budget
 	 * keeps free memory far above the allocator's watermark. */

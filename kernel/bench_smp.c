@@ -11,6 +11,7 @@
 #include "kernel/bench_env.h"
 #include "kernel/bench_smp.h"
 #include "lib/assert.h"
+#include "lib/atomic.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -113,4 +114,104 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 		}
 	}
 	return n;
+}
+
+/* ---- how many CPUs run at once ------------------------------------ */
+
+/* The window opens this long after the last CPU reached the start line. */
+#define PARALLEL_LEAD_MS 2
+/* A CPU not at the start line this long after it was handed the probe
+ * is left out (it counts nothing: the host did not run it). */
+#define PARALLEL_ARRIVE_MS 500
+/* Loop passes between two clock reads: under QEMU TCG a TSC read takes a
+ * lock shared by all vCPUs; reading it in a tight loop on 16 vCPUs would
+ * time that lock. A block of passes takes microseconds. */
+#define PARALLEL_PASSES_PER_READ 256u
+/* Two clock reads further apart than this: the CPU did not run between
+ * them (a host that descheduled the vCPU: milliseconds). */
+#define PARALLEL_GAP_US 200
+#define MS_PER_SEC 1000ull
+#define US_PER_SEC 1000000ull
+#define TENTHS 10ull
+
+static struct {
+	uint64_t start, end; /* TSC window, common to all CPUs; 0: not yet */
+	uint64_t gap;	     /* ticks: a longer step between reads is lost */
+	unsigned arrived;
+	uint64_t ran[MAX_CPUS]; /* ticks of the window each CPU ran */
+} probe;
+
+/* Ticks of [start, end) this CPU ran: the steps between two clock reads
+ * no longer than probe.gap, from its first read in the window (a CPU
+ * that got there late did not run before). */
+static uint64_t time_running(uint64_t start, uint64_t end)
+{
+	const struct bench_clock *clk = bench_kernel_clock();
+	volatile uint64_t sink = 0;
+	uint64_t ran = 0, prev, t;
+
+	while ((t = clk->now()) < start)
+		;
+	if (t >= end)
+		return 0;
+	for (prev = t; prev < end; prev = t) {
+		for (unsigned i = 0; i < PARALLEL_PASSES_PER_READ; i++)
+			sink = sink + 1;
+		t = clk->now();
+		if (t - prev <= probe.gap)
+			ran += MIN(t, end) - prev;
+	}
+	return ran;
+}
+
+static void probe_cpu(void *arg)
+{
+	uint64_t start;
+
+	(void)arg;
+	atomic_fetch_add_relaxed(&probe.arrived, 1);
+	while (!(start = atomic_load_acquire(&probe.start)))
+		cpu_relax();
+	probe.ran[smp_this_cpu()] = time_running(start, probe.end);
+}
+
+unsigned bench_parallel_tenths(const struct cpumask *mask)
+{
+	const struct bench_clock *clk = bench_kernel_clock();
+	uint64_t window = clk->hz * BENCH_PARALLEL_WINDOW_MS / MS_PER_SEC;
+	uint64_t lead = clk->hz * PARALLEL_LEAD_MS / MS_PER_SEC;
+	uint64_t give_up, total = 0, tenths;
+	unsigned self = smp_this_cpu(), n = 0, posted = 0;
+
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		n += cpumask_test(mask, cpu) && smp_cpu_online(cpu);
+	if (n == 0)
+		return 0;
+	kassert(cpumask_test(mask, self));
+	if (n == 1)
+		return TENTHS;
+	memset(&probe, 0, sizeof(probe));
+	probe.gap = clk->hz * PARALLEL_GAP_US / US_PER_SEC;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (cpu == self || !cpumask_test(mask, cpu) ||
+		    !smp_cpu_online(cpu))
+			continue;
+		smp_work_wait(cpu);
+		posted += smp_work_post(cpu, probe_cpu, NULL);
+	}
+	give_up = clk->now() + clk->hz * PARALLEL_ARRIVE_MS / MS_PER_SEC;
+	while (atomic_load_relaxed(&probe.arrived) < posted &&
+	       clk->now() < give_up)
+		cpu_relax();
+	probe.end = clk->now() + lead + window;
+	atomic_store_release(&probe.start, probe.end - window);
+	probe.ran[self] = time_running(probe.start, probe.end);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (cpu != self && cpumask_test(mask, cpu) &&
+		    smp_cpu_online(cpu))
+			smp_work_wait(cpu);
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		total += probe.ran[cpu];
+	tenths = total * TENTHS / window;
+	return (unsigned)MAX(TENTHS, MIN(tenths, n * TENTHS));
 }

@@ -31,4 +31,25 @@ unsigned bench_run_cpus(const struct cpumask *mask,
 			unsigned max, struct bench_result *agg,
 			struct bench_overlap *ov);
 
+/*
+ * How many of the CPUs of mask the platform runs at once, measured, in
+ * tenths of a CPU (19: 1.9 CPUs). Under QEMU TCG each vCPU is a host
+ * thread: with more vCPUs than free host cores, or a loaded host, they
+ * take turns, and work that needs them together (spinning pairs, TLB
+ * shootdowns, barriers) waits for host time slices. The probe: once
+ * every CPU of mask is at a start line, each spins through one common
+ * window of BENCH_PARALLEL_WINDOW_MS (the TSC is synchronised), reading
+ * the clock every few microseconds of work; a step between two reads of
+ * more than 200 us is time the host did not run that CPU (stolen time,
+ * as a hypervisor would report it). The CPUs' running times, summed,
+ * over the window: how many ran at once on average. Under QEMU -icount
+ * (one tick per instruction) a waiting vCPU's clock stops, so the probe
+ * finds every CPU. The result is a snapshot of the host's load, clamped
+ * to 1..CPUs of mask. The caller must be in mask; the other CPUs of mask
+ * must be idle.
+ * Returns 0 when mask has no online CPU.
+ */
+#define BENCH_PARALLEL_WINDOW_MS 100
+unsigned bench_parallel_tenths(const struct cpumask *mask);
+
 #endif

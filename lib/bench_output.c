@@ -324,6 +324,32 @@ int bench_format_result_line(char *buf, size_t size,
 	return sb_finish(&sb);
 }
 
+const char *bench_missing_status_name(enum bench_missing_status status)
+{
+	return status == BENCH_CUT_SHORT ? "cut_short" : "skipped";
+}
+
+int bench_format_missing_line(char *buf, size_t size, const char *experiment,
+			      const char *variant, const char *metric,
+			      enum bench_missing_status status,
+			      const char *reason)
+{
+	struct sbuf sb;
+
+	sb_init(&sb, buf, size);
+	sb_puts(&sb, BENCH_MISSING_PREFIX "{");
+	sb_key(&sb, "experiment", true);
+	sb_json_str(&sb, experiment, BENCH_FIELD_MAX);
+	sb_kv_str(&sb, "variant", variant ? variant : "*", BENCH_FIELD_MAX);
+	sb_kv_str(&sb, "metric", metric ? metric : "*", BENCH_FIELD_MAX);
+	sb_kv_str(&sb, "status", bench_missing_status_name(status),
+		  BENCH_FIELD_MAX);
+	sb_kv_str(&sb, "reason", reason, BENCH_CMDLINE_MAX);
+	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
+	sb_puts(&sb, "}\n");
+	return sb_finish(&sb);
+}
+
 /* Send a formatted line; a cut line still ends in a newline. */
 static void emit_line(char *buf, size_t size, int len)
 {
@@ -345,6 +371,28 @@ __printf(1, 2) static void emit_printf(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = kvsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	emit_line(line, sizeof(line), n);
+}
+
+void bench_missing(const char *experiment, const char *variant,
+		   const char *metric, enum bench_missing_status status,
+		   const char *fmt, ...)
+{
+	char reason[BENCH_CMDLINE_MAX], line[BENCH_LINE_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	kvsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	emit_printf("%s%s%s%s%s: %s: %s\n", experiment, variant ? " " : "",
+		    variant ? variant : "", metric ? " " : "",
+		    metric ? metric : "",
+		    status == BENCH_CUT_SHORT ? "CUT SHORT, no figures" :
+						"SKIPPED",
+		    reason);
+	n = bench_format_missing_line(line, sizeof(line), experiment,
+				      variant, metric, status, reason);
 	emit_line(line, sizeof(line), n);
 }
 

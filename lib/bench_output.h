@@ -20,10 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/cache_geometry.h"
+#include "lib/compiler.h"
 #include "lib/stats.h"
 
 #define BENCH_ENV_PREFIX "@@ENV "
 #define BENCH_RESULT_PREFIX "@@RESULT "
+#define BENCH_MISSING_PREFIX "@@MISSING "
 /*
  * Longest output line. String fields are cut (ending in "...") so that a
  * machine line always fits and stays valid JSON: the command line to
@@ -129,6 +131,46 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 
 /* One @@RESULT line. */
 void bench_result_print(const struct bench_figure *f);
+
+/*
+ * Figures that were not measured. A comparison with a side that did not
+ * run, or ran only part of its work, has no number: the run says so
+ * instead, in one human line and one machine line
+ *
+ *   copy: SKIPPED: needs 3 free blocks of 4096 KiB ...; this machine ...
+ *   @@MISSING {"experiment":"copy","variant":"*","metric":"*",
+ *              "status":"skipped","reason":"needs ...","schema":1}
+ *
+ * BENCH_SKIPPED: the machine lacks what the work needs (RAM, CPUs); the
+ * experiment decided before starting it and the run still passes.
+ * BENCH_CUT_SHORT: the work started but stopped before it was done (a
+ * time cap): its figures would mislead, none are printed, and the
+ * experiment fails. tools/results.py reads the lines, tools/report.py
+ * lists them, tools/verdicts.py fails a boot that has a cut-short one.
+ */
+enum bench_missing_status {
+	BENCH_SKIPPED = 1,
+	BENCH_CUT_SHORT,
+};
+
+/*
+ * Print the human line and the @@MISSING line for experiment's variant
+ * and metric (NULL: all of them, "*"); fmt says what the work needs and
+ * what the machine has, or how far it got.
+ */
+__printf(5, 6) void bench_missing(const char *experiment, const char *variant,
+				  const char *metric,
+				  enum bench_missing_status status,
+				  const char *fmt, ...);
+
+/* The @@MISSING line alone (ksnprintf() semantics, ends in '\n'). */
+int bench_format_missing_line(char *buf, size_t size, const char *experiment,
+			      const char *variant, const char *metric,
+			      enum bench_missing_status status,
+			      const char *reason);
+
+/* Name of a status as the machine line spells it: "skipped", ... */
+const char *bench_missing_status_name(enum bench_missing_status status);
 
 /*
  * Formatters behind the printers, with ksnprintf() semantics: write at

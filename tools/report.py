@@ -280,6 +280,40 @@ def section_results(res, charts, chart_note, report_dir, model=None):
     return out
 
 
+def section_missing(missing):
+    """Figures the run did not measure (@@MISSING): skipped on this
+    machine, or cut short. Empty when there are none."""
+    if not missing:
+        return []
+    out = ["## Not measured", "",
+           "These figures have no number in this run. Skipped: the machine "
+           "lacks what the work needs, and the experiment said so before "
+           "starting it. Cut short: the work started and stopped before "
+           "it was done; the experiment failed.", "",
+           "| experiment | variant | metric | status | reason |",
+           "|---|---|---|---|---|"]
+    for m in missing:
+        out.append("| %s | %s | %s | %s | %s |" % (
+            md_escape(m["experiment"]), md_escape(m["variant"]),
+            md_escape(m["metric"]),
+            "cut short" if m["status"] == "cut_short" else "skipped",
+            md_escape(m["reason"])))
+    return out + [""]
+
+
+def why_missing(missing, selector):
+    """The @@MISSING entry that covers a comparison's selector, or None."""
+    for m in missing:
+        if m["experiment"] != selector.get("experiment"):
+            continue
+        if m["variant"] not in ("*", selector.get("variant")):
+            continue
+        if m["metric"] not in ("*", selector.get("metric")):
+            continue
+        return m
+    return None
+
+
 def find_ours(res, selector):
     """The result a comparison names, and a note when several match.
 
@@ -321,7 +355,7 @@ def modelled_ratio(num, den):
     return a / b if b else None
 
 
-def compare(seeds, res, cache_ok):
+def compare(seeds, res, cache_ok, missing=()):
     """Rows of the seed comparison: dicts with the table's columns."""
     figs = {f["id"]: f for f in seeds["figures"]}
     rows = []
@@ -332,7 +366,15 @@ def compare(seeds, res, cache_ok):
         ours = None
         notes = []
         if num is None or den is None:
-            notes.append("not measured in this run")
+            gone = [why_missing(missing, c["ours"][k])
+                    for k in ("numerator", "denominator")]
+            gone = [m for m in gone if m]
+            if gone:
+                notes.append("not measured: %s (%s)" % (
+                    "cut short" if gone[0]["status"] == "cut_short"
+                    else "skipped", gone[0]["reason"]))
+            else:
+                notes.append("not measured in this run")
         elif den["median"] == 0:
             notes.append("our denominator is 0")
         else:
@@ -355,7 +397,7 @@ def compare(seeds, res, cache_ok):
     return rows
 
 
-def section_seeds(seeds, res, cache_ok, model=None):
+def section_seeds(seeds, res, cache_ok, model=None, missing=()):
     out = ["## Seeds side by side", "",
            "Each row divides two figures of one seed post and the same two "
            "figures of this run. Ratios only: the seeds' absolute numbers "
@@ -373,7 +415,7 @@ def section_seeds(seeds, res, cache_ok, model=None):
     out += ["| comparison | seed | seed ratio | our ratio | ours / seed |" +
             mhead + " reading | notes |",
             "|---|---|--:|--:|--:|" + mrule + "---|---|"]
-    for r in compare(seeds, res, cache_ok):
+    for r in compare(seeds, res, cache_ok, missing):
         mcol = " %s |" % fmt_ratio(r["model_ratio"]) if model else ""
         out.append("| %s | %s | %s | %s | %s |%s %s | %s |" % (
             md_escape(r["title"]), r["seed"], fmt_ratio(r["seed_ratio"]),
@@ -471,9 +513,11 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
         out += model_warnings(model)
         out += model_state_line(model)
     out += section_env(envs)
+    missing = data.get("missing", [])
     out += section_results(res, charts, chart_note, report_dir, model)
+    out += section_missing(missing)
     out += section_tracing(res, seeds, model)
-    out += section_seeds(seeds, res, cache_ok, model)
+    out += section_seeds(seeds, res, cache_ok, model, missing)
     if cost:
         out += [""] + section_cost(cost)
     return "\n".join(out)

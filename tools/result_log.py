@@ -4,6 +4,7 @@ that finds and validates them (docs/output.md).
 
     @@ENV {"cpu_model":"...", ...}
     @@RESULT {"experiment":"copy","variant":"movnti", ...}
+    @@MISSING {"experiment":"copy","variant":"*","status":"skipped", ...}
 
 Anything else in a log is ignored; a line that carries a prefix but is
 not a valid object of the schema is a LogError. results.py (CSV, JSON)
@@ -17,8 +18,9 @@ import re
 SCHEMA_VERSION = 1
 ENV_TAG = "ENV"
 RESULT_TAG = "RESULT"
+MISSING_TAG = "MISSING"
 # A prefix anywhere on the line: serial garbage may precede it.
-PREFIX_RE = re.compile(r"@@(ENV|RESULT)\b")
+PREFIX_RE = re.compile(r"@@(ENV|RESULT|MISSING)\b")
 
 NUMBER = "number"
 INT = "int"
@@ -73,6 +75,17 @@ RESULT_OPTIONAL = {
     "clients": INT,
     "capped": BOOL,
 }
+
+# @@MISSING: figures that were not measured (docs/output.md).
+MISSING_SCHEMA = {
+    "experiment": STR,
+    "variant": STR,
+    "metric": STR,
+    "status": STR,
+    "reason": STR,
+    "schema": INT,
+}
+MISSING_STATUSES = ("skipped", "cut_short")
 
 # Column order of the CSV: the result fields, then where they came from.
 CSV_FIELDS = (list(RESULT_SCHEMA) + list(RESULT_OPTIONAL) +
@@ -146,6 +159,16 @@ def validate_result(obj, lineno):
         raise LogError(lineno, "@@RESULT: value must equal median")
 
 
+def validate_missing(obj, lineno):
+    _check_fields(obj, MISSING_SCHEMA, {}, lineno, "@@MISSING")
+    for key in ("experiment", "variant", "metric", "reason"):
+        if not obj[key]:
+            raise LogError(lineno, "@@MISSING: key '%s' is empty" % key)
+    if obj["status"] not in MISSING_STATUSES:
+        raise LogError(lineno, "@@MISSING: status must be one of %s, got "
+                       "%r" % ("/".join(MISSING_STATUSES), obj["status"]))
+
+
 def _decode_json(text, lineno, tag):
     try:
         obj, end = json.JSONDecoder().raw_decode(text)
@@ -159,13 +182,15 @@ def _decode_json(text, lineno, tag):
     return obj
 
 
-def parse_lines(lines):
+def parse_lines(lines, missing=None):
     """Parse an iterable of text lines.
 
     Returns (envs, results, errors): envs is the list of @@ENV objects;
     each result is its @@RESULT object plus "env" (index into envs of the
     header it follows) and "line" (1-based line number). errors lists
     LogError for every malformed line; the good lines are still parsed.
+    @@MISSING objects (with "env" and "line" too) are appended to the
+    list missing when one is given, else only checked.
     """
     envs, results, errors = [], [], []
     for lineno, raw in enumerate(lines, 1):
@@ -183,14 +208,19 @@ def parse_lines(lines):
             if tag == ENV_TAG:
                 validate_env(obj, lineno)
                 envs.append(obj)
+                continue
+            if tag == MISSING_TAG:
+                validate_missing(obj, lineno)
+                into = missing if missing is not None else []
             else:
                 validate_result(obj, lineno)
-                if not envs:
-                    raise LogError(lineno, "@@RESULT before any @@ENV "
-                                   "header")
-                obj["env"] = len(envs) - 1
-                obj["line"] = lineno
-                results.append(obj)
+                into = results
+            if not envs:
+                raise LogError(lineno, "@@%s before any @@ENV header" %
+                               tag)
+            obj["env"] = len(envs) - 1
+            obj["line"] = lineno
+            into.append(obj)
         except LogError as e:
             errors.append(e)
     return envs, results, errors
@@ -204,6 +234,6 @@ def read_log_lines(path):
     return data.decode("utf-8", errors="replace").split("\n")
 
 
-def parse_log(path):
+def parse_log(path, missing=None):
     """(envs, results, errors) of a log file, see parse_lines()."""
-    return parse_lines(read_log_lines(path))
+    return parse_lines(read_log_lines(path), missing)

@@ -5,7 +5,13 @@ The kernel prints one machine-readable line per figure (docs/output.md):
 
     @@ENV {"cpu_model":"...", ...}
     @@RESULT {"experiment":"copy","variant":"movnti", ...}
+    @@MISSING {"experiment":"copy","variant":"*","status":"skipped", ...}
 
+A @@MISSING line stands for figures that were not measured: "skipped"
+(the machine lacks what the work needs; said before it started) or
+"cut_short" (the work started and stopped before it was done). They
+are kept apart from the results ("missing" in the JSON), never as
+numbers.
 Anything else in the log (boot messages, KTAP, tables, CRLF line ends,
 garbage bytes from a real serial line) is ignored. A line that carries a
 prefix but is not a valid object of the schema is an error: every such
@@ -45,24 +51,27 @@ from result_log import (BOOL, CSV_FIELDS, LogError,  # noqa: F401
 def load(path):
     """Results from a log or from results.py's JSON output.
 
-    Returns {"envs": [...], "results": [...]}; raises LogError (the first
-    one) when a log holds malformed lines.
+    Returns {"envs": [...], "results": [...], "missing": [...]}; raises
+    LogError (the first one) when a log holds malformed lines.
     """
     if path.endswith(".json"):
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        out = {"envs": data["envs"], "results": data["results"]}
+        out = {"envs": data["envs"], "results": data["results"],
+               "missing": data.get("missing", [])}
         if "model" in data:
             out["model"] = data["model"]
         return out
-    envs, results, errors = parse_log(path)
+    missing = []
+    envs, results, errors = parse_log(path, missing)
     if errors:
         raise errors[0]
-    return {"envs": envs, "results": results}
+    return {"envs": envs, "results": results, "missing": missing}
 
 
-def to_json(envs, results, model_info=None):
-    data = {"schema": SCHEMA_VERSION, "envs": envs, "results": results}
+def to_json(envs, results, model_info=None, missing=()):
+    data = {"schema": SCHEMA_VERSION, "envs": envs, "results": results,
+            "missing": list(missing)}
     if model_info is not None:
         data["model"] = model_info
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
@@ -119,8 +128,9 @@ def main(argv=None):
     ap.add_argument("--model", help="merge this cache-model plugin file")
     args = ap.parse_args(argv)
 
+    missing = []
     try:
-        envs, results, errors = parse_log(args.log)
+        envs, results, errors = parse_log(args.log, missing)
     except OSError as e:
         print("results: %s" % e, file=sys.stderr)
         return 1
@@ -158,9 +168,13 @@ def main(argv=None):
             f.write(to_csv(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            f.write(to_json(envs, results, model_info))
+            f.write(to_json(envs, results, model_info, missing))
     if not args.csv and not args.json:
-        sys.stdout.write(to_json(envs, results, model_info))
+        sys.stdout.write(to_json(envs, results, model_info, missing))
+    for m in missing:
+        print("results: not measured (%s): %s %s %s: %s" % (
+            m["status"], m["experiment"], m["variant"], m["metric"],
+            m["reason"]), file=sys.stderr)
     return 0
 
 

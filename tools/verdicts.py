@@ -4,9 +4,14 @@ what the manifest entry expects (pass, panic, hang or triple fault).
 The kernel reports its status on two channels that must agree: the
 isa-debug-exit code (decoded by tools/qemu.py) and a final serial line
 `EXIT: STATUS=N`. A boot that never reports a status is never a pass
-unless the entry expects that outcome. Python 3 standard library only.
+unless the entry expects that outcome. A passing boot must also have
+measured what it started: a figure its experiment reports cut short
+(`@@MISSING` with status "cut_short", docs/output.md) fails it, while a
+skipped one (the machine lacks what it needs) does not. Python 3 standard
+library only.
 """
 
+import json
 import re
 
 import ktap
@@ -16,6 +21,7 @@ from qemu import decode_exit, describe_exit
 EXIT_RE = re.compile(r"^EXIT: STATUS=(-?\d+)\s*$", re.M)
 PANIC_RE = re.compile(r"^[ \t]*PANIC:\s*(.*)$", re.M)
 KTEST_CMDLINE_RE = re.compile(r"(?:^|\s)ktest=(\S+)")
+MISSING_RE = re.compile(r"@@MISSING (\{.*\})\s*$", re.M)
 
 
 class Verdict:
@@ -28,6 +34,24 @@ class Verdict:
 
 def exit_statuses(text):
     return [int(s) for s in EXIT_RE.findall(text)]
+
+
+def cut_short(text):
+    """'EXPERIMENT VARIANT: reason' of every figure the log reports cut
+    short; a line that does not parse counts too (it cannot be cleared)."""
+    out = []
+    for m in MISSING_RE.finditer(text):
+        try:
+            obj = json.loads(m.group(1))
+        except ValueError:
+            out.append("unreadable @@MISSING line")
+            continue
+        if not isinstance(obj, dict) or obj.get("status") != "skipped":
+            obj = obj if isinstance(obj, dict) else {}
+            out.append("%s %s: %s" % (obj.get("experiment", "?"),
+                                      obj.get("variant", "?"),
+                                      obj.get("reason", "?")))
+    return out
 
 
 def verdict(entry, rc, log, timed_out):
@@ -89,6 +113,7 @@ def verdict(entry, rc, log, timed_out):
             probs.append("kernel exited with status %d (expected %d)" %
                          (ex.status, expected))
         probs.extend(missing_lines())
+        probs.extend("figures cut short: %s" % c for c in cut_short(text))
     elif expect == "panic":
         if not panic:
             probs.append("expected a panic, no PANIC: line (%s)" %

@@ -567,6 +567,25 @@ KTEST(bench_output, result_line_exact)
 	EXPECT_TRUE(strstr(buf, "\"size\"") == NULL);
 }
 
+KTEST(bench_output, missing_line_exact)
+{
+	char buf[BENCH_LINE_MAX];
+
+	bench_format_missing_line(buf, sizeof(buf), "tlb_purge", "batched",
+				  NULL, BENCH_CUT_SHORT,
+				  "time cap: 0 of 256 \"pages\"");
+	EXPECT_STREQ(buf,
+		"@@MISSING {\"experiment\":\"tlb_purge\","
+		"\"variant\":\"batched\",\"metric\":\"*\","
+		"\"status\":\"cut_short\","
+		"\"reason\":\"time cap: 0 of 256 \\\"pages\\\"\","
+		"\"schema\":1}\n");
+	bench_format_missing_line(buf, sizeof(buf), "copy", NULL, NULL,
+				  BENCH_SKIPPED, "needs RAM");
+	EXPECT_TRUE(strstr(buf, "\"variant\":\"*\",\"metric\":\"*\","
+				"\"status\":\"skipped\"") != NULL);
+}
+
 KTEST(bench_output, long_strings_are_cut_validly)
 {
 	char name[600], buf[BENCH_LINE_MAX];

@@ -144,6 +144,21 @@ class PassVerdicts(unittest.TestCase):
         self.assertFalse(v.ok)
         self.assertIn("status 4", v.reason)
 
+    def test_cut_short_figures_fail_a_pass(self):
+        # A figure reported cut short fails the boot; a skipped one not.
+        line = ('@@MISSING {"experiment":"tlb_purge","variant":"batched",'
+                '"metric":"*","status":"%s","reason":"time cap","schema":1}')
+        good = fixture("good.log")
+        cut = good.replace("EXIT: STATUS=0", line % "cut_short" +
+                           "\nEXIT: STATUS=0")
+        v = verdict(entry(), status_rc(0), cut, False)
+        self.assertFalse(v.ok)
+        self.assertIn("cut short: tlb_purge batched: time cap", v.reason)
+        skipped = good.replace("EXIT: STATUS=0", line % "skipped" +
+                               "\nEXIT: STATUS=0")
+        v = verdict(entry(), status_rc(0), skipped, False)
+        self.assertTrue(v.ok, v.reason)
+
     def test_hang_is_caught(self):
         v = verdict(entry(timeout=60), qemu.TIMEOUT_TERM_RC,
                        fixture("noexit.log"), True)

@@ -146,6 +146,48 @@ class ParseTest(unittest.TestCase):
         self.assertEqual([r["env"] for r in res], [0, 1])
 
 
+class MissingTest(unittest.TestCase):
+    LINE = ('@@MISSING {"experiment":"tlb_purge","variant":"batched",'
+            '"metric":"*","status":"%s","reason":"%s","schema":1}')
+
+    def test_missing_lines_are_kept_apart(self):
+        missing = []
+        envs, res, errors = results.parse_lines(
+            [sample_env_line(), result_line(),
+             self.LINE % ("cut_short", "time cap after 64 of 256 pages")],
+            missing)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(res), 1)
+        self.assertEqual(missing[0]["status"], "cut_short")
+        self.assertEqual(missing[0]["line"], 3)
+
+    def test_bad_missing_lines_are_errors(self):
+        for line in (self.LINE % ("lost", "x"), self.LINE % ("skipped", ""),
+                     self.LINE.replace('"schema":1', '"schema":2') %
+                     ("skipped", "x")):
+            _, _, errors = results.parse_lines([sample_env_line(), line])
+            self.assertEqual(len(errors), 1, line)
+
+    def test_report_lists_them_and_seeds_say_why(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "cut.log")
+            with open(SAMPLE, "rb") as f:
+                data = f.read()
+            gone = ('@@MISSING {"experiment":"tbench","variant":"*",'
+                    '"metric":"*","status":"skipped","reason":"needs 2 '
+                    'CPUs, this machine has 1","schema":1}\r\n')
+            with open(log, "wb") as f:
+                f.write(data + gone.encode())
+            out = os.path.join(tmp, "r.md")
+            p = run_tool("report.py", log, "-o", out, "--no-charts")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out) as f:
+                text = f.read()
+        self.assertIn("## Not measured", text)
+        self.assertIn("| tbench | * | * | skipped | needs 2 CPUs, this "
+                      "machine has 1 |", text)
+
+
 class RejectTest(unittest.TestCase):
     def test_malformed_logs_report_line_numbers(self):
         for name, (line, text) in MALFORMED.items():
