@@ -264,9 +264,14 @@ KTEST(cachemodel, two_cpus_one_line_one_invalidation_per_handover)
 	EXPECT_EQ(s0->invalidations + s1->invalidations, 9);
 	EXPECT_EQ(s0->transfers + s1->transfers, 9);
 	EXPECT_EQ(s1->invalidations, 5);	/* writes 1, 3, 5, 7, 9 */
-	/* Each hand-over costs the remote latency, except the first write. */
-	EXPECT_EQ(s0->mem_cycles, 100 + 4 * 50);
-	EXPECT_EQ(s1->mem_cycles, 5 * 50);
+	/* The line moves one CPU at a time: a hand-over starts when the
+	 * previous one ends (model.h, invariant 5). CPU 0's first write
+	 * takes memory (clock 100); CPU 1's clock starts at 0, so its first
+	 * hand-over ends at 50, its second waits for CPU 0's (100..150),
+	 * capped at one queue place (50): it ends at 150. From then on each
+	 * write waits for the other's: the clocks climb 50 a hand-over. */
+	EXPECT_EQ(s0->mem_cycles, 400);
+	EXPECT_EQ(s1->mem_cycles, 450);
 	cm_destroy(m);
 }
 
@@ -370,11 +375,13 @@ KTEST(cachemodel, clflush_lines_reported_later_evict_without_recount)
 	cm_clflush_unseen(m, 0);
 	cm_clflush_unseen(m, 0);
 	EXPECT_EQ(s0->clflushes, 2);
-	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 40 + 40);	/* CPU 0's misses */
+	/* CPU 0's misses; the first waits for the bus, which CPU 1's
+	 * read-for-ownership holds from clock 0 to 20. */
+	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 20 + 40 + 40);
 	cm_clflush_lines(m, 0, 0, 2 * 64);
 	EXPECT_EQ(s0->clflushes, 2);		/* not counted again */
 	EXPECT_EQ(s0->writebacks, 1);		/* line 0's dirty copy */
-	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 40 + 40 + 100);
+	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 20 + 40 + 40 + 100);
 	load(m, 0, 0);				/* both gone: memory */
 	load(m, 0, 64);
 	EXPECT_EQ(s0->llc_misses, 2 + 2);
@@ -523,7 +530,9 @@ KTEST(cachemodel, shipped_profiles_parse)
 		load(m, 0, 0);	/* memory */
 		load(m, 1, 64);
 		load(m, 1, 64);
-		EXPECT_EQ(s->mem_cycles, 200);
+		/* CPU 1's fill held the FSB from clock 0 for a burst
+		 * (18 cycles): CPU 0's miss at clock 0 queues behind it. */
+		EXPECT_EQ(s->mem_cycles, 18 + 200);
 		EXPECT_EQ(cm_stats(m, 1)->l1_hits, 1);
 		cm_destroy(m);
 	}
