@@ -575,13 +575,21 @@ static uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
 	return done;
 }
 
-/* A dirty line goes to memory: a posted burst on cpu's bus. */
+/* A dirty line goes to memory: a posted burst on cpu's bus, through a
+ * fill buffer (so write-backs cannot queue without bound). */
 static void mem_write_back(struct cm_model *m, unsigned cpu)
 {
+	uint64_t t;
+	int k;
+
 	if (cpu == NO_CPU)
 		return;
 	stat_add(&m->cpu[cpu].st.writebacks, 1);
-	bus_use(m, cpu, cpu_now(m, cpu), m->p.wc_burst);
+	t = cpu_now(m, cpu);
+	k = fb_take(m, cpu, &t);
+	t = bus_use(m, cpu, t, m->p.wc_burst) + m->p.wc_burst;
+	if (k >= 0)
+		m->cpu[cpu].fb[k] = t;
 }
 
 /*
@@ -782,8 +790,9 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 	c->pf_next = (c->pf_next + 1) % PF_RECENT;
 }
 
-/* The stream prefetcher learns from cpu's demand miss of line at t
- * (a miss in L1D, load or store) and issues what it predicts. */
+/* The prefetchers learn from cpu's demand miss of line in L1D at t
+ * (load or store, before the line is fetched) and issue what they
+ * predict. */
 static void prefetch(struct cm_model *m, unsigned cpu, uint64_t line,
 		     uint64_t t)
 {
@@ -856,6 +865,8 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 		return state_get(&c->l1, (size_t)i);
 	}
 	stat_add(&c->st.l1_misses, 1);
+	/* The prefetchers see every L1D miss, hits in L2 included. */
+	prefetch(m, cpu, line, t);
 	if (!level_present(&c->l2))
 		return ST_I;
 	i = level_find(&c->l2, line);
@@ -918,7 +929,6 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 	else
 		ready = fetch_shared(m, cpu, line, t);
 	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
-	prefetch(m, cpu, line, t);
 	return ready;
 }
 
@@ -974,7 +984,6 @@ static uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 	else
 		ready = fetch_shared(m, cpu, line, t);
 	priv_fill(m, cpu, line, ST_M);
-	prefetch(m, cpu, line, t);
 	return ready;
 }
 
@@ -1197,7 +1206,10 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		if (!store) {
 			stall_until(m, cpu, max_u64(c->wc_last, c->sb_last));
 			stat_add(&c->st.locked, 1);
-			stat_add(&c->st.mem_cycles, m->p.locked);
+			/* locked includes the RMW's own two L1D hits. */
+			if (m->p.locked > 2 * c->l1.latency)
+				stat_add(&c->st.mem_cycles,
+					 m->p.locked - 2 * c->l1.latency);
 		}
 		if (t == CM_WB) {
 			now = cpu_now(m, cpu);

@@ -99,7 +99,8 @@ struct cm_profile {
 	uint32_t wc_buffers;	/* per CPU, 1..CM_MAX_WC_BUFFERS */
 	uint32_t wc_burst;	/* flushing a full 64-byte WC buffer */
 	uint32_t wc_chunk;	/* each 8-byte chunk of a partial flush */
-	uint32_t locked;	/* extra cycles of a locked read-modify-write */
+	uint32_t locked;	/* cycles of a locked read-modify-write of an
+				 * L1D-resident line, its accesses included */
 	uint32_t fence;		/* extra cycles of an mfence */
 	uint32_t clflush;	/* cycles of a clflush (plus a write-back) */
 	/* Optional keys (0 when absent; 0 turns the mechanism off): */

@@ -530,9 +530,11 @@ KTEST(cachemodel, shipped_profiles_parse)
 		load(m, 0, 0);	/* memory */
 		load(m, 1, 64);
 		load(m, 1, 64);
-		/* CPU 1's fill held the FSB from clock 0 for a burst
-		 * (18 cycles): CPU 0's miss at clock 0 queues behind it. */
-		EXPECT_EQ(s->mem_cycles, 18 + 200);
+		/* CPU 1's fill and its adjacent-line prefetch (line 1)
+		 * held the FSB from clock 0 for two bursts of 18 cycles:
+		 * CPU 0's miss at clock 0 queues behind them. */
+		EXPECT_EQ(s->mem_cycles, 2 * 18 + 200);
+		EXPECT_EQ(cm_stats(m, 1)->prefetches, 1);
 		EXPECT_EQ(cm_stats(m, 1)->l1_hits, 1);
 		cm_destroy(m);
 	}
