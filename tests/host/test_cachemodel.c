@@ -501,13 +501,14 @@ static char *read_file(const char *path)
 
 KTEST(cachemodel, shipped_profiles_parse)
 {
-	static const char *const names[] = {"core2-2007", "skylake-2015"};
+	static const char *const names[] = {"core2-2007", "skylake-2015",
+					    "xeon5400-2008"};
 	char *text = read_file(PROFILES_FILE);
 	struct cm_profile p;
 	char err[128];
 
 	ASSERT_TRUE(text != NULL);
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		bool ok = cm_profile_parse(text, names[i], &p, err,
 					   sizeof(err));
 
