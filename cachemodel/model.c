@@ -846,16 +846,18 @@ static void prefetch(struct cm_model *m, unsigned cpu, uint64_t line,
  * Look line up in cpu's private caches, refreshing LRU and filling L1
  * from L2, at clock t. Returns the state (ST_I on a private miss); on a
  * hit *ready gets when the data is there, and the hit/miss counts move.
+ * *l1_miss tells whether L1D missed (the prefetchers' cue).
  */
 static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 				   uint64_t line, uint64_t t,
-				   uint64_t *ready)
+				   uint64_t *ready, bool *l1_miss)
 {
 	struct cpu *c = &m->cpu[cpu];
 	long i = level_find(&c->l1, line);
 	uint64_t vline;
 	enum line_state vst, st;
 
+	*l1_miss = i < 0;
 	if (i >= 0) {
 		stat_add(&c->st.l1_hits, 1);
 		*ready = t + c->l1.latency;
@@ -865,8 +867,6 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 		return state_get(&c->l1, (size_t)i);
 	}
 	stat_add(&c->st.l1_misses, 1);
-	/* The prefetchers see every L1D miss, hits in L2 included. */
-	prefetch(m, cpu, line, t);
 	if (!level_present(&c->l2))
 		return ST_I;
 	i = level_find(&c->l2, line);
@@ -957,33 +957,38 @@ static bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
 }
 
 /* A WB write (or locked read) at t: the line ends up M in cpu's caches.
- * Returns when cpu owns it. */
+ * Returns when cpu owns it. The prefetchers learn from an L1D miss after
+ * the demand went out (it is first on the bus). */
 static uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 				  uint64_t line, uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
 	uint64_t ready = t;
-	enum line_state st = priv_lookup(m, cpu, line, t, &ready);
+	bool l1_miss;
+	enum line_state st = priv_lookup(m, cpu, line, t, &ready, &l1_miss);
 
 	switch (st) {
 	case ST_M:
-		return ready;
+		break;
 	case ST_E:
 		priv_set_state(c, line, ST_M);
-		return ready;
+		break;
 	case ST_S:
 		/* Upgrade: ask the LLC to invalidate the other copies. */
 		invalidate_others(m, cpu, line);
 		priv_set_state(c, line, ST_M);
-		return ready + m->llc.latency;
+		ready += m->llc.latency;
+		break;
 	case ST_I:
+		if (invalidate_others(m, cpu, line))
+			ready = hand_over(m, cpu, line, t);
+		else
+			ready = fetch_shared(m, cpu, line, t);
+		priv_fill(m, cpu, line, ST_M);
 		break;
 	}
-	if (invalidate_others(m, cpu, line))
-		ready = hand_over(m, cpu, line, t);
-	else
-		ready = fetch_shared(m, cpu, line, t);
-	priv_fill(m, cpu, line, ST_M);
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
 	return ready;
 }
 
@@ -991,9 +996,12 @@ static uint64_t write_back_read(struct cm_model *m, unsigned cpu,
 				uint64_t line, uint64_t t)
 {
 	uint64_t ready = t;
+	bool l1_miss;
 
-	if (priv_lookup(m, cpu, line, t, &ready) == ST_I)
+	if (priv_lookup(m, cpu, line, t, &ready, &l1_miss) == ST_I)
 		ready = read_miss(m, cpu, line, t);
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
 	return ready;
 }
 

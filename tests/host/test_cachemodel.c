@@ -67,6 +67,119 @@ static void store(struct cm_model *m, unsigned cpu, uint64_t pa)
 	cm_access(m, cpu, pa, 8, CM_STORE);
 }
 
+/*
+ * The tiny machine with timing mechanisms switched on by the optional
+ * keys (appended to its text): what is not given stays off.
+ */
+static struct cm_model *tiny_with(unsigned ncpus, const char *keys)
+{
+	static char text[sizeof(tiny_text) + 256];
+	struct cm_profile p;
+	char err[128];
+
+	snprintf(text, sizeof(text), "%s%s", tiny_text, keys);
+	if (!cm_profile_parse(text, "tiny", &p, err, sizeof(err))) {
+		fprintf(stderr, "tiny profile: %s\n", err);
+		abort();
+	}
+	return cm_create(&p, ncpus);
+}
+
+KTEST(cachemodel, store_buffer_hides_ownership_until_full)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nstore_buffer 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* Three stores to three lines not cached: each read-for-ownership
+	 * holds the bus 20 cycles and owns its line 100 cycles after it
+	 * starts: at 100, 120 (the bus was busy until 20) and 140. The
+	 * first two wait in the store buffer (each costs its L1D lookup,
+	 * 3); the third finds it full and waits for the oldest (100). */
+	store(m, 0, 0);
+	store(m, 0, 64);
+	EXPECT_EQ(s->mem_cycles, 2 * 3);
+	store(m, 0, 128);
+	EXPECT_EQ(s->mem_cycles, 100);
+	EXPECT_EQ(s->store_stalls, 100 - 3 * 3);
+	/* sfence waits for no WB store; mfence waits for the last (140). */
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->mem_cycles, 100 + 5);
+	cm_fence(m, 0, CM_MFENCE);
+	EXPECT_EQ(s->mem_cycles, 140 + 5);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, fences_wait_for_posted_wc_flushes)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nsfence 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WC));
+	/* A full line leaves as a posted burst (clock 0..20); WC stores
+	 * themselves cost the CPU nothing. */
+	for (uint64_t a = 0; a < 64; a += 8)
+		store(m, 0, a);
+	EXPECT_EQ(s->wc_bursts, 1);
+	EXPECT_EQ(s->mem_cycles, 0);
+	/* Three chunks of the next line: sfence flushes them (three
+	 * 8-byte transactions, 7 cycles each, after the burst: 20..41)
+	 * and waits for them, then costs its own 2. */
+	for (uint64_t a = 64; a < 88; a += 8)
+		store(m, 0, a);
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->mem_cycles, 41 + 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, stream_prefetch_counts_issued_useful_late)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nprefetch_ahead 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* Misses at lines 0, 1, 2 of a page train the stream (two misses
+	 * in one direction): the third issues lines 3 and 4 into L2. */
+	load(m, 0, 0);
+	load(m, 0, 64);
+	EXPECT_EQ(s->prefetches, 0);
+	load(m, 0, 128);
+	EXPECT_EQ(s->prefetches, 2);
+	/* The prefetches went out with the third miss (clock 200), behind
+	 * its demand on the bus (200..220): line 3 arrives at 220 + 100.
+	 * The load of line 3 (clock 300) finds it in L2, useful but late:
+	 * it waits until 320. Its miss in L1D moves the stream on: line 5
+	 * is issued. */
+	load(m, 0, 192);
+	EXPECT_EQ(s->prefetch_useful, 1);
+	EXPECT_EQ(s->prefetch_late, 1);
+	EXPECT_EQ(s->l2_hits, 1);
+	EXPECT_EQ(s->prefetches, 3);
+	EXPECT_EQ(s->mem_cycles, 3 * 100 + 20);
+	/* Another page, walked backwards with big steps: not a stream of
+	 * this page's lines before two misses; never across the page. */
+	load(m, 0, 2 * PAGE + 63 * 64);
+	load(m, 0, 2 * PAGE + 40 * 64);
+	EXPECT_EQ(s->prefetches, 3);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, inclusive_llc_takes_its_victims_out_of_private_caches)
+{
+	/* The LLC has 64 sets of 4 ways: lines 64 apart share a set. */
+	for (int inclusive = 0; inclusive <= 1; inclusive++) {
+		struct cm_model *m = tiny_with(
+			2, inclusive ? "llc_inclusive 1\n" : "llc_inclusive 0\n");
+		const struct cm_stats *s0 = cm_stats(m, 0);
+
+		load(m, 0, 0);
+		for (uint64_t k = 1; k <= 4; k++)
+			load(m, 1, k * 64 * 64);	/* evicts line 0 */
+		load(m, 0, 0);
+		/* Inclusive: CPU 0 lost line 0 with the LLC's copy. */
+		EXPECT_EQ(s0->l1_misses, inclusive ? 2 : 1);
+		cm_destroy(m);
+	}
+}
+
 KTEST(cachemodel, streaming_read_misses_once_per_line)
 {
 	struct cm_model *m = tiny(1);
