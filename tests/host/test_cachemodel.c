@@ -697,6 +697,12 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0xf8), 0);		/* swapgs */
 	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0x38, 0x82, 0x08), X86_TLB_FLUSH);
 	EXPECT_EQ(CLASSIFY(0x0f, 0x20, 0xd8), 0);		/* mov rax, cr3 */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xa4), X86_REP_STRING);	/* rep movsb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x48, 0xa5), X86_REP_STRING);	/* rep movsq */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xaa), X86_REP_STRING);	/* rep stosb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x48, 0xab), X86_REP_STRING);	/* rep stosq */
+	EXPECT_EQ(CLASSIFY(0xa4), 0);				/* movsb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xa6), 0);			/* repe cmpsb */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
 	EXPECT_EQ(CLASSIFY(0xf0), 0);
 }
