@@ -191,10 +191,12 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
  * fill anywhere since it evicted the line, any plain access to a WC, UC
  * or UC- page or a device), count it exactly as cm_access() would and
  * return true; otherwise change nothing and return false (then call
- * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers
- * and counters, and reads the type map and the fills count, so it may
- * run while another thread makes calls for other CPUs (those serialised
- * among themselves), except cm_set_type() and cm_clflush_lines(), which
+ * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers,
+ * fill and store buffers and counters, updates its bus's clock with an
+ * atomic compare-and-swap, and reads the type map and the fills count,
+ * so it may run while another thread makes calls for other CPUs (those
+ * serialised among themselves), except cm_set_type() and
+ * cm_clflush_lines(), which
  * may flush cpu's WC buffers into cpu's counters; never at the same time
  * as another call for the same cpu.
  */
@@ -220,7 +222,8 @@ void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
  */
 void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 		      uint64_t len);
-/* n more instructions retired on cpu. */
+/* n more instructions retired on cpu (they advance its clock: model.h,
+ * invariant 5); called by cpu's own thread. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 
 /*

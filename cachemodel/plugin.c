@@ -653,6 +653,9 @@ static void on_tb(unsigned int cpu, void *udata)
 
 		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) +
 				 (uint64_t)(uintptr_t)udata, __ATOMIC_RELAXED);
+		/* The engine's clock (bus, fill and store buffers, prefetch
+		 * timeliness) counts instructions too. */
+		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
 	}
 }
 
