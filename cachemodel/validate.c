@@ -31,6 +31,7 @@
 #include <string.h>
 #include "cachemodel/model.h"
 #include "cachemodel/profile.h"
+#include "lib/prng.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -85,16 +86,6 @@ static void result(const char *bench, double value, const char *unit,
 	       prof->name, bench, value, unit);
 }
 
-/* xorshift64, for the chase order */
-static uint64_t rnd_state;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 /*
  * Dependent loads over ws bytes, one per line in a random cyclic order
@@ -106,16 +97,15 @@ static double chase(uint64_t ws)
 	uint64_t n = ws / CM_LINE_SIZE, loads;
 	uint32_t *next = malloc(n * sizeof(*next));
 	struct cm_model *m = fresh(1);
-	uint64_t before, at = 0;
+	uint64_t before, at = 0, rnd = prng_seed(CHASE_SEED);
 	double r;
 
 	if (!next)
 		exit(1);
 	for (uint64_t i = 0; i < n; i++)
 		next[i] = (uint32_t)i;
-	rnd_state = CHASE_SEED;
 	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = rnd() % i;
+		uint64_t j = prng_next(&rnd) % i;
 		uint32_t t = next[i];
 
 		next[i] = next[j];
