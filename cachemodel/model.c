@@ -25,9 +25,11 @@
 #define HOST_LINE_BYTES 64
 #define LINES_PER_PAGE (1u << (CM_PAGE_SHIFT - CM_LINE_SHIFT))
 /* Streams the prefetcher follows per CPU, and prefetched lines it
- * remembers (to count useful and late ones). */
+ * remembers (to count useful and late ones), hashed by line number: a
+ * line whose slot a later prefetch took is no longer counted. */
 #define PF_STREAMS 8
-#define PF_RECENT 64
+#define PF_RECENT_BITS 6
+#define PF_RECENT (1u << PF_RECENT_BITS)
 /* Misses in one direction within a page before a stream is trusted. */
 #define PF_TRAIN 2
 /* Hand-over clocks of contended lines, hashed by line number. */
@@ -129,8 +131,7 @@ struct cpu {
 	uint64_t wc_last;	/* latest WC flush completion */
 	struct pf_stream pf[PF_STREAMS];
 	uint64_t pf_tick;
-	struct pf_line pf_recent[PF_RECENT];
-	unsigned pf_next;	/* pf_recent slot to fill next */
+	struct pf_line pf_recent[PF_RECENT];	/* by pf_slot() */
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
@@ -728,6 +729,11 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 /* ------------------------------------------------------------------ */
 /* Hardware prefetch                                                    */
 
+static unsigned pf_slot(uint64_t line)
+{
+	return (unsigned)((line * HASH_MULTIPLIER) >> (64 - PF_RECENT_BITS));
+}
+
 /*
  * If line was prefetched by cpu and not yet used: count it useful (and
  * late if it has not arrived by t) and return when it arrives; else 0.
@@ -735,22 +741,15 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 static uint64_t pf_consume(struct cm_model *m, unsigned cpu, uint64_t line,
 			   uint64_t t)
 {
-	struct cpu *c = &m->cpu[cpu];
+	struct pf_line *p = &m->cpu[cpu].pf_recent[pf_slot(line)];
 
-	if (!m->p.prefetch_next && !m->p.prefetch_ahead)
+	if (p->line != line || p->used)
 		return 0;
-	for (unsigned k = 0; k < PF_RECENT; k++) {
-		struct pf_line *p = &c->pf_recent[k];
-
-		if (p->line != line || p->used)
-			continue;
-		p->used = true;
-		stat_add(&c->st.prefetch_useful, 1);
-		if (p->ready > t)
-			stat_add(&c->st.prefetch_late, 1);
-		return p->ready;
-	}
-	return 0;
+	p->used = true;
+	stat_add(&m->cpu[cpu].st.prefetch_useful, 1);
+	if (p->ready > t)
+		stat_add(&m->cpu[cpu].st.prefetch_late, 1);
+	return p->ready;
 }
 
 /*
@@ -786,8 +785,7 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 	if (to_l2)
 		l2_fill(m, cpu, line, ST_E);
 	stat_add(&c->st.prefetches, 1);
-	c->pf_recent[c->pf_next] = (struct pf_line){line, ready, false};
-	c->pf_next = (c->pf_next + 1) % PF_RECENT;
+	c->pf_recent[pf_slot(line)] = (struct pf_line){line, ready, false};
 }
 
 /* The prefetchers learn from cpu's demand miss of line in L1D at t
