@@ -252,6 +252,17 @@ model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
 	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
 
+# The model against published figures (tools/model_validate.py,
+# cachemodel/validation_data.json); its short form is a host test.
+MODEL_VALIDATE := $(BUILD)/host/model_validate
+$(MODEL_VALIDATE): cachemodel/validate.c cachemodel/model.c cachemodel/profile.c $(wildcard cachemodel/*.h) lib/prng.h
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $(filter %.c,$^)
+.PHONY: model-validate
+model-validate: $(MODEL_VALIDATE)
+	$(Q)python3 tools/model_validate.py --binary $(MODEL_VALIDATE)
+
 # --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------
@@ -409,6 +420,12 @@ $(BUILD)/host/test_grade_%: tools/grade.py
 	@echo "  GEN     $@"
 	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/grade.py" --selftest --ktap %s\n' \
 		"$(CURDIR)" "$*" > $@ && chmod +x $@
+
+HOST_TESTS += $(BUILD)/host/test_model_validate
+$(BUILD)/host/test_model_validate: $(MODEL_VALIDATE) tools/model_validate.py cachemodel/validation_data.json cachemodel/profiles.txt
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/model_validate.py" --ktap --binary "%s"\n' \
+		"$(CURDIR)" "$(abspath $(MODEL_VALIDATE))" > $@ && chmod +x $@
 
 .PHONY: check-layers
 check-layers:

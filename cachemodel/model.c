@@ -23,6 +23,18 @@
 #define HASH_MULTIPLIER 0x9e3779b97f4a7c15ull
 /* A host cache line: per-CPU state is aligned to it. */
 #define HOST_LINE_BYTES 64
+#define LINES_PER_PAGE (1u << (CM_PAGE_SHIFT - CM_LINE_SHIFT))
+/* Streams the prefetcher follows per CPU, and prefetched lines it
+ * remembers (to count useful and late ones), hashed by line number: a
+ * line whose slot a later prefetch took is no longer counted. */
+#define PF_STREAMS 8
+#define PF_RECENT_BITS 6
+#define PF_RECENT (1u << PF_RECENT_BITS)
+/* Misses in one direction within a page before a stream is trusted. */
+#define PF_TRAIN 2
+/* Hand-over clocks of contended lines, hashed by line number. */
+#define LINE_CLOCK_BITS 10
+#define LINE_CLOCKS (1u << LINE_CLOCK_BITS)
 
 enum line_state {
 	ST_I = 0,
@@ -69,6 +81,35 @@ struct wc_buffer {
 	/* cm_model.fills when a non-temporal store last evicted the line:
 	 * while fills has not moved, no cache holds it. */
 	uint64_t evicted_at;
+	uint64_t done;		/* its last flush leaves the bus (CPU clock) */
+};
+
+/* A stream the prefetcher follows: misses moving through one page. */
+struct pf_stream {
+	uint64_t page;		/* page number + 1; 0: free */
+	uint64_t last;		/* line of its last miss */
+	uint64_t next;		/* next line to prefetch */
+	uint64_t stamp;		/* LRU */
+	int dir;		/* +1, -1; 0 before a second miss */
+	unsigned hits;		/* misses in dir so far */
+};
+
+/* A line a prefetch brought: when it arrives; used once counted. */
+struct pf_line {
+	uint64_t line;		/* NO_LINE: empty */
+	uint64_t ready;
+	bool used;
+};
+
+/* A bus (front-side bus or memory controller): busy until this clock. */
+struct bus {
+	uint64_t busy;
+} __attribute__((aligned(HOST_LINE_BYTES)));
+
+/* When a contended line can next be handed over. */
+struct line_clock {
+	uint64_t line;
+	uint64_t free;
 };
 
 /* Cache-line aligned so two CPUs' hot fields never share a host line. */
@@ -82,6 +123,15 @@ struct cpu {
 	uint64_t last_page;	/* page number + 1 (0: none), */
 	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
 	enum cm_memtype last_type;	/* had this type */
+	/* Timing (all CPU clocks, see cpu_now()): */
+	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
+	uint64_t sb[CM_MAX_STORE_BUFFER];	/* ring: buffered stores' */
+	unsigned sb_head, sb_n;			/* ownership times */
+	uint64_t sb_last;	/* latest ownership time in the store buffer */
+	uint64_t wc_last;	/* latest WC flush completion */
+	struct pf_stream pf[PF_STREAMS];
+	uint64_t pf_tick;
+	struct pf_line pf_recent[PF_RECENT];	/* by pf_slot() */
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
@@ -111,6 +161,13 @@ struct cm_model {
 	uint64_t fills __attribute__((aligned(HOST_LINE_BYTES)));
 	/* Written on every LLC access (its LRU clock). */
 	struct level llc __attribute__((aligned(HOST_LINE_BYTES)));
+	/* Buses: CPU c uses bus[c / bus_cpus]; read and written with
+	 * atomics (the fast path's WC flushes and UC accesses use them). */
+	unsigned bus_cpus;
+	uint64_t bus_queue_max;	/* cap of a bus wait (model.h, inv. 5) */
+	struct bus bus[CM_MAX_CPUS];
+	/* Slow path only (under the caller's lock). */
+	struct line_clock line_clock[LINE_CLOCKS];
 };
 
 /*
@@ -161,6 +218,14 @@ const char *cm_profile_check(const struct cm_profile *p)
 		return "wc_buffers must be 1..16";
 	if (p->cpi_x100 == 0)
 		return "cpi_x100 must be at least 1";
+	if (p->fill_buffers > CM_MAX_FILL_BUFFERS)
+		return "fill_buffers must be 0..32";
+	if (p->store_buffer > CM_MAX_STORE_BUFFER)
+		return "store_buffer must be 0..64";
+	if (p->prefetch_ahead > CM_MAX_PREFETCH_AHEAD)
+		return "prefetch_ahead must be 0..32";
+	if (p->llc_inclusive > 1 || p->prefetch_next > 1)
+		return "llc_inclusive and prefetch_next must be 0 or 1";
 	return NULL;
 }
 
@@ -298,6 +363,12 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 	memset(m, 0, sizeof(*m));
 	m->p = *p;
 	m->ncpus = ncpus;
+	m->bus_cpus = p->bus_cpus && p->bus_cpus < ncpus ? p->bus_cpus : ncpus;
+	m->bus_queue_max = (uint64_t)m->bus_cpus *
+			   (p->fill_buffers ? p->fill_buffers : 1) *
+			   (p->wc_burst ? p->wc_burst : 1);
+	for (unsigned k = 0; k < LINE_CLOCKS; k++)
+		m->line_clock[k].line = NO_LINE;
 	m->bytes = sizeof(*m);
 	m->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*m->cpu));
 	if (m->cpu)
@@ -309,6 +380,8 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 		     level_init(m, &m->cpu[c].l2, &p->l2);
 		for (unsigned k = 0; k < WAY_HINTS; k++)
 			m->cpu[c].hint[k].line = NO_LINE;
+		for (unsigned k = 0; k < PF_RECENT; k++)
+			m->cpu[c].pf_recent[k].line = NO_LINE;
 	}
 	if (!ok) {
 		cm_destroy(m);
@@ -425,6 +498,123 @@ bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
 }
 
 /* ------------------------------------------------------------------ */
+/* Time                                                                 */
+
+/* cpu's clock: instructions x CPI plus the cycles it stalled. */
+static uint64_t cpu_now(const struct cm_model *m, unsigned cpu)
+{
+	const struct cm_stats *s = &m->cpu[cpu].st;
+
+	return s->insns * m->p.cpi_x100 / 100 + s->mem_cycles;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* cpu stalls until clock t (nothing if t is past). */
+static void stall_until(struct cm_model *m, unsigned cpu, uint64_t t)
+{
+	uint64_t now = cpu_now(m, cpu);
+
+	if (t > now)
+		stat_add(&m->cpu[cpu].st.mem_cycles, t - now);
+}
+
+/*
+ * One transaction of occ cycles on cpu's bus, asked at clock t. Returns
+ * when it starts: at t if the bus is free, else when it frees, at most
+ * bus_queue_max later (model.h, invariant 5). Lock-free: the fast path
+ * of several CPUs may share a bus.
+ */
+static uint64_t bus_use(struct cm_model *m, unsigned cpu, uint64_t t,
+			uint32_t occ)
+{
+	struct bus *b = &m->bus[cpu / m->bus_cpus];
+	uint64_t busy = __atomic_load_n(&b->busy, __ATOMIC_RELAXED);
+	uint64_t start, end;
+
+	do {
+		start = max_u64(busy, t);
+		if (start - t > m->bus_queue_max)
+			start = t + m->bus_queue_max;
+		end = max_u64(busy, start + occ);
+	} while (!__atomic_compare_exchange_n(&b->busy, &busy, end, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	if (start > t)
+		stat_add(&m->cpu[cpu].st.bus_queued, start - t);
+	return start;
+}
+
+/* A fill buffer of cpu for a transaction asked at *t: *t moves to when
+ * one is free. Returns its index, or -1 without fill buffers. */
+static int fb_take(struct cm_model *m, unsigned cpu, uint64_t *t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	int k = 0;
+
+	if (!m->p.fill_buffers)
+		return -1;
+	for (unsigned i = 1; i < m->p.fill_buffers; i++)
+		if (c->fb[i] < c->fb[k])
+			k = (int)i;
+	*t = max_u64(*t, c->fb[k]);
+	return k;
+}
+
+/* A line read from memory by cpu, asked at clock t: a fill buffer, a
+ * burst on the bus, the memory latency. Returns when the data is there. */
+static uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
+{
+	int k = fb_take(m, cpu, &t);
+	uint64_t done = bus_use(m, cpu, t, m->p.wc_burst) + m->p.mem_latency;
+
+	if (k >= 0)
+		m->cpu[cpu].fb[k] = done;
+	return done;
+}
+
+/* A dirty line goes to memory: a posted burst on cpu's bus, through a
+ * fill buffer (so write-backs cannot queue without bound). */
+static void mem_write_back(struct cm_model *m, unsigned cpu)
+{
+	uint64_t t;
+	int k;
+
+	if (cpu == NO_CPU)
+		return;
+	stat_add(&m->cpu[cpu].st.writebacks, 1);
+	t = cpu_now(m, cpu);
+	k = fb_take(m, cpu, &t);
+	t = bus_use(m, cpu, t, m->p.wc_burst) + m->p.wc_burst;
+	if (k >= 0)
+		m->cpu[cpu].fb[k] = t;
+}
+
+/*
+ * line moves from another CPU's cache to cpu, asked at t: after the
+ * line's previous hand-over, at most a queue of every other CPU later.
+ * Returns when it arrives.
+ */
+static uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
+			  uint64_t t)
+{
+	struct line_clock *lc =
+		&m->line_clock[(line * HASH_MULTIPLIER) >> (64 - LINE_CLOCK_BITS)];
+	uint64_t cap = (uint64_t)(m->ncpus - 1) * m->p.remote_latency;
+	uint64_t start = t;
+
+	if (lc->line == line && lc->free > t)
+		start = lc->free - t > cap ? t + cap : lc->free;
+	lc->line = line;
+	lc->free = start + m->p.remote_latency;
+	stat_add(&m->cpu[cpu].st.transfers, 1);
+	return lc->free;
+}
+
+/* ------------------------------------------------------------------ */
 /* Private caches and coherence                                         */
 
 /* The outermost private level: where a CPU's MESI state lives. */
@@ -462,16 +652,25 @@ static enum line_state priv_drop(struct cpu *c, uint64_t line)
 }
 
 /* Put line, known absent, into the LLC; a dirty victim is written back
- * (counted on cpu). */
+ * (counted on cpu). An inclusive LLC takes its victim out of every
+ * private cache; a dirty private copy is written back too. */
 static void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 		       bool dirty)
 {
 	uint64_t vline;
 	enum line_state vst;
+	bool vdirty;
 
 	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
-	if (vst == ST_M)
-		stat_add(&m->cpu[cpu].st.writebacks, 1);
+	if (vst == ST_I)
+		return;
+	vdirty = vst == ST_M;
+	if (m->p.llc_inclusive)
+		for (unsigned d = 0; d < m->ncpus; d++)
+			if (priv_drop(&m->cpu[d], vline) == ST_M)
+				vdirty = true;
+	if (vdirty)
+		mem_write_back(m, cpu);
 }
 
 /* A dirty line leaves the private caches: it goes to the LLC, dirty
@@ -490,6 +689,24 @@ static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	llc_insert(m, cpu, line, dirty);
 }
 
+/* Put line into cpu's L2 (present, line absent) with state st; the
+ * victim leaves L1D too (inclusion) and a dirty one goes to the LLC. */
+static void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+		    enum line_state st)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t vline;
+	enum line_state vst;
+
+	level_insert(&c->l2, line, st, &vline, &vst);
+	if (vst != ST_I) {
+		enum line_state l1st = level_drop(&c->l1, vline);
+
+		if (vst == ST_M || l1st == ST_M)
+			llc_fill(m, cpu, vline, true);
+	}
+}
+
 /* Put line into cpu's private caches with state st (not present there). */
 static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		      enum line_state st)
@@ -499,14 +716,7 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	enum line_state vst;
 
 	if (level_present(&c->l2)) {
-		level_insert(&c->l2, line, st, &vline, &vst);
-		if (vst != ST_I) {
-			/* Inclusion: the L2 victim leaves L1 too. */
-			enum line_state l1st = level_drop(&c->l1, vline);
-
-			if (vst == ST_M || l1st == ST_M)
-				llc_fill(m, cpu, vline, true);
-		}
+		l2_fill(m, cpu, line, st);
 		level_insert(&c->l1, line, st, &vline, &vst);
 		/* An L1 victim stays in L2, same state. */
 		return;
@@ -516,22 +726,139 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		llc_fill(m, cpu, vline, true);
 }
 
+/* ------------------------------------------------------------------ */
+/* Hardware prefetch                                                    */
+
+static unsigned pf_slot(uint64_t line)
+{
+	return (unsigned)((line * HASH_MULTIPLIER) >> (64 - PF_RECENT_BITS));
+}
+
+/*
+ * If line was prefetched by cpu and not yet used: count it useful (and
+ * late if it has not arrived by t) and return when it arrives; else 0.
+ */
+static uint64_t pf_consume(struct cm_model *m, unsigned cpu, uint64_t line,
+			   uint64_t t)
+{
+	struct pf_line *p = &m->cpu[cpu].pf_recent[pf_slot(line)];
+
+	if (p->line != line || p->used)
+		return 0;
+	p->used = true;
+	stat_add(&m->cpu[cpu].st.prefetch_useful, 1);
+	if (p->ready > t)
+		stat_add(&m->cpu[cpu].st.prefetch_late, 1);
+	return p->ready;
+}
+
+/*
+ * Prefetch line for cpu at clock t into its L2, or the LLC without one:
+ * WB lines only, not already held by cpu nor by any other CPU (a
+ * prefetch never takes a line from another core), from the LLC or else
+ * from memory through a fill buffer and the bus.
+ */
+static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
+		     uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	bool to_l2 = level_present(&c->l2);
+	uint64_t ready;
+	long i;
+
+	if (line >= (1ull << (CM_MAX_PHYS_BITS - CM_LINE_SHIFT)) ||
+	    cm_type_of(m, line << CM_LINE_SHIFT) != CM_WB)
+		return;
+	for (unsigned d = 0; d < m->ncpus; d++)
+		if (priv_state(&m->cpu[d], line) != ST_I)
+			return;
+	i = level_find(&m->llc, line);
+	if (i >= 0 && !to_l2)
+		return;
+	if (i >= 0) {
+		level_touch(&m->llc, i);
+		ready = t + m->llc.latency;
+	} else {
+		ready = mem_read(m, cpu, t);
+		llc_insert(m, cpu, line, false);
+	}
+	if (to_l2)
+		l2_fill(m, cpu, line, ST_E);
+	stat_add(&c->st.prefetches, 1);
+	c->pf_recent[pf_slot(line)] = (struct pf_line){line, ready, false};
+}
+
+/* The prefetchers learn from cpu's demand miss of line in L1D at t
+ * (load or store, before the line is fetched) and issue what they
+ * predict. */
+static void prefetch(struct cm_model *m, unsigned cpu, uint64_t line,
+		     uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t page = line / LINES_PER_PAGE + 1;
+	struct pf_stream *s = NULL, *victim = &c->pf[0];
+	int dir;
+
+	if (m->p.prefetch_next)
+		pf_issue(m, cpu, line ^ 1, t);
+	if (!m->p.prefetch_ahead)
+		return;
+	for (unsigned k = 0; k < PF_STREAMS; k++) {
+		if (c->pf[k].page == page)
+			s = &c->pf[k];
+		if (c->pf[k].stamp < victim->stamp)
+			victim = &c->pf[k];
+	}
+	if (!s) {
+		*victim = (struct pf_stream){page, line, line + 1, 0, 0, 0};
+		victim->stamp = ++c->pf_tick;
+		return;
+	}
+	s->stamp = ++c->pf_tick;
+	if (line == s->last)
+		return;
+	dir = line > s->last ? 1 : -1;
+	if (dir != s->dir) {
+		s->dir = dir;
+		s->hits = 0;
+	}
+	s->hits++;
+	s->last = line;
+	if (s->hits < PF_TRAIN)
+		return;
+	/* Never behind the demand stream, never beyond its page. */
+	if ((dir > 0 && s->next <= line) || (dir < 0 && s->next >= line))
+		s->next = line + (uint64_t)(int64_t)dir;
+	while (s->next / LINES_PER_PAGE + 1 == page &&
+	       (dir > 0 ? s->next - line : line - s->next) <=
+		       m->p.prefetch_ahead) {
+		pf_issue(m, cpu, s->next, t);
+		s->next += (uint64_t)(int64_t)dir;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Write-back accesses: each returns when its data or ownership is there */
+
 /*
  * Look line up in cpu's private caches, refreshing LRU and filling L1
- * from L2. Returns the state (ST_I on a private miss) and adds the hit
- * latency and hit/miss counts.
+ * from L2, at clock t. Returns the state (ST_I on a private miss); on a
+ * hit *ready gets when the data is there, and the hit/miss counts move.
+ * *l1_miss tells whether L1D missed (the prefetchers' cue).
  */
 static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
-				   uint64_t line)
+				   uint64_t line, uint64_t t,
+				   uint64_t *ready, bool *l1_miss)
 {
 	struct cpu *c = &m->cpu[cpu];
 	long i = level_find(&c->l1, line);
 	uint64_t vline;
 	enum line_state vst, st;
 
+	*l1_miss = i < 0;
 	if (i >= 0) {
 		stat_add(&c->st.l1_hits, 1);
-		stat_add(&c->st.mem_cycles, c->l1.latency);
+		*ready = t + c->l1.latency;
 		/* L2 does not see L1D hits (as in hardware): its LRU order
 		 * is that of L1D misses, so it may evict a line L1D uses. */
 		level_touch(&c->l1, i);
@@ -546,35 +873,37 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 		return ST_I;
 	}
 	stat_add(&c->st.l2_hits, 1);
-	stat_add(&c->st.mem_cycles, c->l2.latency);
+	*ready = max_u64(t + c->l2.latency, pf_consume(m, cpu, line, t));
 	level_touch(&c->l2, i);
 	st = state_get(&c->l2, (size_t)i);
 	level_insert(&c->l1, line, st, &vline, &vst);
 	return st;
 }
 
-/* Shared part of a private miss: from the LLC or from memory. */
-static void fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line)
+/* Shared part of a private miss at t: from the LLC or from memory.
+ * Returns when the data is there. */
+static uint64_t fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line,
+			     uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
 	long i = level_find(&m->llc, line);
 
 	if (i >= 0) {
 		stat_add(&c->st.llc_hits, 1);
-		stat_add(&c->st.mem_cycles, m->llc.latency);
 		level_touch(&m->llc, i);
-		return;
+		return max_u64(t + m->llc.latency, pf_consume(m, cpu, line, t));
 	}
 	stat_add(&c->st.llc_misses, 1);
-	stat_add(&c->st.mem_cycles, m->p.mem_latency);
 	llc_insert(m, cpu, line, false);	/* just looked up: absent */
+	return mem_read(m, cpu, t);
 }
 
-/* A WB read that missed cpu's private caches. */
-static void read_miss(struct cm_model *m, unsigned cpu, uint64_t line)
+/* A WB read that missed cpu's private caches, at t. */
+static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
+			  uint64_t t)
 {
-	struct cpu *c = &m->cpu[cpu];
 	bool shared = false, transferred = false;
+	uint64_t ready;
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
 		enum line_state st;
@@ -593,13 +922,12 @@ static void read_miss(struct cm_model *m, unsigned cpu, uint64_t line)
 			transferred = true;
 		}
 	}
-	if (transferred) {
-		stat_add(&c->st.transfers, 1);
-		stat_add(&c->st.mem_cycles, m->p.remote_latency);
-	} else {
-		fetch_shared(m, cpu, line);
-	}
+	if (transferred)
+		ready = hand_over(m, cpu, line, t);
+	else
+		ready = fetch_shared(m, cpu, line, t);
 	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
+	return ready;
 }
 
 /*
@@ -626,40 +954,53 @@ static bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
 	return dirty;
 }
 
-/* A WB write (or locked read): the line ends up M in cpu's caches. */
-static void write_back_access(struct cm_model *m, unsigned cpu, uint64_t line)
+/* A WB write (or locked read) at t: the line ends up M in cpu's caches.
+ * Returns when cpu owns it. The prefetchers learn from an L1D miss after
+ * the demand went out (it is first on the bus). */
+static uint64_t write_back_access(struct cm_model *m, unsigned cpu,
+				  uint64_t line, uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
-	enum line_state st = priv_lookup(m, cpu, line);
+	uint64_t ready = t;
+	bool l1_miss;
+	enum line_state st = priv_lookup(m, cpu, line, t, &ready, &l1_miss);
 
 	switch (st) {
 	case ST_M:
-		return;
+		break;
 	case ST_E:
 		priv_set_state(c, line, ST_M);
-		return;
+		break;
 	case ST_S:
 		/* Upgrade: ask the LLC to invalidate the other copies. */
 		invalidate_others(m, cpu, line);
-		stat_add(&c->st.mem_cycles, m->llc.latency);
 		priv_set_state(c, line, ST_M);
-		return;
+		ready += m->llc.latency;
+		break;
 	case ST_I:
+		if (invalidate_others(m, cpu, line))
+			ready = hand_over(m, cpu, line, t);
+		else
+			ready = fetch_shared(m, cpu, line, t);
+		priv_fill(m, cpu, line, ST_M);
 		break;
 	}
-	if (invalidate_others(m, cpu, line)) {
-		stat_add(&c->st.transfers, 1);
-		stat_add(&c->st.mem_cycles, m->p.remote_latency);
-	} else {
-		fetch_shared(m, cpu, line);
-	}
-	priv_fill(m, cpu, line, ST_M);
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
+	return ready;
 }
 
-static void write_back_read(struct cm_model *m, unsigned cpu, uint64_t line)
+static uint64_t write_back_read(struct cm_model *m, unsigned cpu,
+				uint64_t line, uint64_t t)
 {
-	if (priv_lookup(m, cpu, line) == ST_I)
-		read_miss(m, cpu, line);
+	uint64_t ready = t;
+	bool l1_miss;
+
+	if (priv_lookup(m, cpu, line, t, &ready, &l1_miss) == ST_I)
+		ready = read_miss(m, cpu, line, t);
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
+	return ready;
 }
 
 /*
@@ -675,31 +1016,76 @@ static void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 			dirty = true;
 	if (level_drop(&m->llc, line) == ST_M)
 		dirty = true;
-	if (dirty && cpu != NO_CPU)
-		stat_add(&m->cpu[cpu].st.writebacks, 1);
+	if (dirty)
+		mem_write_back(m, cpu);
+}
+
+/* ------------------------------------------------------------------ */
+/* The store buffer                                                     */
+
+/* A store whose line cpu owns at clock ready enters the store buffer;
+ * if it is full, cpu stalls until its oldest store is done. */
+static void sb_push(struct cm_model *m, unsigned cpu, uint64_t ready)
+{
+	struct cpu *c = &m->cpu[cpu];
+	unsigned cap = m->p.store_buffer;
+
+	/* Stores already done leave the buffer first. */
+	while (c->sb_n && c->sb[c->sb_head] <= cpu_now(m, cpu)) {
+		c->sb_head = (c->sb_head + 1) % cap;
+		c->sb_n--;
+	}
+	if (c->sb_n == cap) {
+		uint64_t before = cpu_now(m, cpu);
+
+		stall_until(m, cpu, c->sb[c->sb_head]);
+		stat_add(&c->st.store_stalls, cpu_now(m, cpu) - before);
+		c->sb_head = (c->sb_head + 1) % cap;
+		c->sb_n--;
+	}
+	c->sb[(c->sb_head + c->sb_n) % cap] = ready;
+	c->sb_n++;
+	c->sb_last = max_u64(c->sb_last, ready);
 }
 
 /* ------------------------------------------------------------------ */
 /* Write combining                                                      */
 
+/*
+ * Buffer b of cpu leaves: a full one as one burst, a partial one as one
+ * 8-byte transaction per chunk holding data, each holding the bus for
+ * wc_chunk. Posted: cpu goes on (without fill buffers it waits), the
+ * buffer is busy until its last transaction is done.
+ */
 static void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
 		     enum cm_wc_cause why)
 {
-	struct cm_stats *s = &m->cpu[cpu].st;
+	struct cpu *c = &m->cpu[cpu];
+	struct cm_stats *s = &c->st;
+	uint64_t t;
+	int k;
 
+	if (!b->mask)
+		return;
+	t = cpu_now(m, cpu);
+	k = fb_take(m, cpu, &t);
 	if (b->mask == WC_FULL_MASK) {
 		stat_add(&s->wc_bursts, 1);
-		stat_add(&s->mem_cycles, m->p.wc_burst);
-	} else if (b->mask) {
-		unsigned chunks = 0;
-
-		for (unsigned k = 0; k < CM_LINE_SIZE; k += WC_CHUNK_BYTES)
-			if ((b->mask >> k) & 0xff)
-				chunks++;
+		t = bus_use(m, cpu, t, m->p.wc_burst) + m->p.wc_burst;
+	} else {
+		for (unsigned o = 0; o < CM_LINE_SIZE; o += WC_CHUNK_BYTES)
+			if ((b->mask >> o) & 0xff)
+				t = bus_use(m, cpu, t, m->p.wc_chunk) +
+				    m->p.wc_chunk;
 		stat_add(&s->wc_partials, 1);
 		stat_add(&s->wc_partial_by[why], 1);
-		stat_add(&s->mem_cycles, (uint64_t)chunks * m->p.wc_chunk);
 	}
+	if (k >= 0)
+		c->fb[k] = t;
+	b->done = t;
+	c->wc_last = max_u64(c->wc_last, t);
+	if (!m->p.fill_buffers)
+		stall_until(m, cpu, t);
 	b->mask = 0;
 }
 
@@ -744,26 +1130,29 @@ static struct wc_buffer *wc_merge(struct cm_model *m, unsigned cpu,
 }
 
 /* A WC or non-temporal store into cpu's WC buffers; returns the buffer
- * that holds it, or NULL if that buffer went out full. */
+ * that holds it, or NULL if that buffer went out full. A new line takes
+ * a free buffer (the earliest done), else evicts the least recently
+ * written one; cpu waits until the buffer it takes is done. */
 static struct wc_buffer *wc_store(struct cm_model *m, unsigned cpu,
 				  uint64_t line, unsigned off, unsigned n)
 {
 	struct wc_buffer *w = wc_find(m, cpu, line);
 
 	if (!w) {
-		/* A free buffer, else the least recently written one. */
 		struct wc_buffer *all = m->cpu[cpu].wc;
+		struct wc_buffer *lru = &all[0];
 
-		w = &all[0];
 		for (unsigned b = 0; b < m->p.wc_buffers; b++) {
-			if (!all[b].mask) {
+			if (!all[b].mask && (!w || all[b].done < w->done))
 				w = &all[b];
-				break;
-			}
-			if (all[b].stamp < w->stamp)
-				w = &all[b];
+			if (all[b].stamp < lru->stamp)
+				lru = &all[b];
 		}
-		wc_flush(m, cpu, w, CM_WC_EVICT);
+		if (!w) {
+			w = lru;
+			wc_flush(m, cpu, w, CM_WC_EVICT);
+		}
+		stall_until(m, cpu, w->done);
 		w->line = line;
 	}
 	return wc_merge(m, cpu, w, off, n);
@@ -772,10 +1161,36 @@ static struct wc_buffer *wc_store(struct cm_model *m, unsigned cpu,
 /* ------------------------------------------------------------------ */
 /* Accesses                                                             */
 
-static void uncached(struct cm_model *m, unsigned cpu, uint32_t cycles)
+/*
+ * One uncached transaction (UC, UC- or device; a WC load; a WT or WP
+ * store), strongly ordered: after cpu's buffered and write-combined
+ * writes, then one 8-byte transaction on the bus; cpu waits for a load's
+ * data or for the bus to take a store (uc_load, uc_store cycles after
+ * the transaction starts).
+ */
+static void uncached(struct cm_model *m, unsigned cpu, bool store)
 {
-	stat_add(&m->cpu[cpu].st.uncached, 1);
-	stat_add(&m->cpu[cpu].st.mem_cycles, cycles);
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t t = max_u64(cpu_now(m, cpu), max_u64(c->wc_last, c->sb_last));
+
+	stat_add(&c->st.uncached, 1);
+	t = bus_use(m, cpu, t, m->p.wc_chunk);
+	stall_until(m, cpu, t + (store ? m->p.uc_store : m->p.uc_load));
+}
+
+/* A WB store that will own its line at ready: buffered if there is a
+ * store buffer and the line is not there yet, else waited for. */
+static void wb_store_done(struct cm_model *m, unsigned cpu, uint64_t now,
+			  uint64_t ready)
+{
+	uint64_t hit = now + m->cpu[cpu].l1.latency;
+
+	if (m->p.store_buffer && ready > hit) {
+		stall_until(m, cpu, hit);
+		sb_push(m, cpu, ready);
+		return;
+	}
+	stall_until(m, cpu, ready);
 }
 
 /* One access within one line. */
@@ -788,16 +1203,23 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 	enum cm_memtype t = flags & CM_IO ? CM_UC : cm_type_of(m, pa);
 	bool store = flags & CM_STORE;
 	struct wc_buffer *w;
+	uint64_t now;
 
 	if (flags & CM_LOCKED) {
-		/* A locked RMW drains the WC buffers and owns the line. */
+		/* A locked RMW drains the WC buffers and the store buffer,
+		 * and owns the line. */
 		wc_drain(m, cpu, CM_WC_LOCKED);
 		if (!store) {
+			stall_until(m, cpu, max_u64(c->wc_last, c->sb_last));
 			stat_add(&c->st.locked, 1);
-			stat_add(&c->st.mem_cycles, m->p.locked);
+			/* locked includes the RMW's own two L1D hits. */
+			if (m->p.locked > 2 * c->l1.latency)
+				stat_add(&c->st.mem_cycles,
+					 m->p.locked - 2 * c->l1.latency);
 		}
 		if (t == CM_WB) {
-			write_back_access(m, cpu, line);
+			now = cpu_now(m, cpu);
+			stall_until(m, cpu, write_back_access(m, cpu, line, now));
 			return;
 		}
 	}
@@ -811,17 +1233,19 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 							__ATOMIC_RELAXED);
 		return;
 	}
+	now = cpu_now(m, cpu);
 	switch (t) {
 	case CM_WB:
 		if (store)
-			write_back_access(m, cpu, line);
+			wb_store_done(m, cpu, now,
+				      write_back_access(m, cpu, line, now));
 		else
-			write_back_read(m, cpu, line);
+			stall_until(m, cpu, write_back_read(m, cpu, line, now));
 		return;
 	case CM_WT:
 	case CM_WP:
 		if (!store) {
-			write_back_read(m, cpu, line);
+			stall_until(m, cpu, write_back_read(m, cpu, line, now));
 			return;
 		}
 		/* The write goes to memory. WT keeps (clean) copies up to
@@ -830,7 +1254,7 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 			evict_everywhere(m, cpu, line);
 		else
 			invalidate_others(m, cpu, line);
-		uncached(m, cpu, m->p.uc_store);
+		uncached(m, cpu, true);
 		return;
 	case CM_WC:
 		if (store) {
@@ -841,14 +1265,14 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		w = wc_find(m, cpu, line);
 		if (w)
 			wc_flush(m, cpu, w, CM_WC_UNCACHED);
-		uncached(m, cpu, m->p.uc_load);
+		uncached(m, cpu, false);
 		return;
 	case CM_UC:
 	case CM_UC_MINUS:
 	default:
 		/* Strongly ordered: earlier WC stores go out first. */
 		wc_drain(m, cpu, CM_WC_UNCACHED);
-		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
+		uncached(m, cpu, store);
 		return;
 	}
 }
@@ -954,9 +1378,10 @@ static bool fast_nt_merge(struct cm_model *m, unsigned cpu, uint64_t line,
  *    after flushing its line's buffer;
  *  - to a UC or UC- page or a device: cpu's WC buffers drain and the
  *    access is uncached.
- * Each is counted exactly as cm_access() counts it. Anything else (a
- * miss, E -> M, WT, WP, a first non-temporal store, locked, crossing a
- * line) is left alone.
+ * Each is counted exactly as cm_access() counts it; besides cpu's own
+ * state, only cpu's bus clock is touched (atomically, bus_use()).
+ * Anything else (a miss, E -> M, WT, WP, a first non-temporal store,
+ * locked, crossing a line) is left alone.
  */
 bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 		    unsigned size, unsigned flags)
@@ -986,13 +1411,13 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 		w = wc_find(m, cpu, line);
 		if (w)
 			wc_flush(m, cpu, w, CM_WC_UNCACHED);
-		uncached(m, cpu, m->p.uc_load);
+		uncached(m, cpu, false);
 		return true;
 	case CM_UC:
 	case CM_UC_MINUS:
 		stat_add(store ? &c->st.stores : &c->st.loads, 1);
 		wc_drain(m, cpu, CM_WC_UNCACHED);
-		uncached(m, cpu, store ? m->p.uc_store : m->p.uc_load);
+		uncached(m, cpu, store);
 		return true;
 	default:
 		return false;
@@ -1001,10 +1426,15 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)
 {
-	(void)kind;	/* both drain the WC buffers; loads are in order here */
-	stat_add(&m->cpu[cpu].st.fences, 1);
-	stat_add(&m->cpu[cpu].st.mem_cycles, m->p.fence);
+	struct cpu *c = &m->cpu[cpu];
+	uint32_t cost = kind == CM_SFENCE && m->p.sfence ? m->p.sfence
+							 : m->p.fence;
+
+	stat_add(&c->st.fences, 1);
 	wc_drain(m, cpu, CM_WC_FENCE);
+	stall_until(m, cpu, kind == CM_MFENCE ? max_u64(c->wc_last, c->sb_last)
+					      : c->wc_last);
+	stat_add(&c->st.mem_cycles, cost);
 }
 
 void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa)
@@ -1063,6 +1493,7 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 	}
 	stat_add(&s->mem_cycles, (s->writebacks - before) * m->p.mem_latency);
 }
+
 
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 {

@@ -28,11 +28,22 @@
  *     order follows L1D misses only, as in hardware.
  *  3. At most one CPU holds a line in M or E; if one does, no other CPU
  *     holds it at all (single writer, MESI).
- *  4. The LLC is non-inclusive: filled on every memory fill and by
- *     private write-backs, never back-invalidating private caches.
- *  5. Cost model: blocking, in order. A CPU's modelled cycles are
- *     instructions x CPI plus the full latency of each access (no
- *     overlap, no prefetch).
+ *  4. The LLC is filled on every memory fill and by private write-backs.
+ *     A non-inclusive LLC never back-invalidates private caches; an
+ *     inclusive one (llc_inclusive) removes its victim from every
+ *     private cache, so every privately held line is also in the LLC.
+ *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
+ *     clock is instructions x CPI plus the cycles it stalled
+ *     (mem_cycles). Demand loads stall until their data arrives. Misses
+ *     to memory hold a fill buffer and a burst of the CPU's bus (one
+ *     "busy until" clock per bus: queueing); stores with a store buffer,
+ *     hardware prefetches, write-backs and WC flushes do not stall the
+ *     CPU but occupy fill buffers and the bus. Fences, locked operations
+ *     and UC accesses wait for buffered and write-combined writes. A
+ *     line moving between CPUs is taken by one at a time (a hand-over
+ *     clock per line). Waits behind the bus or a line are capped at the
+ *     deepest queue the hardware can hold, so CPUs whose clocks drift
+ *     apart do not wait for each other's future.
  *  6. Lines of non-WB types are never allocated by stores; WC and UC
  *     lines are never allocated at all.
  */
@@ -48,6 +59,9 @@
 #define CM_PAGE_SHIFT 12
 #define CM_MAX_CPUS 64
 #define CM_MAX_WC_BUFFERS 16
+#define CM_MAX_FILL_BUFFERS 32
+#define CM_MAX_STORE_BUFFER 64
+#define CM_MAX_PREFETCH_AHEAD 32
 /* Physical addresses the type map covers; beyond, memory is WB. */
 #define CM_MAX_PHYS_BITS 36
 #define CM_NAME_MAX 32
@@ -85,9 +99,19 @@ struct cm_profile {
 	uint32_t wc_buffers;	/* per CPU, 1..CM_MAX_WC_BUFFERS */
 	uint32_t wc_burst;	/* flushing a full 64-byte WC buffer */
 	uint32_t wc_chunk;	/* each 8-byte chunk of a partial flush */
-	uint32_t locked;	/* extra cycles of a locked read-modify-write */
-	uint32_t fence;		/* extra cycles of sfence / mfence */
+	uint32_t locked;	/* cycles of a locked read-modify-write of an
+				 * L1D-resident line, its accesses included */
+	uint32_t fence;		/* extra cycles of an mfence */
 	uint32_t clflush;	/* cycles of a clflush (plus a write-back) */
+	/* Optional keys (0 when absent; 0 turns the mechanism off): */
+	uint32_t sfence;	/* extra cycles of an sfence; 0: as fence */
+	uint32_t llc_inclusive;	/* 1: LLC victims leave the private caches */
+	uint32_t bus_cpus;	/* CPUs per bus / memory controller; 0: all */
+	uint32_t fill_buffers;	/* outstanding misses per CPU, shared with
+				 * WC flushes; 0: every transaction waited for */
+	uint32_t store_buffer;	/* stores waiting for ownership; 0: none */
+	uint32_t prefetch_next;	/* 1: adjacent-line (128-byte pair) prefetch */
+	uint32_t prefetch_ahead;	/* lines a stream prefetcher runs ahead */
 };
 
 /* What made a write-combining buffer leave before it was full. */
@@ -118,7 +142,12 @@ struct cm_stats {
 	uint64_t clflushes;
 	uint64_t locked;
 	uint64_t fences;
-	uint64_t mem_cycles;	/* cycles of memory accesses and flushes */
+	uint64_t mem_cycles;	/* cycles stalled on memory (the CPU's clock) */
+	uint64_t prefetches;	/* hardware prefetches issued */
+	uint64_t prefetch_useful; /* prefetched lines a demand access used */
+	uint64_t prefetch_late;	/* ... that had not arrived yet */
+	uint64_t bus_queued;	/* cycles transactions waited for the bus */
+	uint64_t store_stalls;	/* cycles stalled on a full store buffer */
 };
 
 /* Access flags for cm_access(). */
@@ -162,16 +191,19 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
  * fill anywhere since it evicted the line, any plain access to a WC, UC
  * or UC- page or a device), count it exactly as cm_access() would and
  * return true; otherwise change nothing and return false (then call
- * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers
- * and counters, and reads the type map and the fills count, so it may
- * run while another thread makes calls for other CPUs (those serialised
- * among themselves), except cm_set_type() and cm_clflush_lines(), which
+ * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers,
+ * fill and store buffers and counters, updates its bus's clock with an
+ * atomic compare-and-swap, and reads the type map and the fills count,
+ * so it may run while another thread makes calls for other CPUs (those
+ * serialised among themselves), except cm_set_type() and
+ * cm_clflush_lines(), which
  * may flush cpu's WC buffers into cpu's counters; never at the same time
  * as another call for the same cpu.
  */
 bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 		    unsigned size, unsigned flags);
-/* sfence / mfence: drain cpu's WC buffers. */
+/* sfence: drain cpu's WC buffers and wait for them; mfence: also wait
+ * for the store buffer. */
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);
 /* clflush / clflushopt of the line holding pa: evicted from every cache. */
 void cm_clflush(struct cm_model *m, unsigned cpu, uint64_t pa);
@@ -190,7 +222,8 @@ void cm_clflush_unseen(struct cm_model *m, unsigned cpu);
  */
 void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 		      uint64_t len);
-/* n more instructions retired on cpu. */
+/* n more instructions retired on cpu (they advance its clock: model.h,
+ * invariant 5); called by cpu's own thread. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 
 /*

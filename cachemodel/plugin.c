@@ -120,6 +120,9 @@ struct vcpu {
 	bool running;		/* executing, not halted */
 	uint64_t skip;		/* cycles added to the clock at resumes */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
+	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
+	 * this vCPU's only: see rep_string_again(). */
+	uint64_t rep_line[2];
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -273,7 +276,9 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(llc_hits); DIFF(llc_misses); DIFF(invalidations);
 	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
-	DIFF(fences); DIFF(mem_cycles);
+	DIFF(fences); DIFF(mem_cycles); DIFF(prefetches);
+	DIFF(prefetch_useful); DIFF(prefetch_late); DIFF(bus_queued);
+	DIFF(store_stalls);
 	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
 		d.wc_partial_by[k] = now->wc_partial_by[k] -
 				     then->wc_partial_by[k];
@@ -294,6 +299,9 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"wc_partial_evict\":%" PRIu64 ",\"nt_stores\":%" PRIu64
 		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
+		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
+		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
+		",\"store_stalls\":%" PRIu64
 		",\"cycles\":%" PRIu64 "}\n",
 		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
 		iters, by, cpu,
@@ -304,7 +312,9 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		d.wc_partials, d.wc_partial_by[CM_WC_FENCE],
 		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
 		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
-		d.mem_cycles, cm_cycles(model, &d));
+		d.mem_cycles, d.prefetches, d.prefetch_useful,
+		d.prefetch_late, d.bus_queued, d.store_stalls,
+		cm_cycles(model, &d));
 }
 
 /* ------------------------------------------------------------------ */
@@ -637,6 +647,29 @@ static bool translate(unsigned cpu, qemu_plugin_meminfo_t info,
 	return true;
 }
 
+/*
+ * rep movs / rep stos reach the plugin as one access per element (TCG
+ * runs them as a loop); the hardware's fast strings move whole lines.
+ * The model sees one access per line and direction: the first element
+ * in a line stands for the rest of the line, the others are dropped.
+ * Any other access ends the string (the next rep string starts afresh).
+ * Returns true if this element is to be dropped.
+ */
+static bool rep_string_again(struct vcpu *v, unsigned insn, uint64_t pa,
+			     bool store)
+{
+	uint64_t line = (pa >> CM_LINE_SHIFT) + 1;
+
+	if (!(insn & X86_REP_STRING)) {
+		v->rep_line[0] = v->rep_line[1] = 0;
+		return false;
+	}
+	if (v->rep_line[store] == line)
+		return true;
+	v->rep_line[store] = line;
+	return false;
+}
+
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
@@ -659,6 +692,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	}
 	if (!translate(cpu, info, vaddr, &pa, &io))
 		return;
+	if (rep_string_again(&vcpus[cpu], insn, pa, store))
+		return;
 	if (store)
 		flags |= CM_STORE;
 	if (store && (insn & X86_NT_STORE))
@@ -667,7 +702,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_LOCKED;
 	if (io)
 		flags |= CM_IO;
-	size = 1u << qemu_plugin_mem_size_shift(info);
+	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
+				     : 1u << qemu_plugin_mem_size_shift(info);
 	if (fast_enter(&vcpus[cpu])) {
 		bool done = cm_access_fast(model, cpu, pa, size, flags);
 
@@ -712,6 +748,9 @@ static void on_tb(unsigned int cpu, void *udata)
 
 		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) +
 				 (uint64_t)(uintptr_t)udata, __ATOMIC_RELAXED);
+		/* The engine's clock (bus, fill and store buffers, prefetch
+		 * timeliness) counts instructions too. */
+		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
 	}
 }
 

@@ -20,15 +20,19 @@ struct key {
 	const char *name;
 	enum key_kind kind;
 	size_t offset;
+	bool optional;		/* absent: 0 */
 };
 
-#define NUM(f) { #f, KEY_NUMBER, offsetof(struct cm_profile, f) }
-#define LVL(f) { #f, KEY_LEVEL, offsetof(struct cm_profile, f) }
+#define NUM(f) { #f, KEY_NUMBER, offsetof(struct cm_profile, f), false }
+#define OPT(f) { #f, KEY_NUMBER, offsetof(struct cm_profile, f), true }
+#define LVL(f) { #f, KEY_LEVEL, offsetof(struct cm_profile, f), false }
 static const struct key keys[] = {
 	NUM(freq_mhz), NUM(cpi_x100), LVL(l1d), LVL(l2), LVL(llc),
 	NUM(mem_latency), NUM(remote_latency), NUM(uc_load), NUM(uc_store),
 	NUM(wc_buffers), NUM(wc_burst), NUM(wc_chunk), NUM(locked),
-	NUM(fence), NUM(clflush),
+	NUM(fence), NUM(clflush), OPT(sfence), OPT(llc_inclusive),
+	OPT(bus_cpus), OPT(fill_buffers), OPT(store_buffer),
+	OPT(prefetch_next), OPT(prefetch_ahead),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -155,7 +159,7 @@ bool cm_profile_parse(const char *text, const char *name,
 		return false;
 	}
 	for (size_t k = 0; k < NKEYS; k++) {
-		if (!seen[k]) {
+		if (!seen[k] && !keys[k].optional) {
 			snprintf(err, err_size, "profile '%s' lacks '%s'",
 				 name, keys[k].name);
 			return false;

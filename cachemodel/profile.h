@@ -6,9 +6,11 @@
  *   freq_mhz      2400           one number
  *   l1d           32768 8 3      a level: bytes ways latency
  *
- * Every key of struct cm_profile must be given once per profile; unknown
- * keys, missing keys, repeated keys and numbers that do not fit are
- * errors, reported with the line number.
+ * Every key of struct cm_profile must be given once per profile, except
+ * the optional ones (sfence and the timing mechanisms after it in
+ * struct cm_profile), which are 0 when absent; unknown keys, missing
+ * keys, repeated keys and numbers that do not fit are errors, reported
+ * with the line number.
  */
 #ifndef CACHEMODEL_PROFILE_H
 #define CACHEMODEL_PROFILE_H

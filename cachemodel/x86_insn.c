@@ -7,7 +7,12 @@
 #include "cachemodel/x86_insn.h"
 
 #define PFX_LOCK 0xf0
+#define PFX_REP 0xf3
 #define PFX_OPSIZE 0x66
+#define OP_MOVSB 0xa4
+#define OP_MOVS 0xa5
+#define OP_STOSB 0xaa
+#define OP_STOS 0xab
 #define ESCAPE_0F 0x0f
 #define VEX2 0xc5
 #define VEX3 0xc4
@@ -73,13 +78,15 @@ static unsigned classify_0f(uint8_t op, const uint8_t *bytes, size_t i,
 unsigned x86_insn_classify(const uint8_t *bytes, size_t len)
 {
 	unsigned flags = 0;
-	bool opsize = false;
+	bool opsize = false, rep = false;
 	size_t i = 0;
 	uint8_t op;
 
 	while (i < len && legacy_prefix(bytes[i])) {
 		if (bytes[i] == PFX_LOCK)
 			flags |= X86_LOCKED;
+		if (bytes[i] == PFX_REP)
+			rep = true;
 		if (bytes[i] == PFX_OPSIZE)
 			opsize = true;
 		i++;
@@ -103,6 +110,9 @@ unsigned x86_insn_classify(const uint8_t *bytes, size_t len)
 			return classify_0f(op, bytes, i, len, false);
 		return 0;
 	}
+	if (rep && (op == OP_MOVSB || op == OP_MOVS || op == OP_STOSB ||
+		    op == OP_STOS))
+		return flags | X86_REP_STRING;
 	if (op == 0x86 || op == 0x87) {	/* xchg: locked with memory */
 		if (i < len && MODRM_MOD(bytes[i]) != MOD_REGISTER)
 			flags |= X86_LOCKED;

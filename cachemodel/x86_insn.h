@@ -12,6 +12,7 @@
  *   translation changes  0F 22 mov to a control register (CR0, CR3, CR4:
  *                        paging, address space, global pages), 0F 01 /7
  *                        (mem) invlpg, 66 0F 38 82 invpcid
+ *   fast strings         F3 (rep) A4/A5 movs, F3 AA/AB stos
  */
 #ifndef CACHEMODEL_X86_INSN_H
 #define CACHEMODEL_X86_INSN_H
@@ -26,6 +27,7 @@
 #define X86_LFENCE (1u << 4)
 #define X86_LOCKED (1u << 5)
 #define X86_TLB_FLUSH (1u << 6)
+#define X86_REP_STRING (1u << 7)
 
 /*
  * The X86_* flags of the instruction in bytes[0..len). Returns 0 for

@@ -16,11 +16,14 @@
  *   wc-write    whole 64-byte lines stored to a 4 KiB WC buffer: one
  *               write-combining burst per line, 16 per KiB
  *
- * The walks are sequential: the model has no prefetcher, so on the model
- * sequential and random orders cost the same (on real hardware a
- * prefetcher would hide the sequential misses; the memtype experiment's
- * random chase is the one to compare with hardware). Without the plugin
- * the TCG timings below are emulation speed and say nothing about caches.
+ * The walks go column by column: the same line of every page, then the
+ * next line, even lines before odd ones. No two consecutive loads share
+ * a page, so the model's stream prefetcher never trains, and the line an
+ * adjacent-line prefetch brings is walked half a buffer later, when a
+ * buffer larger than the LLC has evicted it: every load costs what the
+ * profile says (the memtype experiment's random chase is the one to
+ * compare with hardware). Without the plugin the TCG timings below are
+ * emulation speed and say nothing about caches.
  */
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/model_doorbell.h"
@@ -37,6 +40,7 @@
 
 #define LINE_BYTES 64
 #define WORDS_PER_LINE (LINE_BYTES / sizeof(uint64_t))
+#define LINES_PER_PAGE (PAGE_SIZE / LINE_BYTES)
 #define KIB(n) ((uint64_t)(n) << 10)
 #define MIB(n) ((uint64_t)(n) << 20)
 #define BLOCK_ORDER BUDDY_MAX_ORDER	/* 4 MiB blocks */
@@ -113,14 +117,26 @@ static uint64_t *line_addr(const struct calbuf *b, uint64_t line)
 	return b->block[line / per] + (line % per) * WORDS_PER_LINE;
 }
 
-/* Each line's first word points at the next line; the last at the first. */
+/* The i-th line of the walk over n lines (n a multiple of a page's):
+ * column by column, even columns first (see the top of this file). */
+static uint64_t walk_line(uint64_t i, uint64_t n)
+{
+	uint64_t pages = n / LINES_PER_PAGE, col = i / pages;
+	uint64_t half = LINES_PER_PAGE / 2;
+
+	return (i % pages) * LINES_PER_PAGE +
+	       (col < half ? 2 * col : 2 * (col - half) + 1);
+}
+
+/* Each line of the walk points at the next one; the last at the first. */
 static void chase_build(struct calbuf *b)
 {
 	uint64_t n = b->bytes / LINE_BYTES;
 
 	for (uint64_t i = 0; i < n; i++)
-		*line_addr(b, i) = (uint64_t)line_addr(b, (i + 1) % n);
-	b->cursor = line_addr(b, 0);
+		*line_addr(b, walk_line(i, n)) =
+			(uint64_t)line_addr(b, walk_line((i + 1) % n, n));
+	b->cursor = line_addr(b, walk_line(0, n));
 }
 
 static void chase_run(void *arg, uint64_t iters)

@@ -53,7 +53,9 @@ COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
 # Counters newer plugins add (absent from older files, then read as
 # unknown): partial WC flushes by cause, summing to wc_partials.
 WC_CAUSES = ("fence", "locked", "uncached", "evict")
-OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES)
+OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
+    "prefetches", "prefetch_useful", "prefetch_late", "bus_queued",
+    "store_stalls")
 PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 # Calibration: modelled per-load latency within this fraction of the
 # profile's number (the loop's own few stack accesses dilute it slightly).
@@ -186,6 +188,7 @@ def region_figures(r, freq_mhz):
         "ns_per_iter": r["cycles"] / it * 1000.0 / freq_mhz,
         "l1_misses_per_iter": r["l1_misses"] / it,
         "llc_misses_per_iter": r["llc_misses"] / it,
+        "prefetches_per_iter": r.get("prefetches", 0) / it,
         "invalidations_per_iter": r["invalidations"] / it,
         "transfers_per_iter": r["transfers"] / it,
         "uncached_per_iter": r["uncached"] / it,
@@ -571,9 +574,12 @@ COPY_NT_MAX_FRACTION = 0.5
 
 def check_copy(results, objs):
     """In the copy experiment's interleaved scenario (a copy larger than
-    the LLC in write()-sized pieces), the bystander must cost far less
-    after movnti than after rep movsb on the model. Returns (problems,
-    text)."""
+    the LLC in write()-sized pieces), the bystander must bring far fewer
+    lines from memory (demand LLC misses plus the hardware prefetches it
+    triggers) after movnti than after rep movsb on the model, and cost no
+    more cycles (a sequential bystander's refetches are mostly hidden by
+    the prefetcher, so the cycles differ less than the lines). Returns
+    (problems, text)."""
     skipped = attribute(results, objs)
     if "copy" in skipped:
         return ["copy: %s" % skipped["copy"]], ""
@@ -582,19 +588,24 @@ def check_copy(results, objs):
         if (res["experiment"] == "copy" and "model" in res and
                 res["metric"] == "bystander_interleaved"):
             cyc[res["variant"]] = (res["model"]["cycles_per_iter"],
-                                   res["model"]["llc_misses_per_iter"],
+                                   res["model"]["llc_misses_per_iter"] +
+                                   res["model"]["prefetches_per_iter"],
                                    res.get("size", 0))
     if "movnti" not in cyc or "rep_movsb" not in cyc:
         return ["copy: no bystander_interleaved figures of movnti and "
                 "rep_movsb with model data"], ""
     nt, std = cyc["movnti"], cyc["rep_movsb"]
     text = ("copy on the model, %d bytes in pieces: the bystander costs "
-            "%.1f cycles/KiB (%.2f LLC misses) after movnti, %.1f (%.2f) "
-            "after rep_movsb\n" % (nt[2], nt[0], nt[1], std[0], std[1]))
-    if not (std[0] > 0 and nt[0] <= COPY_NT_MAX_FRACTION * std[0]):
-        return ["copy: movnti's bystander %.1f is not below %.2f x "
-                "rep_movsb's %.1f" % (nt[0], COPY_NT_MAX_FRACTION, std[0])], \
-            text
+            "%.1f cycles/KiB (%.2f lines from memory) after movnti, %.1f "
+            "(%.2f) after rep_movsb\n" % (nt[2], nt[0], nt[1], std[0],
+                                          std[1]))
+    if not (std[1] > 0 and nt[1] <= COPY_NT_MAX_FRACTION * std[1]):
+        return ["copy: movnti's bystander brings %.2f lines/KiB from "
+                "memory, not below %.2f x rep_movsb's %.2f"
+                % (nt[1], COPY_NT_MAX_FRACTION, std[1])], text
+    if nt[0] > std[0]:
+        return ["copy: movnti's bystander costs %.1f cycles/KiB, more than "
+                "rep_movsb's %.1f" % (nt[0], std[0])], text
     return [], text
 
 

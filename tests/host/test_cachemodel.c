@@ -67,6 +67,119 @@ static void store(struct cm_model *m, unsigned cpu, uint64_t pa)
 	cm_access(m, cpu, pa, 8, CM_STORE);
 }
 
+/*
+ * The tiny machine with timing mechanisms switched on by the optional
+ * keys (appended to its text): what is not given stays off.
+ */
+static struct cm_model *tiny_with(unsigned ncpus, const char *keys)
+{
+	static char text[sizeof(tiny_text) + 256];
+	struct cm_profile p;
+	char err[128];
+
+	snprintf(text, sizeof(text), "%s%s", tiny_text, keys);
+	if (!cm_profile_parse(text, "tiny", &p, err, sizeof(err))) {
+		fprintf(stderr, "tiny profile: %s\n", err);
+		abort();
+	}
+	return cm_create(&p, ncpus);
+}
+
+KTEST(cachemodel, store_buffer_hides_ownership_until_full)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nstore_buffer 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* Three stores to three lines not cached: each read-for-ownership
+	 * holds the bus 20 cycles and owns its line 100 cycles after it
+	 * starts: at 100, 120 (the bus was busy until 20) and 140. The
+	 * first two wait in the store buffer (each costs its L1D lookup,
+	 * 3); the third finds it full and waits for the oldest (100). */
+	store(m, 0, 0);
+	store(m, 0, 64);
+	EXPECT_EQ(s->mem_cycles, 2 * 3);
+	store(m, 0, 128);
+	EXPECT_EQ(s->mem_cycles, 100);
+	EXPECT_EQ(s->store_stalls, 100 - 3 * 3);
+	/* sfence waits for no WB store; mfence waits for the last (140). */
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->mem_cycles, 100 + 5);
+	cm_fence(m, 0, CM_MFENCE);
+	EXPECT_EQ(s->mem_cycles, 140 + 5);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, fences_wait_for_posted_wc_flushes)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nsfence 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	ASSERT_TRUE(cm_set_type(m, 0, PAGE, CM_WC));
+	/* A full line leaves as a posted burst (clock 0..20); WC stores
+	 * themselves cost the CPU nothing. */
+	for (uint64_t a = 0; a < 64; a += 8)
+		store(m, 0, a);
+	EXPECT_EQ(s->wc_bursts, 1);
+	EXPECT_EQ(s->mem_cycles, 0);
+	/* Three chunks of the next line: sfence flushes them (three
+	 * 8-byte transactions, 7 cycles each, after the burst: 20..41)
+	 * and waits for them, then costs its own 2. */
+	for (uint64_t a = 64; a < 88; a += 8)
+		store(m, 0, a);
+	cm_fence(m, 0, CM_SFENCE);
+	EXPECT_EQ(s->mem_cycles, 41 + 2);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, stream_prefetch_counts_issued_useful_late)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 4\nprefetch_ahead 2\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+
+	/* Misses at lines 0, 1, 2 of a page train the stream (two misses
+	 * in one direction): the third issues lines 3 and 4 into L2. */
+	load(m, 0, 0);
+	load(m, 0, 64);
+	EXPECT_EQ(s->prefetches, 0);
+	load(m, 0, 128);
+	EXPECT_EQ(s->prefetches, 2);
+	/* The prefetches went out with the third miss (clock 200), behind
+	 * its demand on the bus (200..220): line 3 arrives at 220 + 100.
+	 * The load of line 3 (clock 300) finds it in L2, useful but late:
+	 * it waits until 320. Its miss in L1D moves the stream on: line 5
+	 * is issued. */
+	load(m, 0, 192);
+	EXPECT_EQ(s->prefetch_useful, 1);
+	EXPECT_EQ(s->prefetch_late, 1);
+	EXPECT_EQ(s->l2_hits, 1);
+	EXPECT_EQ(s->prefetches, 3);
+	EXPECT_EQ(s->mem_cycles, 3 * 100 + 20);
+	/* Another page, walked backwards with big steps: not a stream of
+	 * this page's lines before two misses; never across the page. */
+	load(m, 0, 2 * PAGE + 63 * 64);
+	load(m, 0, 2 * PAGE + 40 * 64);
+	EXPECT_EQ(s->prefetches, 3);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel, inclusive_llc_takes_its_victims_out_of_private_caches)
+{
+	/* The LLC has 64 sets of 4 ways: lines 64 apart share a set. */
+	for (int inclusive = 0; inclusive <= 1; inclusive++) {
+		struct cm_model *m = tiny_with(
+			2, inclusive ? "llc_inclusive 1\n" : "llc_inclusive 0\n");
+		const struct cm_stats *s0 = cm_stats(m, 0);
+
+		load(m, 0, 0);
+		for (uint64_t k = 1; k <= 4; k++)
+			load(m, 1, k * 64 * 64);	/* evicts line 0 */
+		load(m, 0, 0);
+		/* Inclusive: CPU 0 lost line 0 with the LLC's copy. */
+		EXPECT_EQ(s0->l1_misses, inclusive ? 2 : 1);
+		cm_destroy(m);
+	}
+}
+
 KTEST(cachemodel, streaming_read_misses_once_per_line)
 {
 	struct cm_model *m = tiny(1);
@@ -264,9 +377,14 @@ KTEST(cachemodel, two_cpus_one_line_one_invalidation_per_handover)
 	EXPECT_EQ(s0->invalidations + s1->invalidations, 9);
 	EXPECT_EQ(s0->transfers + s1->transfers, 9);
 	EXPECT_EQ(s1->invalidations, 5);	/* writes 1, 3, 5, 7, 9 */
-	/* Each hand-over costs the remote latency, except the first write. */
-	EXPECT_EQ(s0->mem_cycles, 100 + 4 * 50);
-	EXPECT_EQ(s1->mem_cycles, 5 * 50);
+	/* The line moves one CPU at a time: a hand-over starts when the
+	 * previous one ends (model.h, invariant 5). CPU 0's first write
+	 * takes memory (clock 100); CPU 1's clock starts at 0, so its first
+	 * hand-over ends at 50, its second waits for CPU 0's (100..150),
+	 * capped at one queue place (50): it ends at 150. From then on each
+	 * write waits for the other's: the clocks climb 50 a hand-over. */
+	EXPECT_EQ(s0->mem_cycles, 400);
+	EXPECT_EQ(s1->mem_cycles, 450);
 	cm_destroy(m);
 }
 
@@ -370,11 +488,13 @@ KTEST(cachemodel, clflush_lines_reported_later_evict_without_recount)
 	cm_clflush_unseen(m, 0);
 	cm_clflush_unseen(m, 0);
 	EXPECT_EQ(s0->clflushes, 2);
-	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 40 + 40);	/* CPU 0's misses */
+	/* CPU 0's misses; the first waits for the bus, which CPU 1's
+	 * read-for-ownership holds from clock 0 to 20. */
+	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 20 + 40 + 40);
 	cm_clflush_lines(m, 0, 0, 2 * 64);
 	EXPECT_EQ(s0->clflushes, 2);		/* not counted again */
 	EXPECT_EQ(s0->writebacks, 1);		/* line 0's dirty copy */
-	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 40 + 40 + 100);
+	EXPECT_EQ(s0->mem_cycles, 2 * 100 + 20 + 40 + 40 + 100);
 	load(m, 0, 0);				/* both gone: memory */
 	load(m, 0, 64);
 	EXPECT_EQ(s0->llc_misses, 2 + 2);
@@ -494,13 +614,14 @@ static char *read_file(const char *path)
 
 KTEST(cachemodel, shipped_profiles_parse)
 {
-	static const char *const names[] = {"core2-2007", "skylake-2015"};
+	static const char *const names[] = {"core2-2007", "skylake-2015",
+					    "xeon5400-2008"};
 	char *text = read_file(PROFILES_FILE);
 	struct cm_profile p;
 	char err[128];
 
 	ASSERT_TRUE(text != NULL);
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		bool ok = cm_profile_parse(text, names[i], &p, err,
 					   sizeof(err));
 
@@ -523,7 +644,11 @@ KTEST(cachemodel, shipped_profiles_parse)
 		load(m, 0, 0);	/* memory */
 		load(m, 1, 64);
 		load(m, 1, 64);
-		EXPECT_EQ(s->mem_cycles, 200);
+		/* CPU 1's fill and its adjacent-line prefetch (line 1)
+		 * held the FSB from clock 0 for two bursts of 18 cycles:
+		 * CPU 0's miss at clock 0 queues behind them. */
+		EXPECT_EQ(s->mem_cycles, 2 * 18 + 200);
+		EXPECT_EQ(cm_stats(m, 1)->prefetches, 1);
 		EXPECT_EQ(cm_stats(m, 1)->l1_hits, 1);
 		cm_destroy(m);
 	}
@@ -572,6 +697,12 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0x0f, 0x01, 0xf8), 0);		/* swapgs */
 	EXPECT_EQ(CLASSIFY(0x66, 0x0f, 0x38, 0x82, 0x08), X86_TLB_FLUSH);
 	EXPECT_EQ(CLASSIFY(0x0f, 0x20, 0xd8), 0);		/* mov rax, cr3 */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xa4), X86_REP_STRING);	/* rep movsb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x48, 0xa5), X86_REP_STRING);	/* rep movsq */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xaa), X86_REP_STRING);	/* rep stosb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x48, 0xab), X86_REP_STRING);	/* rep stosq */
+	EXPECT_EQ(CLASSIFY(0xa4), 0);				/* movsb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0xa6), 0);			/* repe cmpsb */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
 	EXPECT_EQ(CLASSIFY(0xf0), 0);
 }

@@ -32,7 +32,10 @@
 
 /*
  * Tiny machines: L1D 1 KiB 2-way, L2 4 KiB 4-way, LLC 16 KiB 4-way; the
- * second has no private L2 (L1D is then where the MESI state lives).
+ * second has no private L2 (L1D is then where the MESI state lives); the
+ * third has every timing mechanism of the model on, so the fast path's
+ * WC flushes and UC accesses meet fill buffers, a shared bus clock and
+ * the waits of fences and locked operations.
  */
 static const char profiles_text[] =
 	"[tiny]\n"
@@ -46,7 +49,17 @@ static const char profiles_text[] =
 	"l1d 1024 2 3\nl2 0 0 0\nllc 16384 4 30\n"
 	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
-	"clflush 40\n";
+	"clflush 40\n"
+	/* Every timing mechanism on: buses shared by two CPUs, fill and
+	 * store buffers, both prefetchers, an inclusive LLC. */
+	"[tiny-timed]\n"
+	"freq_mhz 1000\ncpi_x100 100\n"
+	"l1d 1024 2 3\nl2 4096 4 10\nllc 16384 4 30\n"
+	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
+	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
+	"clflush 40\nsfence 4\nllc_inclusive 1\nbus_cpus 2\n"
+	"fill_buffers 3\nstore_buffer 4\nprefetch_next 1\n"
+	"prefetch_ahead 3\n";
 
 /* The page types a stream starts with: mostly WB, one of each other. */
 static const enum cm_memtype start_types[STREAM_PAGES] = {
@@ -244,6 +257,16 @@ KTEST(cachemodel_fast, equals_slow_path_without_l2)
 
 	EXPECT_EQ(run_stream("tiny-no-l2", STREAM_SEED ^ 0x5555, &fast), -1);
 	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
+}
+
+KTEST(cachemodel_fast, equals_slow_path_with_every_timing_mechanism)
+{
+	uint64_t fast;
+
+	EXPECT_EQ(run_stream("tiny-timed", STREAM_SEED ^ 0x7171, &fast), -1);
+	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
+	EXPECT_EQ(run_copy_stream("tiny-timed", STREAM_SEED ^ 0xc0b3, &fast),
+		  -1);
 }
 
 KTEST(cachemodel_fast, declines_what_needs_the_shared_state)

@@ -541,13 +541,14 @@ class ModelTest(unittest.TestCase):
         self.assertNotIn("model", res[5])           # not a metric of it
         self.assertEqual(skipped, {})
 
-    def copy_check(self, nt_cycles):
+    def copy_check(self, nt_cycles, nt_lines=0):
         lines = [model_line("start", freq_mhz=1000)]
-        for rid, (variant, cyc) in enumerate((("rep_movsb", 4000),
-                                              ("movnti", nt_cycles))):
+        for rid, (variant, cyc, misses) in enumerate(
+                (("rep_movsb", 4000, 10), ("movnti", nt_cycles, nt_lines))):
             lines.append(model_region(
                 "copy|%s|bystander_interleaved|16777216" % variant, rid + 1,
-                iters=1, cycles=cyc))
+                iters=1, cycles=cyc, llc_misses=misses // 2,
+                prefetches=misses - misses // 2))
         res = [dict(figure("copy", v, 1), metric="bystander_interleaved",
                     size=16777216) for v in ("rep_movsb", "movnti")]
         return model.check_copy(res, model.parse_lines(lines))
@@ -556,8 +557,10 @@ class ModelTest(unittest.TestCase):
         problems, text = self.copy_check(1200)
         self.assertEqual(problems, [])
         self.assertIn("1200.0 cycles/KiB", text)
-        problems, _ = self.copy_check(3900)
+        problems, _ = self.copy_check(3900, nt_lines=6)
         self.assertTrue(problems and "not below" in problems[0])
+        problems, _ = self.copy_check(4100)
+        self.assertTrue(problems and "more than" in problems[0])
         problems, _ = model.check_copy([], model.parse_lines(
             [model_line("start")]))
         self.assertTrue(problems)

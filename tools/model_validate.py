@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The cache model against published figures (make model-validate).
+
+Runs the model's microbenchmarks (cachemodel/validate.c, built as
+build/host/model_validate) for each profile of cachemodel/validation_data.json
+and prints, row by row, the modelled figure beside the published one, its
+source, the error, and per profile the mean absolute percentage error
+(MAPE) over all rows and over the validation rows alone (those no
+parameter was set from). Every modelled figure is a prediction of the
+model, not a measurement of a machine.
+
+--ktap is the short form make test runs (as a host test): for each gated
+profile it fails if the MAPE over all rows exceeds the bound, if a row is
+off by more than the allowed ratio without being a known failure, or if a
+known failure no longer fails (then the data file is stale).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "cachemodel", "validation_data.json")
+PROFILES = os.path.join(ROOT, "cachemodel", "profiles.txt")
+BINARY = os.path.join(ROOT, "build", "host", "model_validate")
+RESULT_TAG = "@@RESULT "
+SOURCE_WIDTH = 60
+
+
+def load_data(path):
+    """The data file, checked for the fields every figure needs."""
+    with open(path) as f:
+        data = json.load(f)
+    for fig in data["figures"]:
+        for key in ("profile", "bench", "set", "value", "unit", "source",
+                    "quote"):
+            if key not in fig:
+                raise ValueError("%s: a figure lacks '%s': %r"
+                                 % (path, key, fig))
+        if fig["set"] not in ("fit", "validation"):
+            raise ValueError("%s: set must be fit or validation: %r"
+                             % (path, fig))
+    return data
+
+
+def run_model(binary, profiles_file, profiles, short):
+    """{(profile, bench): (value, unit)} from the harness's @@RESULT lines."""
+    cmd = [binary] + (["--short"] if short else []) + [profiles_file]
+    out = subprocess.run(cmd + profiles, check=True, capture_output=True,
+                         text=True).stdout
+    modelled = {}
+    for line in out.splitlines():
+        if line.startswith(RESULT_TAG):
+            r = json.loads(line[len(RESULT_TAG):])
+            modelled[(r["profile"], r["bench"])] = (r["value"], r["unit"])
+    return modelled
+
+
+def rows_of(data, modelled, profile):
+    """The figures of profile with their modelled values and errors."""
+    rows = []
+    for fig in data["figures"]:
+        if fig["profile"] != profile:
+            continue
+        got = modelled.get((profile, fig["bench"]))
+        if got is None:
+            raise ValueError("no modelled figure '%s' for %s"
+                             % (fig["bench"], profile))
+        if got[1] != fig["unit"]:
+            raise ValueError("%s %s: modelled in %s, published in %s"
+                             % (profile, fig["bench"], got[1], fig["unit"]))
+        err = (got[0] - fig["value"]) / fig["value"]
+        ratio = max(got[0], fig["value"]) / max(min(got[0], fig["value"]),
+                                                 1e-12)
+        rows.append(dict(fig, modelled=got[0], error=err, ratio=ratio))
+    return rows
+
+
+def mape(rows):
+    return (100.0 * sum(abs(r["error"]) for r in rows) / len(rows)
+            if rows else float("nan"))
+
+
+def print_table(profile, rows):
+    print("## %s: modelled (the model's prediction) vs published" % profile)
+    print("%-22s %-10s %10s %10s %-7s %8s  %s"
+          % ("bench", "set", "modelled", "published", "unit", "error",
+             "source"))
+    for r in rows:
+        flag = "  KNOWN FAILURE" if "known_failure" in r else ""
+        print("%-22s %-10s %10.2f %10.2f %-7s %+7.1f%%  %s%s"
+              % (r["bench"], r["set"], r["modelled"], r["value"], r["unit"],
+                 100 * r["error"], r["source"][:SOURCE_WIDTH], flag))
+    val = [r for r in rows if r["set"] == "validation"]
+    print("MAPE %s: %.1f%% over %d rows; %.1f%% over the %d validation rows"
+          % (profile, mape(rows), len(rows), mape(val), len(val)))
+    print()
+
+
+def check(profile, rows, bounds):
+    """Problems of a gated profile: [] when it passes."""
+    problems = []
+    if mape(rows) > bounds["mape_percent"]:
+        problems.append("MAPE %.1f%% > %s%%"
+                        % (mape(rows), bounds["mape_percent"]))
+    for r in rows:
+        off = r["ratio"] > bounds["max_ratio"]
+        if off and "known_failure" not in r:
+            problems.append("%s off by %.2fx" % (r["bench"], r["ratio"]))
+        if not off and "known_failure" in r:
+            problems.append("%s is listed as a known failure but is within"
+                            " %sx: update the data file"
+                            % (r["bench"], bounds["max_ratio"]))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", default=BINARY)
+    ap.add_argument("--profiles-file", default=PROFILES)
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--ktap", action="store_true",
+                    help="the short form for make test, as KTAP")
+    ap.add_argument("profiles", nargs="*",
+                    help="profiles (default: every profile of the data)")
+    args = ap.parse_args()
+    data = load_data(args.data)
+    gated = data["gated_profiles"]
+    profiles = args.profiles or (gated if args.ktap else sorted(
+        {f["profile"] for f in data["figures"]}))
+    modelled = run_model(args.binary, args.profiles_file, profiles,
+                         args.ktap)
+    if args.ktap:
+        print("KTAP version 1")
+        print("1..%d" % len(profiles))
+        failed = False
+        for n, p in enumerate(profiles, 1):
+            rows = rows_of(data, modelled, p)
+            print("# %s: MAPE %.1f%% over %d rows (validation rows: %.1f%%)"
+                  % (p, mape(rows), len(rows),
+                     mape([r for r in rows if r["set"] == "validation"])))
+            problems = check(p, rows, data["bounds"])
+            for pr in problems:
+                print("# %s: %s" % (p, pr))
+            failed |= bool(problems)
+            print("%sok %d %s" % ("not " if problems else "", n, p))
+        return 1 if failed else 0
+    for p in profiles:
+        print_table(p, rows_of(data, modelled, p))
+    for c in data.get("considered", []):
+        print("considered, not used (%s): %s -- %s"
+              % (c["profile"], c["what"], c["reason"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
