@@ -1,0 +1,199 @@
+/*
+ * Host test of the pacing of modelled clocks (cachemodel/pace.c), under
+ * ThreadSanitizer, with plain threads standing for QEMU's vCPU threads:
+ *  - two CPUs ticking at different speeds never get more than a quantum
+ *    apart, and nothing breaks;
+ *  - a halted CPU holds no one back, and joins the other's time when it
+ *    resumes;
+ *  - a CPU that stands still while its thread sleeps (blocked outside
+ *    guest code) makes the waiter break the pacing, counted; one whose
+ *    thread keeps running (the host did not schedule it) is waited for,
+ *    counted as a stall and not as a break;
+ *  - two CPUs ticked from one thread (round-robin TCG) turn pacing off
+ *    instead of deadlocking.
+ */
+// HOST_SRCS: cachemodel/pace.c
+// HOST_SANITIZE: thread
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+#include "cachemodel/pace.h"
+#include "lib/ktest.h"
+#include "tests/host/host_shim.h"
+#include "tests/host/host_thread_group.h"
+
+#define QUANTUM 100
+#define TICKS 20000
+#define SLOW_STEP 3		/* cycles per tick, CPU 1 */
+#define FAST_STEP 7		/* cycles per tick, CPU 0 */
+#define BLOCKED_NS 5000000ll	/* 5 ms: the test's stand-still limit */
+#define STAND_STILL_NS 100000000ll	/* 100 ms: > 2 x BLOCKED_NS */
+#define NS_PER_SEC 1000000000ll
+
+struct run {
+	struct pace *p;
+	uint64_t clock[2];	/* atomic: each CPU's busy + skip */
+	uint64_t worst_lead;	/* atomic: most a CPU was ahead after a tick */
+	uint32_t done[2];	/* atomic: set before the CPU's last idle */
+	int mode;		/* what CPU 1 does in the middle */
+	pthread_barrier_t bar;
+};
+
+struct arg {
+	struct run *r;
+	unsigned cpu;
+};
+
+enum { PLAIN, HALT, SLEEP, SPIN };
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+static void note_lead(struct run *r, unsigned cpu)
+{
+	uint64_t me = __atomic_load_n(&r->clock[cpu], __ATOMIC_SEQ_CST);
+	uint64_t other = __atomic_load_n(&r->clock[!cpu], __ATOMIC_SEQ_CST);
+	uint64_t w = __atomic_load_n(&r->worst_lead, __ATOMIC_RELAXED);
+
+	/* Before its first tick the other CPU holds no one back. */
+	while (other && me > other && me - other > w &&
+	       !__atomic_compare_exchange_n(&r->worst_lead, &w, me - other,
+					    false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void *cpu_thread(void *a)
+{
+	struct arg *arg = a;
+	struct run *r = arg->r;
+	unsigned cpu = arg->cpu;
+	uint64_t busy = 0, step = cpu ? SLOW_STEP : FAST_STEP;
+
+	/* Both start ticking before either runs ahead. */
+	busy += step;
+	pace_tick(r->p, cpu, busy);
+	__atomic_store_n(&r->clock[cpu], busy + pace_skip(r->p, cpu),
+			 __ATOMIC_SEQ_CST);
+	pthread_barrier_wait(&r->bar);
+	for (unsigned i = 1; i < TICKS; i++) {
+		if (cpu == 1 && i == TICKS / 2 && r->mode != PLAIN) {
+			int64_t until = now_ns() + STAND_STILL_NS;
+
+			if (r->mode == HALT)
+				pace_idle(r->p, 1);
+			/* CPU 1 stands still: asleep, halted or spinning. */
+			if (r->mode == SPIN) {
+				while (now_ns() < until)
+					;
+			} else {
+				struct timespec t = {0, STAND_STILL_NS};
+
+				nanosleep(&t, NULL);
+			}
+			if (r->mode == HALT)
+				pace_resume(r->p, 1, busy);
+		}
+		busy += step;
+		pace_tick(r->p, cpu, busy);
+		__atomic_store_n(&r->clock[cpu], busy + pace_skip(r->p, cpu),
+				 __ATOMIC_SEQ_CST);
+		/* Only while both tick: the other's clock is then current
+		 * (done is set before the idle that frees this CPU). */
+		if (r->mode == PLAIN &&
+		    !__atomic_load_n(&r->done[!cpu], __ATOMIC_SEQ_CST))
+			note_lead(r, cpu);
+	}
+	__atomic_store_n(&r->done[cpu], 1, __ATOMIC_SEQ_CST);
+	pace_idle(r->p, cpu);
+	return NULL;
+}
+
+static void run_pair(struct run *r, int mode)
+{
+	struct host_thread_group g;
+	struct arg args[2] = {{r, 0}, {r, 1}};
+
+	r->p = pace_create(2, QUANTUM, BLOCKED_NS);
+	r->clock[0] = r->clock[1] = 0;
+	r->worst_lead = 0;
+	r->done[0] = r->done[1] = 0;
+	r->mode = mode;
+	pthread_barrier_init(&r->bar, NULL, 2);
+	host_thread_group_start(&g, 2, cpu_thread, args, sizeof(args[0]));
+	host_thread_group_join(&g);
+	pthread_barrier_destroy(&r->bar);
+}
+
+KTEST(pace, clocks_stay_within_a_quantum)
+{
+	struct run r;
+
+	run_pair(&r, PLAIN);
+	ASSERT_TRUE(r.p != NULL);
+	/* A tick publishes after its step: a lead of quantum + a step. */
+	EXPECT_LE(r.worst_lead, QUANTUM + FAST_STEP);
+	EXPECT_GT(pace_waits(r.p), 0);
+	EXPECT_EQ(pace_breaks(r.p), 0);
+	EXPECT_TRUE(pace_on(r.p));
+	pace_destroy(r.p);
+}
+
+KTEST(pace, halted_cpu_holds_no_one_back_and_joins_on_resume)
+{
+	struct run r;
+
+	run_pair(&r, HALT);
+	ASSERT_TRUE(r.p != NULL);
+	EXPECT_EQ(pace_breaks(r.p), 0);
+	/* CPU 0 ran on while CPU 1 was halted; CPU 1's clock joined it. */
+	EXPECT_GT(pace_skip(r.p, 1), 0);
+	pace_destroy(r.p);
+}
+
+KTEST(pace, blocked_cpu_breaks_the_pacing_counted)
+{
+	struct run r;
+
+	run_pair(&r, SLEEP);
+	ASSERT_TRUE(r.p != NULL);
+	EXPECT_GE(pace_breaks(r.p), 1);
+	pace_destroy(r.p);
+}
+
+KTEST(pace, host_stall_is_waited_for_not_broken)
+{
+	struct run r;
+
+	run_pair(&r, SPIN);
+	ASSERT_TRUE(r.p != NULL);
+	EXPECT_EQ(pace_breaks(r.p), 0);
+	EXPECT_GE(pace_stalls(r.p), 1);
+	pace_destroy(r.p);
+}
+
+KTEST(pace, one_thread_for_two_cpus_turns_pacing_off)
+{
+	struct pace *p = pace_create(2, QUANTUM, BLOCKED_NS);
+
+	ASSERT_TRUE(p != NULL);
+	pace_tick(p, 0, 1);
+	pace_tick(p, 1, 1);
+	/* Far ahead of CPU 1: with pacing on this would wait for ever. */
+	pace_tick(p, 0, 1000 * QUANTUM);
+	EXPECT_FALSE(pace_on(p));
+	pace_destroy(p);
+}
+
+KTEST(pace, bad_arguments_are_refused)
+{
+	EXPECT_TRUE(pace_create(0, QUANTUM, BLOCKED_NS) == NULL);
+	EXPECT_TRUE(pace_create(65, QUANTUM, BLOCKED_NS) == NULL);
+	EXPECT_TRUE(pace_create(2, 0, BLOCKED_NS) == NULL);
+	EXPECT_TRUE(pace_create(2, QUANTUM, 0) == NULL);
+}
