@@ -12,6 +12,7 @@ regions to the @@RESULT figures of the serial log, and checks them:
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
     model.py tracing LOG MODEL.jsonl          (trace variants' slowdown)
     model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
+    model.py check-pacing MODEL.jsonl         (paced repetitions agree?)
     model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
                                               (the kernel's options for it)
 
@@ -456,6 +457,62 @@ def check_calibration(objs, profiles_path, out=sys.stdout):
     return problems
 
 
+# Paced repetitions of one region must agree this closely in elapsed
+# modelled cycles per iteration (docs/cachemodel.md, "Pacing").
+PACING_TOLERANCE = 0.02
+
+
+def check_pacing(objs, out=sys.stdout):
+    """A multi-vCPU run's repetitions under pacing: the run must be paced,
+    every region over every CPU valid (paced, no break; a region whose
+    pacing broke must say so), and the repetitions of each label within
+    PACING_TOLERANCE of each other in elapsed cycles per iteration.
+    Returns the problems."""
+    _, _, summ = info(objs)
+    problems = []
+    if summ is None:
+        return ["no summary line (did QEMU exit cleanly?)"]
+    if summ.get("cpus", 1) < 2:
+        return ["one vCPU: nothing to pace"]
+    out.write(pacing_summary(summ) + "\n")
+    if not summ.get("paced"):
+        problems.append("the vCPUs were not paced")
+    groups = {}
+    for r in regions(objs):
+        if r.get("scope") != "all":
+            continue
+        if "elapsed" not in r:
+            problems.append("region %d has no elapsed time" % r["id"])
+            continue
+        if r.get("pace_breaks", 0) and r.get("valid"):
+            problems.append("region %d: %d pacing breaks, yet marked "
+                            "valid" % (r["id"], r["pace_breaks"]))
+        if not region_valid(r):
+            problems.append("region %d (%s) is invalid: %s" % (
+                r["id"], r["label"], "%d pacing breaks" % r["pace_breaks"]
+                if r.get("pace_breaks") else "not paced"))
+        groups.setdefault(r["label"], []).append(r)
+    compared = 0
+    for label, rs in groups.items():
+        if len(rs) < 2:
+            continue
+        per = [r["elapsed"] / (r["iters"] or 1) for r in rs]
+        busy = [r["cycles"] / (r["iters"] or 1) for r in rs]
+        spread = (max(per) - min(per)) / min(per) if min(per) else 0.0
+        compared += 1
+        out.write("%s: %d repetitions, elapsed cycles/iter %s (spread "
+                  "%.2f %%), busy cycles/iter %s\n" % (
+                      label, len(rs), " ".join("%.0f" % x for x in per),
+                      100.0 * spread, " ".join("%.0f" % x for x in busy)))
+        if spread > PACING_TOLERANCE:
+            problems.append("%s: repetitions differ by %.2f %% (at most "
+                            "%.0f %%)" % (label, 100.0 * spread,
+                                          100.0 * PACING_TOLERANCE))
+    if not compared:
+        problems.append("no label with two repetitions over every CPU")
+    return problems
+
+
 def pacing_summary(summ):
     """One line on the pacing of a run, from its summary line."""
     if summ.get("cpus", 1) == 1:
@@ -636,6 +693,9 @@ def main(argv=None):
                        help="movnti spares the bystander (pieces)?")
     s.add_argument("log")
     s.add_argument("model")
+    s = sub.add_parser("check-pacing",
+                       help="paced repetitions agree within 2 %%?")
+    s.add_argument("model")
     s = sub.add_parser("kcmdline", help="kernel options for a profile")
     s.add_argument("profile")
     s.add_argument("--profiles", default="cachemodel/profiles.txt")
@@ -667,6 +727,8 @@ def main(argv=None):
             return 0
         if args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)
+        elif args.cmd == "check-pacing":
+            problems = check_pacing(load(args.model))
         elif args.cmd == "compare":
             a, b = comparable(load(args.a)), comparable(load(args.b))
             problems = []

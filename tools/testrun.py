@@ -322,6 +322,11 @@ def model_tool(args):
 def check_model(e, iso, log):
     """Run the entry's model_check. Returns (ok, summary, diagnostics)."""
     kind = e["model_check"]
+    if kind == "pacing":
+        rc, text = model_tool(["check-pacing", model_out(log)])
+        lines = text.split("\n")
+        return rc == 0, (lines[-1] if rc == 0 else "model pacing check "
+                         "failed"), [] if rc == 0 else lines
     if kind == "calibration":
         rc, text = model_tool(["check-calibration", model_out(log)])
         return rc == 0, ("model calibration " +
