@@ -28,6 +28,9 @@ struct pace_cpu {
 	uint64_t skip;		/* own thread writes, others read (atomic) */
 	uint64_t limit;		/* own thread: floor + quantum when computed */
 	uint64_t limit_gen;	/* own thread: the generation limit is of */
+	uint64_t wake_clock;	/* atomic: a wake sent while it was halted,
+				 * the sender's clock then; NO_CLOCK: none */
+	int64_t wake_until;	/* atomic: host ns it holds senders till */
 	uint32_t runnable;	/* atomic: ticking, not halted */
 	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
 	pid_t tid;		/* atomic: its host thread, 0 before a tick */
@@ -76,6 +79,8 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 		return NULL;
 	}
 	memset(p->cpu, 0, ncpus * sizeof(*p->cpu));
+	for (unsigned c = 0; c < ncpus; c++)
+		p->cpu[c].wake_clock = NO_CLOCK;
 	p->ncpus = ncpus;
 	p->quantum = quantum;
 	p->blocked_ns = blocked_ns;
@@ -117,7 +122,8 @@ static void changed(struct pace *p)
 }
 
 /* The slowest runnable, non-exempt CPU other than cpu: its clock (NO_CLOCK
- * if none) and, in *slow, its number. */
+ * if none) and, in *slow, its number. A halted CPU with a wake on its way
+ * counts at the wake's clock until wake_until (invariant 6). */
 static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
 {
 	uint64_t min = NO_CLOCK;
@@ -126,9 +132,15 @@ static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
 		struct pace_cpu *o = &p->cpu[c];
 		uint64_t t;
 
-		if (c == cpu || !LOAD(o->runnable) || LOAD(o->exempt))
+		if (c == cpu || LOAD(o->exempt))
 			continue;
-		t = LOAD(o->clock);
+		if (LOAD(o->runnable))
+			t = LOAD(o->clock);
+		else if (LOAD(o->wake_clock) != NO_CLOCK &&
+			 now_ns() < LOAD(o->wake_until))
+			t = LOAD(o->wake_clock);
+		else
+			continue;
 		if (t < min) {
 			min = t;
 			*slow = c;
@@ -164,14 +176,18 @@ static void note_thread(struct pace *p, unsigned cpu)
 		}
 }
 
-/* Invariant 3: cpu (now halted or new) joins the others' time. */
+/* Invariants 3 and 6: cpu (now halted or new) joins the others' time,
+ * or the clock of the wake sent to it. */
 static void join(struct pace *p, unsigned cpu, uint64_t busy)
 {
 	struct pace_cpu *me = &p->cpu[cpu];
 	unsigned slow = cpu;
 	uint64_t mine = busy + me->skip;
-	uint64_t to = floor_of_others(p, cpu, &slow);
+	uint64_t to = LOAD(me->wake_clock);
 
+	STORE(me->wake_clock, NO_CLOCK);
+	if (to == NO_CLOCK)
+		to = floor_of_others(p, cpu, &slow);
 	if (to == NO_CLOCK)
 		to = latest_of_others(p, cpu);
 	if (to > mine) {
@@ -306,8 +322,36 @@ void pace_idle(struct pace *p, unsigned cpu)
 {
 	if (!LOAD(p->on))
 		return;
+	STORE(p->cpu[cpu].wake_clock, NO_CLOCK);
 	STORE(p->cpu[cpu].runnable, 0);
 	changed(p);
+}
+
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	uint64_t t = busy + p->cpu[cpu].skip;
+	int64_t now = now_ns();
+	bool any = false;
+
+	if (!LOAD(p->on))
+		return;
+	pthread_mutex_lock(&p->lock);
+	for (unsigned c = 0; c < p->ncpus; c++) {
+		struct pace_cpu *o = &p->cpu[c];
+
+		if (c == cpu || LOAD(o->runnable))
+			continue;
+		/* An earlier wake still on its way is the one that wakes. */
+		if (LOAD(o->wake_clock) != NO_CLOCK &&
+		    now < LOAD(o->wake_until))
+			continue;
+		STORE(o->wake_until, now + p->blocked_ns);
+		STORE(o->wake_clock, t);
+		any = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (any)
+		ADD(p->gen, 1);
 }
 
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy)

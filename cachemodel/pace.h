@@ -38,6 +38,13 @@
  *  5. If two CPUs tick on one host thread (QEMU's single-threaded,
  *     round-robin TCG), waiting would deadlock: pacing turns itself off
  *     for good (pace_on() false) and never blocks.
+ *  6. A wake (an IPI) sent at the sender's clock T to halted CPUs
+ *     (pace_wake_sent) makes each of them count as runnable at T for
+ *     blocked_ns of host time, so the sender cannot run more than a
+ *     quantum past T before the woken CPU runs; the woken CPU's clock
+ *     joins T, not the others' clock at the moment the host resumed it.
+ *     A CPU the wake was not for stops counting after blocked_ns (the
+ *     sender only waited; no figure changes).
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H
@@ -72,6 +79,12 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
 void pace_idle(struct pace *p, unsigned cpu);
 /* cpu (the calling thread's) resumes with busy cycles (invariant 3). */
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);
+/*
+ * cpu (the calling thread's), with busy cycles, has just sent a wake-up
+ * (an IPI) whose target it cannot name: every halted CPU may be woken
+ * (invariant 6).
+ */
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy);
 
 /* Cycles cpu's clock runs ahead of its busy cycles (atomic read). */
 uint64_t pace_skip(const struct pace *p, unsigned cpu);

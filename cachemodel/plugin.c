@@ -36,10 +36,11 @@
  *     (instructions x CPI + memory cycles, plus the cycles it slept
  *     through) and waits, no lock held, while it is more than the quantum
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
- *     A region's elapsed time is the global modelled clock (the latest
- *     vCPU clock) at its end minus at its start; a region during which
- *     pacing was broken, or a multi-vCPU region that was not paced, says
- *     "valid":false in its line.
+ *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
+ *     sender's clock. A region's elapsed time is the global modelled
+ *     clock (the latest vCPU clock) at its end minus at its start; a
+ *     region during which pacing was broken, or a multi-vCPU region that
+ *     was not paced, says "valid":false in its line.
  *  5. Each vCPU caches the physical page of the virtual pages it used
  *     (QEMU's hwaddr lookup is a large part of the cost), like a TLB:
  *     the cache is emptied whenever that vCPU executes an instruction
@@ -80,6 +81,11 @@
  * pages, a power of two apart, would share a slot if it were indexed by
  * the low bits and evict each other on every access. */
 #define XLAT_HASH 0x9e3779b97f4a7c15ull
+/* The local APIC's interrupt command register, low half, at the xAPIC's
+ * default base (SDM vol. 3, 11.4.1 and 11.6.1): writing it sends an IPI.
+ * x2APIC's ICR is an MSR, which a plugin cannot see. */
+#define XAPIC_DEFAULT_BASE 0xfee00000ull
+#define APIC_REG_ICR_LOW 0x300
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
 
@@ -551,6 +557,9 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_LOCKED;
 	if (io)
 		flags |= CM_IO;
+	/* An IPI: halted vCPUs wake at this clock (cachemodel/pace.h, 6). */
+	if (pace && store && io && pa == XAPIC_DEFAULT_BASE + APIC_REG_ICR_LOW)
+		pace_wake_sent(pace, cpu, busy_cycles(cpu));
 	size = 1u << qemu_plugin_mem_size_shift(info);
 	if (fast_enter(&vcpus[cpu])) {
 		bool done = cm_access_fast(model, cpu, pa, size, flags);

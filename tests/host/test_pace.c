@@ -10,7 +10,9 @@
  *    thread keeps running (the host did not schedule it) is waited for,
  *    counted as a stall and not as a break;
  *  - two CPUs ticked from one thread (round-robin TCG) turn pacing off
- *    instead of deadlocking.
+ *    instead of deadlocking;
+ *  - a wake sent to a halted CPU holds the sender within a quantum of the
+ *    wake until the woken CPU runs, whose clock joins the wake's.
  */
 // HOST_SRCS: cachemodel/pace.c
 // HOST_SANITIZE: thread
@@ -196,4 +198,77 @@ KTEST(pace, bad_arguments_are_refused)
 	EXPECT_TRUE(pace_create(65, QUANTUM, BLOCKED_NS) == NULL);
 	EXPECT_TRUE(pace_create(2, 0, BLOCKED_NS) == NULL);
 	EXPECT_TRUE(pace_create(2, QUANTUM, 0) == NULL);
+}
+
+/* A wake sent to a halted CPU: the sender cannot run more than a quantum
+ * past the wake before the woken CPU runs, and the woken CPU's clock
+ * joins the wake's clock, however late its host thread resumes. */
+struct wake_run {
+	struct pace *p;
+	pthread_barrier_t bar;
+	uint32_t resumed;	/* atomic */
+	uint64_t before_resume;	/* atomic: CPU 0's clock while 1 slept */
+};
+
+#define WAKE_AT 1000
+#define WAKE_LATENCY_NS 3000000	/* 3 ms: the host wakes CPU 1 late */
+
+static void *wake_sender(void *a)
+{
+	struct wake_run *w = a;
+	uint64_t busy = WAKE_AT;
+
+	pace_tick(w->p, 0, busy);
+	pthread_barrier_wait(&w->bar);	/* CPU 1 is halted */
+	pace_wake_sent(w->p, 0, busy);
+	for (unsigned i = 0; i < TICKS; i++) {
+		busy += FAST_STEP;
+		pace_tick(w->p, 0, busy);
+		if (!__atomic_load_n(&w->resumed, __ATOMIC_SEQ_CST))
+			__atomic_store_n(&w->before_resume, busy,
+					 __ATOMIC_SEQ_CST);
+	}
+	pace_idle(w->p, 0);
+	return NULL;
+}
+
+static void *wake_target(void *a)
+{
+	struct wake_run *w = a;
+	struct timespec late = {0, WAKE_LATENCY_NS};
+	uint64_t busy = 1;
+
+	pace_tick(w->p, 1, busy);
+	pace_idle(w->p, 1);
+	pthread_barrier_wait(&w->bar);
+	nanosleep(&late, NULL);
+	__atomic_store_n(&w->resumed, 1, __ATOMIC_SEQ_CST);
+	pace_resume(w->p, 1, busy);
+	for (unsigned i = 0; i < TICKS; i++) {
+		busy += SLOW_STEP;
+		pace_tick(w->p, 1, busy);
+	}
+	pace_idle(w->p, 1);
+	return NULL;
+}
+
+KTEST(pace, a_wake_arrives_at_the_senders_clock)
+{
+	struct host_thread_group a, b;
+	struct wake_run w = {0};
+
+	/* blocked_ns well above the wake latency: the wake holds */
+	w.p = pace_create(2, QUANTUM, 10 * BLOCKED_NS);
+	ASSERT_TRUE(w.p != NULL);
+	pthread_barrier_init(&w.bar, NULL, 2);
+	host_thread_group_start(&b, 1, wake_target, &w, 0);
+	host_thread_group_start(&a, 1, wake_sender, &w, 0);
+	host_thread_group_join(&a);
+	host_thread_group_join(&b);
+	pthread_barrier_destroy(&w.bar);
+	EXPECT_LE(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
+	/* joined at the wake (1 + skip == WAKE_AT), not CPU 0's clock */
+	EXPECT_EQ(pace_skip(w.p, 1), WAKE_AT - 1);
+	EXPECT_EQ(pace_breaks(w.p), 0);
+	pace_destroy(w.p);
 }
