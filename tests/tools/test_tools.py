@@ -10,6 +10,7 @@ file). Chart tests run only when gnuplot is installed.
 """
 
 import csv
+import io
 import json
 import os
 import shutil
@@ -613,6 +614,27 @@ class ModelTest(unittest.TestCase):
         res[1]["unit"] = res[0]["unit"] = "MB/s"
         self.assertIsNone(report.modelled_ratio(res[1], res[0]))
         self.assertIsNotNone(report.modelled_ratio(res[0], res[0]))
+        # check-pacing: paced repetitions within 2 %, all valid
+        def run(els, valid=True, breaks=0, paced=2000):
+            ls = [model_line("start", freq_mhz=1000, cpus=2)]
+            for rid, el in enumerate(els, 1):
+                ls += [model_region("tb", rid, cpu=c, scope="all",
+                                    iters=10, cycles=500, elapsed=el,
+                                    paced=paced, pace_breaks=breaks,
+                                    valid=valid) for c in (0, 1)]
+            ls.append(model_line("summary", cpus=2, paced=paced,
+                                 pace_waits=5, pace_stalls=0,
+                                 pace_breaks=breaks))
+            return model.check_pacing(model.parse_lines(ls),
+                                      out=io.StringIO())
+        self.assertEqual(run([1000, 1015]), [])
+        self.assertIn("differ by 3.00 %", run([1000, 1030])[0])
+        self.assertTrue(any("yet marked valid" in p
+                            for p in run([1000, 1000], breaks=1)))
+        self.assertTrue(any("invalid" in p for p in
+                            run([1000, 1000], valid=False, breaks=1)))
+        self.assertTrue(any("not paced" in p for p in
+                            run([1000, 1000], valid=False, paced=0)))
         # one vCPU: no timing fields, busy cycles, valid
         one = model.parse_lines([model_line("start", freq_mhz=1000),
                                  model_region("x", 1, cycles=700)])
