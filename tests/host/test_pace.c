@@ -256,8 +256,9 @@ KTEST(pace, a_wake_arrives_at_the_senders_clock)
 	struct host_thread_group a, b;
 	struct wake_run w = {0};
 
-	/* blocked_ns well above the wake latency: the wake holds */
-	w.p = pace_create(2, QUANTUM, 10 * BLOCKED_NS);
+	/* blocked_ns far above the wake latency, even on a loaded host:
+	 * the wake holds until CPU 1 runs */
+	w.p = pace_create(2, QUANTUM, 40 * BLOCKED_NS);
 	ASSERT_TRUE(w.p != NULL);
 	pthread_barrier_init(&w.bar, NULL, 2);
 	host_thread_group_start(&b, 1, wake_target, &w, 0);
