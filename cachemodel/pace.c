@@ -1,6 +1,7 @@
 /*
  * Pacing of several CPUs' modelled clocks (cachemodel/pace.h has the
- * contract and the invariants; docs/cachemodel.md, "Pacing", the why).
+ * contract and the invariants; docs/cachemodel.md, "Several CPUs: pacing
+ * by modelled time", the why).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -34,16 +34,16 @@ event_cycles) owns the next region alone when that region ran exactly n
 iterations. Keyed regions never enter the order-based attribution above.
 
 Pacing. With more than one vCPU the plugin paces them by their modelled
-clocks (docs/cachemodel.md, "Pacing") and every region line also carries
-"elapsed" (the global modelled clock at its end minus at its start),
-"paced" (the quantum, 0 when not paced), "pace_breaks" and "valid"
-(paced and never broken). A figure's modelled cycles per iteration divide
-the elapsed time for a region over every CPU (scope "all") of such a run,
-else the busy cycles (instructions x CPI + memory; summed over the CPUs
-of an "all" region of a one-vCPU run, where elapsed and busy agree); the
-figure says which ("basis") and carries the busy cycles beside it. A
-figure from any region that is not valid is marked invalid, and the
-tracing command fails on it rather than print it as valid.
+clocks (docs/cachemodel.md, "Several CPUs: pacing by modelled time") and
+every region line also carries "elapsed" (the global modelled clock at
+its end minus at its start), "paced" (the quantum, 0 when not paced),
+"pace_breaks" and "valid" (paced and never broken). A figure's modelled
+cycles per iteration divide the elapsed time for a region over every CPU
+(scope "all") of such a run, else the busy cycles (instructions x CPI +
+memory, summed over the region's CPUs); the figure says which ("basis")
+and carries the busy cycles beside it. A figure from any region that is
+not valid is marked invalid, and the tracing command fails on it rather
+than print it as valid.
 
 Python 3 standard library only.
 """
@@ -458,7 +458,8 @@ def check_calibration(objs, profiles_path, out=sys.stdout):
 
 
 # Paced repetitions of one region must agree this closely in elapsed
-# modelled cycles per iteration (docs/cachemodel.md, "Pacing").
+# modelled cycles per iteration (docs/cachemodel.md, "Several CPUs:
+# pacing by modelled time").
 PACING_TOLERANCE = 0.02
 
 
