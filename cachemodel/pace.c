@@ -178,7 +178,8 @@ static void note_thread(struct pace *p, unsigned cpu)
 }
 
 /* Invariants 3 and 6: cpu (now halted or new) joins the others' time,
- * or the clock of the wake sent to it. */
+ * or the clock of the wake sent to it while that wake still holds: a
+ * wake that let go was not for cpu, or came too late to be timed. */
 static void join(struct pace *p, unsigned cpu, uint64_t busy)
 {
 	struct pace_cpu *me = &p->cpu[cpu];
@@ -186,6 +187,8 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 	uint64_t mine = busy + me->skip;
 	uint64_t to = LOAD(me->wake_clock);
 
+	if (to != NO_CLOCK && now_ns() >= LOAD(me->wake_until))
+		to = NO_CLOCK;
 	STORE(me->wake_clock, NO_CLOCK);
 	if (to == NO_CLOCK)
 		to = floor_of_others(p, cpu, &slow);

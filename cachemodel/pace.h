@@ -44,7 +44,9 @@
  *     quantum past T before the woken CPU runs; the woken CPU's clock
  *     joins T, not the others' clock at the moment the host resumed it.
  *     A CPU the wake was not for stops counting after blocked_ns (the
- *     sender only waited; no figure changes).
+ *     sender only waited; no figure changes); if it wakes later (a timer,
+ *     or a wake the host delivered later than that), it joins the
+ *     others' clock as in invariant 3.
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H

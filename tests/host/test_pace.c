@@ -18,6 +18,7 @@
 // HOST_SANITIZE: thread
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 #include "cachemodel/pace.h"
 #include "lib/ktest.h"
@@ -207,6 +208,7 @@ struct wake_run {
 	pthread_barrier_t bar;
 	uint32_t resumed;	/* atomic */
 	uint64_t before_resume;	/* atomic: CPU 0's clock while 1 slept */
+	long latency_ns;	/* how late the host resumes CPU 1 */
 };
 
 #define WAKE_AT 1000
@@ -234,7 +236,7 @@ static void *wake_sender(void *a)
 static void *wake_target(void *a)
 {
 	struct wake_run *w = a;
-	struct timespec late = {0, WAKE_LATENCY_NS};
+	struct timespec late = {0, w->latency_ns};
 	uint64_t busy = 1;
 
 	pace_tick(w->p, 1, busy);
@@ -251,24 +253,49 @@ static void *wake_target(void *a)
 	return NULL;
 }
 
-KTEST(pace, a_wake_arrives_at_the_senders_clock)
+/* CPU 0 wakes the halted CPU 1 at WAKE_AT; the host resumes CPU 1
+ * latency_ns later; the wake holds for blocked_ns. */
+static struct pace *run_wake(struct wake_run *w, int64_t blocked_ns,
+			     long latency_ns)
 {
 	struct host_thread_group a, b;
-	struct wake_run w = {0};
+
+	memset(w, 0, sizeof(*w));
+	w->latency_ns = latency_ns;
+	w->p = pace_create(2, QUANTUM, blocked_ns);
+	if (!w->p)
+		return NULL;
+	pthread_barrier_init(&w->bar, NULL, 2);
+	host_thread_group_start(&b, 1, wake_target, w, 0);
+	host_thread_group_start(&a, 1, wake_sender, w, 0);
+	host_thread_group_join(&a);
+	host_thread_group_join(&b);
+	pthread_barrier_destroy(&w->bar);
+	return w->p;
+}
+
+KTEST(pace, a_wake_arrives_at_the_senders_clock)
+{
+	struct wake_run w;
 
 	/* blocked_ns far above the wake latency, even on a loaded host:
 	 * the wake holds until CPU 1 runs */
-	w.p = pace_create(2, QUANTUM, 40 * BLOCKED_NS);
-	ASSERT_TRUE(w.p != NULL);
-	pthread_barrier_init(&w.bar, NULL, 2);
-	host_thread_group_start(&b, 1, wake_target, &w, 0);
-	host_thread_group_start(&a, 1, wake_sender, &w, 0);
-	host_thread_group_join(&a);
-	host_thread_group_join(&b);
-	pthread_barrier_destroy(&w.bar);
+	ASSERT_TRUE(run_wake(&w, 40 * BLOCKED_NS, WAKE_LATENCY_NS) != NULL);
 	EXPECT_LE(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
 	/* joined at the wake (1 + skip == WAKE_AT), not CPU 0's clock */
 	EXPECT_EQ(pace_skip(w.p, 1), WAKE_AT - 1);
 	EXPECT_EQ(pace_breaks(w.p), 0);
+	pace_destroy(w.p);
+}
+
+KTEST(pace, a_wake_that_let_go_does_not_pull_a_later_resume_back)
+{
+	struct wake_run w;
+
+	/* CPU 1 resumes long after the wake let CPU 0 go: it joins CPU 0's
+	 * clock, which ran far past the wake, not the wake's. */
+	ASSERT_TRUE(run_wake(&w, BLOCKED_NS, 6 * BLOCKED_NS) != NULL);
+	EXPECT_GT(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
+	EXPECT_GT(pace_skip(w.p, 1), WAKE_AT + QUANTUM);
 	pace_destroy(w.p);
 }
