@@ -10,12 +10,15 @@
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #   make labs       regenerate the quoted output of docs/labs/ (one boot)
+#   make diagrams   draw docs/diagrams/*.svg from their Graphviz sources
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
 #            JOBS= (parallel boots and host tests of make test)
+#            ACCEL=tcg|kvm (run, run-uefi, debug, bench; default: KVM with
+#            -cpu host when /dev/kvm is usable, else TCG; make test: TCG)
 
 BUILD        ?= build
 SMP          ?= 2
@@ -124,7 +127,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fstack-clash-protection \
 	-mno-mmx -mno-sse -mno-sse2 -mno-80387 -fno-asynchronous-unwind-tables \
-	-fno-builtin -I. -MMD -MP \
+	-fno-builtin -I. -Iarch/x86_64/include -MMD -MP \
 	-DKERNEL
 # Files named *_simd.c may use SSE2 (the copy experiments); the code that
 # calls them must have enabled the FPU/SSE state first (arch/x86_64/fpu.c).
@@ -186,9 +189,16 @@ $(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
 	$(Q)cmp -s $(BUILD)/ksyms2.S $(BUILD)/ksyms3.S || { echo "embedded symbol table did not converge" >&2; exit 1; }
 	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "$@ is not multiboot2" >&2; exit 1; }
 
+# $(call shell_quote,TEXT): TEXT as one single-quoted word of sh, so a
+# command line's quotes, semicolons and pipes reach mkiso.sh (and GRUB,
+# and the kernel) as typed, never the shell as commands. The kernel
+# command lines are taken with $(value ...): a $ in them stays a $.
+shell_quote = '$(subst ','\'',$(1))'
+KCMDLINE_FULL = $(value KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)
+
 ISO := $(BUILD)/kernel.iso
 $(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ "$(KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" $(GRUB_TIMEOUT)
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ $(call shell_quote,$(KCMDLINE_FULL)) $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso
@@ -241,7 +251,7 @@ model-check: $(MODEL_SO)
 .PHONY: model-cost
 model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
-	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline "$(KCMDLINE)"
+	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
 
 # --------------------------------------------------------------------------
 # Running
@@ -249,9 +259,11 @@ model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 # tools/qemu.py builds every QEMU command line and turns QEMU's exit code
 # back into the kernel's status (make fails on a status other than 0).
 # PLUGINS: space-separated FILE[,name=value...] TCG plugins.
+# ACCEL: tcg or kvm; empty lets the launcher choose (docs/real-hardware.md).
+ACCEL ?=
 QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
 	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p)) \
-	$(MODEL_PLUGIN)
+	$(MODEL_PLUGIN) $(if $(ACCEL),--accel $(ACCEL))
 GDB_PORT := 1234
 
 .PHONY: run run-uefi debug
@@ -274,7 +286,7 @@ BENCH_TIMEOUT ?= 3600
 bench: MODEL_OUT = $(BUILD)/results/model.jsonl
 bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	@mkdir -p $(BUILD)/results
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso "$(BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)" 0
+	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso $(call shell_quote,$(value BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)) 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
 		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso $(TCG_QEMU)
@@ -283,6 +295,22 @@ bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
 		$(if $(and $(MODEL),$(wildcard $(BUILD)/cost/cost.json)),--cost $(BUILD)/cost/cost.json)
 	@echo "bench: report in $(BUILD)/results/report.md"
+
+# --------------------------------------------------------------------------
+# Diagrams: Graphviz sources in docs/diagrams/*.dot, each drawn as an SVG
+# beside it. The SVGs are committed, because the docs link them and must
+# read without a build; `make diagrams` redraws those older than their
+# source (tests/tools/test_diagrams.py checks that none is stale).
+# --------------------------------------------------------------------------
+DIAGRAM_DEPS := dot:graphviz:drawing-the-diagrams-of-docs/diagrams
+DIAGRAM_SVGS := $(patsubst %.dot,%.svg,$(wildcard docs/diagrams/*.dot))
+.PHONY: diagrams deps-diagrams
+deps-diagrams:
+	$(call install_missing,$(DIAGRAM_DEPS))
+docs/diagrams/%.svg: docs/diagrams/%.dot | deps-diagrams
+	@echo "  DOT     $@"
+	$(Q)dot -Tsvg $< -o $@.tmp && mv $@.tmp $@
+diagrams: $(DIAGRAM_SVGS)
 
 .PHONY: bench-host
 # ns per trace event on this host, ours beside LTTng-UST (tools/bench_host.sh).
@@ -334,12 +362,24 @@ $(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.p
 	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/check_layers.py" --ktap "%s"\n' \
 		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
 
+# The docs' own checks as one more host test: tools/doc_figures.py's and
+# tools/labs.py's self-tests, then every provenance line of docs/ and
+# docs/labs/ (docs/README.md, "Figures in the docs"), as KTAP.
+HOST_TESTS += $(BUILD)/host/test_docs
+$(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc_figures.py tests/tools/test_labs.py
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/doc_figures.py" --ktap "%s"\n' \
+		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+
 .PHONY: check-layers
 check-layers:
 	$(Q)python3 tools/check_layers.py
 
+# test_psf reads the font the kernel embeds (build/font.psf): without it
+# its test of the real font would only report a skip.
 .PHONY: host-tests
-host-tests: $(HOST_TESTS)
+host-tests: $(HOST_TESTS) $(BUILD)/font.psf
 
 # The ia64 purge reference code (arch/ia64/purge.S) is assembled and its
 # disassembly checked as one more host test; only that needs GNU binutils

@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,7 @@ struct vcpu {
 	uint32_t in_fast;		/* inside cm_access_fast() */
 	uint64_t insns;			/* atomic (invariant 2) */
 	uint64_t acc;
+	bool digits;			/* DIGITs since the last PUSH */
 	uint64_t args[DB_MAX_ARGS];
 	unsigned nargs;
 	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
@@ -133,6 +135,49 @@ static unsigned nvcpus;
 static FILE *out;
 static struct timespec started;
 static uint64_t regions, hellos, type_changes, doorbell_errors;
+
+/*
+ * Doorbell errors by cause. Every malformed or refused command is
+ * counted, none is silent: the summary line prints the total and the
+ * causes, the first DB_ERRORS_SHOWN errors get a line of their own, and
+ * tools/model.py fails a run with any (a figure measured around a
+ * command the model did not take is not the figure it claims to be).
+ */
+enum db_error {
+	DBE_OFFSET,		/* a read outside the page's symbols */
+	DBE_WIDTH,		/* a read wider than one byte */
+	DBE_LONG_NUMBER,	/* a number longer than 64 bits */
+	DBE_EMPTY_NUMBER,	/* PUSH without a DIGIT since the last */
+	DBE_TOO_MANY_ARGS,	/* a PUSH beyond DB_MAX_ARGS */
+	DBE_UNPUSHED,		/* a command after DIGITs not pushed */
+	DBE_COMMAND,		/* an unknown command */
+	DBE_ARGS,		/* a command with the wrong arguments */
+	DBE_TYPE_RANGE,		/* SET_TYPE the engine refused */
+	DBE_NESTED,		/* BEGIN while this CPU's region is open */
+	DBE_REGION,		/* END/PAUSE/RESUME not of the open region */
+	DBE_LABEL,		/* a label character refused or too many */
+	DBE_OPEN_AT_EXIT,	/* a region still open when QEMU exits */
+	DB_NERRORS
+};
+static const char *const db_error_names[DB_NERRORS] = {
+	[DBE_OFFSET] = "offset",
+	[DBE_WIDTH] = "wide_read",
+	[DBE_LONG_NUMBER] = "long_number",
+	[DBE_EMPTY_NUMBER] = "empty_number",
+	[DBE_TOO_MANY_ARGS] = "too_many_args",
+	[DBE_UNPUSHED] = "unpushed_digits",
+	[DBE_COMMAND] = "unknown_command",
+	[DBE_ARGS] = "bad_arguments",
+	[DBE_TYPE_RANGE] = "type_range",
+	[DBE_NESTED] = "nested_begin",
+	[DBE_REGION] = "no_such_region",
+	[DBE_LABEL] = "label",
+	[DBE_OPEN_AT_EXIT] = "open_at_exit",
+};
+#define DB_ERRORS_SHOWN 8
+/* A DIGIT shifts the accumulator left: its top byte must still be 0. */
+#define DB_ACC_TOP_SHIFT (sizeof(uint64_t) * CHAR_BIT - DB_DIGIT_BITS)
+static uint64_t db_errors[DB_NERRORS];
 /* The last label any CPU set: an experiment names itself on one CPU and
  * runs its repetitions on several. */
 static char label[DB_LABEL_MAX];
@@ -296,6 +341,18 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 /* ------------------------------------------------------------------ */
 /* Doorbell                                                             */
 
+/* Count one doorbell error of cause e on cpu, at doorbell offset off; the
+ * first few get a line. Called with model_lock held. */
+static void db_error(enum db_error e, unsigned cpu, uint64_t off)
+{
+	if (doorbell_errors++ < DB_ERRORS_SHOWN)
+		fprintf(out, PREFIX "{\"kind\":\"doorbell_error\","
+			"\"cause\":\"%s\",\"cpu\":%u,\"offset\":%" PRIu64
+			",\"label\":\"%s\"}\n", db_error_names[e], cpu, off,
+			label);
+	db_errors[e]++;
+}
+
 static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
 {
 	switch (pat) {
@@ -335,13 +392,23 @@ static void region_timing(const struct vcpu *v, char *buf, size_t size)
 /* Called with model_lock held. */
 static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
+	const uint64_t off = DB_CMD_BASE + cmd;
 	enum cm_memtype t;
 	char extra[ERR_MAX];
 	struct cm_stats now;
 	bool ok;
 
+	if (v->digits) {
+		/* The last number was never pushed: not the command sent. */
+		db_error(DBE_UNPUSHED, cpu, off);
+		goto reset;
+	}
 	switch (cmd) {
 	case DB_CMD_HELLO:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
 		hellos++;
 		fprintf(out, PREFIX "{\"kind\":\"hello\",\"profile\":\"%s\","
 			"\"cpu\":%u,\"version\":%" PRIu64 ",\"supported\":%d}\n",
@@ -351,7 +418,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 	case DB_CMD_SET_TYPE:
 		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||
 		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT)) {
-			doorbell_errors++;
+			db_error(DBE_ARGS, cpu, off);
 			break;
 		}
 		fast_stop();
@@ -361,13 +428,18 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		if (ok)
 			type_changes++;
 		else
-			doorbell_errors++;
+			db_error(DBE_TYPE_RANGE, cpu, off);
 		break;
 	case DB_CMD_BEGIN:
 		if (v->nargs < 1 || v->nargs > 2 ||
 		    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
 		     v->args[1] != DB_SCOPE_ALL)) {
-			doorbell_errors++;
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (v->region_open) {
+			/* The open region stays; its END still closes it. */
+			db_error(DBE_NESTED, cpu, off);
 			break;
 		}
 		v->region_open = true;
@@ -381,9 +453,12 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		v->region_breaks = pace ? pace_breaks(pace) : 0;
 		break;
 	case DB_CMD_END:
-		if (v->nargs != 2 || !v->region_open ||
-		    v->region_id != v->args[0]) {
-			doorbell_errors++;
+		if (v->nargs != 2) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (!v->region_open || v->region_id != v->args[0]) {
+			db_error(DBE_REGION, cpu, off);
 			break;
 		}
 		v->region_open = false;
@@ -408,10 +483,13 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		break;
 	case DB_CMD_PAUSE:
 	case DB_CMD_RESUME:
-		if (v->nargs != 1 || !v->region_open ||
-		    v->region_id != v->args[0] ||
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (!v->region_open || v->region_id != v->args[0] ||
 		    v->region_paused != (cmd == DB_CMD_RESUME)) {
-			doorbell_errors++;
+			db_error(DBE_REGION, cpu, off);
 			break;
 		}
 		v->region_paused = cmd == DB_CMD_PAUSE;
@@ -430,7 +508,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		break;
 	case DB_CMD_CLFLUSHED:
 		if (v->nargs != 2) {
-			doorbell_errors++;
+			db_error(DBE_ARGS, cpu, off);
 			break;
 		}
 		fast_stop();	/* it may flush other CPUs' WC buffers */
@@ -438,16 +516,22 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		fast_restart();
 		break;
 	case DB_CMD_LABEL:
+		if (v->nargs != 0) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
 		memcpy(label, v->pending, v->pending_len);
 		label[v->pending_len] = '\0';
 		v->pending_len = 0;
 		break;
 	default:
-		doorbell_errors++;
+		db_error(DBE_COMMAND, cpu, off);
 		break;
 	}
+reset:
 	v->nargs = 0;
 	v->acc = 0;
+	v->digits = false;
 }
 
 static bool label_char_ok(unsigned ch)
@@ -456,29 +540,39 @@ static bool label_char_ok(unsigned ch)
 	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
 }
 
-/* One read of the doorbell page at offset off. Called with model_lock. */
-static void doorbell(unsigned cpu, uint64_t off)
+/* One read of size bytes of the doorbell page at offset off. Called with
+ * model_lock. */
+static void doorbell(unsigned cpu, uint64_t off, unsigned size)
 {
 	struct vcpu *v = &vcpus[cpu];
 	unsigned byte = off & DB_BYTE_MASK;
 
-	if (off < DB_PUSH) {
+	if (size != 1) {
+		/* Which byte would be the symbol? None: refused. */
+		db_error(DBE_WIDTH, cpu, off);
+	} else if (off < DB_PUSH) {
+		if (v->acc >> DB_ACC_TOP_SHIFT)
+			db_error(DBE_LONG_NUMBER, cpu, off);
 		v->acc = v->acc << DB_DIGIT_BITS | byte;
+		v->digits = true;
 	} else if (off == DB_PUSH) {
-		if (v->nargs < DB_MAX_ARGS)
+		if (!v->digits)
+			db_error(DBE_EMPTY_NUMBER, cpu, off);
+		else if (v->nargs < DB_MAX_ARGS)
 			v->args[v->nargs++] = v->acc;
 		else
-			doorbell_errors++;
+			db_error(DBE_TOO_MANY_ARGS, cpu, off);
 		v->acc = 0;
+		v->digits = false;
 	} else if (off >= DB_CMD_BASE && off < DB_CMD_BASE + 0x100) {
 		doorbell_command(cpu, v, byte);
 	} else if (off >= DB_CHAR_BASE && off < DB_CHAR_BASE + 0x100) {
 		if (v->pending_len + 1 < DB_LABEL_MAX && label_char_ok(byte))
 			v->pending[v->pending_len++] = (char)byte;
 		else
-			doorbell_errors++;
+			db_error(DBE_LABEL, cpu, off);
 	} else {
-		doorbell_errors++;
+		db_error(DBE_OFFSET, cpu, off);
 	}
 }
 
@@ -542,7 +636,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	if (vaddr - DB_VA < DB_SIZE) {
 		if (!store) {
 			pthread_mutex_lock(&model_lock);
-			doorbell(cpu, vaddr - DB_VA);
+			doorbell(cpu, vaddr - DB_VA,
+				 1u << qemu_plugin_mem_size_shift(info));
 			pthread_mutex_unlock(&model_lock);
 		}
 		return;
@@ -652,15 +747,21 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		stats_now(c, &now);
 		print_counters("total", "", -1, false, 0, c, c, &now, &zero,
 			       "");
+		if (vcpus[c].region_open)
+			db_error(DBE_OPEN_AT_EXIT, c, DB_CMD_BASE + DB_CMD_END);
 	}
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
 		",\"type_changes\":%" PRIu64 ",\"doorbell_errors\":%" PRIu64
+		",\"doorbell_error_causes\":{", cm_profile(model)->name, nvcpus,
+		hellos, regions, type_changes, doorbell_errors);
+	for (unsigned e = 0; e < DB_NERRORS; e++)
+		fprintf(out, "%s\"%s\":%" PRIu64, e ? "," : "",
+			db_error_names[e], db_errors[e]);
+	fprintf(out, "}"
 		",\"paced\":%" PRIu64 ",\"pace_waits\":%" PRIu64
 		",\"pace_stalls\":%" PRIu64 ",\"pace_breaks\":%" PRIu64
 		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
-		cm_profile(model)->name, nvcpus, hellos, regions, type_changes,
-		doorbell_errors,
 		pace && pace_on(pace) ? pace_quantum(pace) : 0,
 		pace ? pace_waits(pace) : 0, pace ? pace_stalls(pace) : 0,
 		pace ? pace_breaks(pace) : 0,

@@ -43,7 +43,9 @@
  * alone sweeps the cache (docs/experiments-copy.md).
  *
  * The LLC size is the cache model's when QEMU runs the cache-model
- * plugin (cachemodel.caches=), else CPUID's (bench_env_llc_bytes()).
+ * plugin (cachemodel.caches=), else CPUID's, else an assumed one
+ * (bench_env_llc_bytes(), the kernel's one source, printed as
+ * bench_env_llc_text()).
  *
  * Copies shorter than COPY_BATCH_BYTES are repeated over consecutive
  * slices of the buffers up to that many bytes (many small copy_from_user
@@ -676,7 +678,6 @@ static int copy_run(enum experiment_mode mode)
 	uint64_t interleave_cap = full ? FULL_MAX_BYTES : INTERLEAVE_MAX_QUICK;
 	struct interleave_plan ip;
 	bool interleave;
-	const char *llc_source;
 	size_t nsizes;
 	int rc = 0;
 
@@ -688,7 +689,7 @@ static int copy_run(enum experiment_mode mode)
 	}
 	if (experiment_param("piece", &v))
 		piece = v;
-	llc = bench_env_llc_bytes(&llc_source);
+	llc = bench_env_llc_bytes(NULL);
 	want = MAX(want, MIN(INTERLEAVE_LLC_FACTOR * llc, interleave_cap));
 	/* Safety net until kernel init enables SSE itself. */
 	fpu_init_cpu();
@@ -733,12 +734,12 @@ static int copy_run(enum experiment_mode mode)
 
 	kprintf("copy: %s mode, %u repetitions, sizes %lu B .. %lu KiB, "
 		"small copies batched to %lu KiB, bystander set %lu KiB "
-		"(LLC %lu KiB, %s), clock %s\n",
+		"(%s), clock %s\n",
 		full ? "full" : "quick", reps, (unsigned long)sizes[0],
 		(unsigned long)(sizes[nsizes - 1] >> 10),
 		(unsigned long)(COPY_BATCH_BYTES >> 10),
-		(unsigned long)(c.ws_bytes >> 10), (unsigned long)(llc >> 10),
-		llc ? llc_source : "unknown", c.clk->name);
+		(unsigned long)(c.ws_bytes >> 10), bench_env_llc_text(),
+		c.clk->name);
 	interleave = plan_interleave(&ip, llc, c.ws_bytes,
 				     sizes[nsizes - 1], got, interleave_cap,
 				     piece);

@@ -7,7 +7,6 @@
 #include "arch/x86_64/percpu.h"
 #include "cachemodel/doorbell.h"
 #include "kernel/bench_env.h"
-#include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench.h"
@@ -271,34 +270,3 @@ size_t trace_event_cost(const char *exp, struct bench_figure *figs,
 	kfree(s);
 	return added;
 }
-
-/* Figures of the trace_cost experiment: 3 memory types x 2 metrics. */
-#define TRACE_COST_FIGS 6
-#define TRACE_COST_SAMPLES_QUICK 20000
-#define TRACE_COST_SAMPLES_FULL 200000
-
-/*
- * The fast path alone (make run ICOUNT=1 KCMDLINE=run=trace_cost gives
- * instructions per event): no workload, one CPU.
- */
-static int trace_cost_run(enum experiment_mode mode)
-{
-	static struct bench_figure figs[TRACE_COST_FIGS];
-	size_t n;
-
-	bench_env_report();
-	n = trace_event_cost("trace_cost", figs, TRACE_COST_FIGS,
-			     mode == EXPERIMENT_FULL ?
-				     TRACE_COST_SAMPLES_FULL :
-				     TRACE_COST_SAMPLES_QUICK);
-	if (n == 0)
-		return 1;
-	bench_report("trace fast path: one 16-byte event per memory type",
-		     figs, n);
-	return 0;
-}
-
-EXPERIMENT(trace_cost, "trace_cost",
-	   "cycles (instructions under ICOUNT=1) of one 16-byte trace event, "
-	   "median and p99, buffers WB, WC and UC",
-	   "000", 0, trace_cost_run);

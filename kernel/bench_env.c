@@ -147,13 +147,44 @@ const struct cache_geometry *bench_env_model_caches(void)
 	return &geom;
 }
 
+/*
+ * The LLC size when CPUID describes no cache at all: assumed, the LLC
+ * of the core2-2007 profile (cachemodel/profiles.txt). It only sizes
+ * buffers, and every line that prints it says "assumed".
+ */
+#define LLC_ASSUMED_BYTES MiB(4)
+#define LLC_TEXT_MAX 64
+
 uint64_t bench_env_llc_bytes(const char **source)
 {
 	const struct cache_geometry *g = bench_env_model_caches();
+	uint64_t cpuid;
 
+	if (g) {
+		if (source)
+			*source = "modelled (cachemodel.caches=)";
+		return g->level[CACHE_GEOM_LLC].bytes;
+	}
+	cpuid = cpu_caches_llc_bytes();
 	if (source)
-		*source = g ? "modelled" : "CPUID";
-	return g ? g->level[CACHE_GEOM_LLC].bytes : cpu_caches_llc_bytes();
+		*source = cpuid ? "per CPUID" :
+				  "assumed (CPUID describes no cache)";
+	return cpuid ? cpuid : LLC_ASSUMED_BYTES;
+}
+
+const char *bench_env_llc_text(void)
+{
+	static char text[LLC_TEXT_MAX];
+	const char *source;
+	uint64_t b = bench_env_llc_bytes(&source);
+
+	if (b % MiB(1) == 0)
+		ksnprintf(text, sizeof(text), "LLC %lu MiB %s",
+			  (unsigned long)(b >> 20), source);
+	else
+		ksnprintf(text, sizeof(text), "LLC %lu KiB %s",
+			  (unsigned long)(b >> 10), source);
+	return text;
 }
 
 void bench_env_report(void)

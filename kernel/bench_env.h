@@ -34,10 +34,18 @@ bool bench_env_is_tcg(void);
  */
 const struct cache_geometry *bench_env_model_caches(void);
 /*
- * The last-level cache size experiments should size their buffers by:
- * the modelled one under the cache model, else CPUID's; 0 when unknown.
- * *source (if not NULL) says which: "modelled" or "CPUID".
+ * The last-level cache size, the one source for every part of the kernel
+ * that sizes or prints by it (the boot's latency sweep, the experiments,
+ * the shell's `info caches`): the modelled one under the cache model,
+ * else CPUID's (arch/x86_64/cpu_caches.c: leaf 4, 0x8000001d or AMD's
+ * legacy 0x80000006), else an assumed size. Never 0. *source (if not
+ * NULL) says which, as words that follow the size: "modelled
+ * (cachemodel.caches=)", "per CPUID" or "assumed (CPUID describes no
+ * cache)".
  */
 uint64_t bench_env_llc_bytes(const char **source);
+/* The same as one phrase, "LLC 16 MiB per CPUID", for every printer
+ * (a static buffer, rewritten by each call). */
+const char *bench_env_llc_text(void);
 
 #endif

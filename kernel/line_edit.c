@@ -7,6 +7,8 @@
  *   3. On the screen, the prompt then buf[0..len) occupy one row and the
  *      terminal's cursor stands at prompt + cur after every key.
  *   4. hist_count <= LINE_EDIT_HISTORY, hist_back <= hist_count.
+ *   5. dropped > 0 only if a printable key met a full line since the line
+ *      started or was last edited, and then the notice has been printed.
  */
 #include "kernel/line_edit.h"
 #include "lib/assert.h"
@@ -22,6 +24,7 @@
 #define ASCII_CTRL_A 0x01
 #define ASCII_CTRL_E 0x05
 #define SEQ_MAX 16 /* the longest control sequence we send */
+#define LINE_EDIT_NOTICE_MAX 80 /* the full-line notice, one row */
 
 static void out_str(struct line_edit *le, const char *s)
 {
@@ -57,9 +60,11 @@ static void redraw_tail(struct line_edit *le)
 	cursor_left(le, le->len - le->cur);
 }
 
-/* Replace the whole line with s (history); cursor at its end. */
+/* Replace the whole line with s (history, Ctrl-U); cursor at its end.
+ * An edit: the count of dropped keys starts again (invariant 5). */
 static void replace_line(struct line_edit *le, const char *s)
 {
+	le->dropped = 0;
 	cursor_left(le, le->cur);
 	strlcpy(le->buf, s, sizeof(le->buf));
 	le->len = le->cur = (unsigned)strlen(le->buf);
@@ -79,6 +84,7 @@ void line_edit_start(struct line_edit *le, const char *prompt)
 	le->len = le->cur = 0;
 	le->buf[0] = '\0';
 	le->hist_back = 0;
+	le->dropped = 0;
 	out_str(le, prompt);
 }
 
@@ -118,10 +124,29 @@ static void hist_move(struct line_edit *le, int dir)
 	replace_line(le, back ? hist_line(le, back) : le->draft);
 }
 
+/* A printable key met a full line: count it; the first of a line also
+ * prints the notice on its own row and draws prompt and line again
+ * below it (invariants 3 and 5). */
+static void refuse(struct line_edit *le)
+{
+	char msg[LINE_EDIT_NOTICE_MAX];
+
+	if (le->dropped++)
+		return;
+	ksnprintf(msg, sizeof(msg), "\n(line full: %u characters at most; "
+		  "what follows is dropped)\n", LINE_EDIT_MAX);
+	out_str(le, msg);
+	out_str(le, le->prompt);
+	le->out(le->buf, le->len);
+	cursor_left(le, le->len - le->cur);
+}
+
 static void insert(struct line_edit *le, char c)
 {
-	if (le->len == LINE_EDIT_MAX)
+	if (le->len == LINE_EDIT_MAX) {
+		refuse(le);
 		return;
+	}
 	memmove(le->buf + le->cur + 1, le->buf + le->cur, le->len - le->cur);
 	le->buf[le->cur] = c;
 	le->buf[++le->len] = '\0';
@@ -135,9 +160,10 @@ static void insert(struct line_edit *le, char c)
 	le->cur++;
 }
 
-/* Remove the character at the cursor. */
+/* Remove the character at the cursor (an edit: invariant 5). */
 static void erase_at_cursor(struct line_edit *le)
 {
+	le->dropped = 0;
 	memmove(le->buf + le->cur, le->buf + le->cur + 1, le->len - le->cur);
 	le->len--;
 	redraw_tail(le);
@@ -246,9 +272,14 @@ int term_input_feed(struct term_input *t, uint8_t b)
 	t->last_cr = 0;
 	switch (t->state) {
 	case IN_ESC:
-		t->state = b == '[' ? IN_CSI : b == 'O' ? IN_SS3 : IN_TEXT;
 		t->param = 0;
-		return KEY_NONE;
+		if (b == '[' || b == 'O') {
+			t->state = b == '[' ? IN_CSI : IN_SS3;
+			return KEY_NONE;
+		}
+		/* A lone Esc: no key, and b is an ordinary byte. */
+		t->state = IN_TEXT;
+		break;
 	case IN_SS3:
 		t->state = IN_TEXT;
 		return arrow(b);
@@ -300,4 +331,15 @@ int term_input_feed(struct term_input *t, uint8_t b)
 	if (key_is_printable(b))
 		return b;
 	return KEY_NONE;
+}
+
+bool term_input_pending(const struct term_input *t)
+{
+	return t->state != IN_TEXT;
+}
+
+void term_input_idle(struct term_input *t)
+{
+	t->state = IN_TEXT;
+	t->param = 0;
 }

@@ -49,6 +49,30 @@ static size_t copy_string(char *dst, size_t cap, const struct mb2_tag *tag)
 	return len;
 }
 
+/* The loader name GRUB 2 gives, before its version. */
+#define GRUB_LOADER_PREFIX "GRUB "
+
+/*
+ * GRUB 2 hands a multiboot kernel its arguments re-quoted: a backslash
+ * before every backslash, ' and " of an argument, double quotes around
+ * an argument holding a space (grub-core/lib/cmdline.c; measured on
+ * Debian 12's GRUB 2.06). tools/mkiso.sh gives GRUB one argument per
+ * space-separated word, so only the backslashes are GRUB's: removing
+ * them in place gives back the line as typed (docs/cmdline.md).
+ */
+static void undo_grub_escapes(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' &&
+		    (s[1] == '\\' || s[1] == '\'' || s[1] == '"'))
+			s++;
+		*out++ = *s;
+	}
+	*out = '\0';
+}
+
 static void parse_mmap(const struct mb2_tag *tag)
 {
 	const struct mb2_tag_mmap *m = (const void *)tag;
@@ -176,6 +200,9 @@ bool mb2_parse(const void *mbi, uint64_t mbi_phys)
 		}
 		off += ALIGN_UP(tag->size, MB2_TAG_ALIGN);
 	}
+	if (strncmp(boot_info.loader, GRUB_LOADER_PREFIX,
+		    sizeof(GRUB_LOADER_PREFIX) - 1) == 0)
+		undo_grub_escapes(boot_info.cmdline);
 	return true;
 }
 

@@ -11,6 +11,8 @@
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
+ *   trace.memtype= string WB|WC|UC|UC-|WT, any case (trace_export)  WB
+ *   trace.export= number 64..65536 KiB exported by trace_export  256
  *   trace.crash= enum  as crash=, inside trace_export   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
@@ -85,7 +87,7 @@ static const struct option_desc options[] = {
 	 "test: do not start the AP that would get this CPU number, as if "
 	 "it did not answer (online CPU numbers then have a gap)"},
 	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
-	 "trace_export buffer memory type: WB, WC, UC, UC- or WT"},
+	 "trace_export buffer memory type: WB, WC, UC, UC- or WT, any case"},
 	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
 	 "trace_export: flight-recorder KiB exported over serial"},
 	{"trace.crash", OPT_ENUM, OFF(trace_crash), crash_names, 0, 0,

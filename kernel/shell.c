@@ -7,6 +7,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/i8042.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/tsc.h"
 #include "kernel/console.h"
 #include "kernel/fbcon.h"
 #include "kernel/line_edit.h"
@@ -25,19 +26,29 @@ static void echo(const char *s, size_t n)
 	console_write(s, n);
 }
 
-/* Wait for the next key from either device. */
+#define MS_PER_S 1000
+
+/* Wait for the next key from either device. A sequence left open on the
+ * serial line for TERM_INPUT_IDLE_MS was a lone Esc (line_edit.h). */
 static int next_key(void)
 {
+	uint64_t last_byte = 0;
+
 	for (;;) {
 		int c = serial_getc();
 		int key;
 
 		if (c >= 0) {
+			last_byte = rdtsc_ordered();
 			key = term_input_feed(&serial_keys, (uint8_t)c);
 			if (key != KEY_NONE)
 				return key;
 			continue;
 		}
+		if (term_input_pending(&serial_keys) &&
+		    rdtsc_ordered() - last_byte >
+			    tsc_hz() * TERM_INPUT_IDLE_MS / MS_PER_S)
+			term_input_idle(&serial_keys);
 		key = i8042_getkey();
 		if (key != KEY_NONE)
 			return key;
@@ -65,6 +76,14 @@ void shell_run(int failures)
 		while (!line_edit_key(&editor, next_key()))
 			;
 		fbcon_show_cursor(false);
+		if (editor.dropped) {
+			/* A cut line is not what was typed: never run it. */
+			kprintf("error: the line was longer than %u characters "
+				"(%u more dropped); not run (Up recalls the "
+				"first %u)\n", LINE_EDIT_MAX, editor.dropped,
+				LINE_EDIT_MAX);
+			continue;
+		}
 		/* The editor's buffer stays intact for its history. */
 		for (size_t i = 0; i <= editor.len; i++)
 			line[i] = editor.buf[i];

@@ -116,6 +116,8 @@ static void cmd_info(const struct shell_parsed *p)
 		break;
 	case INFO_CACHES:
 		cpu_caches_print();
+		kprintf("caches: the boot's latency sweep and the experiments "
+			"size by %s\n", bench_env_llc_text());
 		break;
 	case INFO_QUIRKS:
 		hw_quirks_report();
@@ -319,6 +321,12 @@ static void cmd_cmdline(void)
 {
 	kprintf("cmdline: \"%s\"\n", boot_info.cmdline);
 	options_print();
+	/* A rejected option keeps its default: say so again here, where
+	 * someone checks what applies (the reasons are in the boot log). */
+	if (kopt.errors)
+		kprintf("cmdline: %u option%s rejected at boot and left at "
+			"the default (the boot log says why)\n", kopt.errors,
+			kopt.errors == 1 ? "" : "s");
 }
 
 int shell_dispatch(const struct shell_parsed *p, int failures)

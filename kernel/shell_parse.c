@@ -52,10 +52,26 @@ const char *shell_choices_text(const char *const *choices, char *buf,
 	return buf;
 }
 
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Choices are written in lower case and matched in any case: `memtype
+ * WC` is `memtype wc`, as trace.memtype=WC is trace.memtype=wc. */
+static bool choice_eq(const char *choice, const char *word)
+{
+	while (*choice && *choice == ascii_lower(*word)) {
+		choice++;
+		word++;
+	}
+	return *choice == '\0' && *word == '\0';
+}
+
 static int choice_index(const char *const *choices, const char *word)
 {
 	for (int i = 0; choices && choices[i]; i++)
-		if (strcmp(choices[i], word) == 0)
+		if (choice_eq(choices[i], word))
 			return i;
 	return -1;
 }

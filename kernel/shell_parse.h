@@ -37,7 +37,8 @@ struct shell_arg_spec {
 	const char *name; /* as in the usage line: TOPIC, ADDRESS */
 	enum shell_arg_kind kind;
 	bool optional;
-	const char *const *choices; /* ARG_CHOICE: NULL-terminated */
+	/* ARG_CHOICE: NULL-terminated, lower case; matched in any case */
+	const char *const *choices;
 	uint64_t min, max; /* ARG_NUMBER */
 };
 

@@ -82,10 +82,11 @@ const struct shell_command shell_commands[SHELL_CMD_COUNT] = {
 	[SHELL_CMD_MEMTYPE] = {"memtype", "memtype TYPE",
 			       "map a buffer with a memory type, walk it, "
 			       "time a read sweep",
-			       "  TYPE: wb wt wc uc- uc wp. Maps 64 KiB "
-			       "with that type, prints the walk of\n"
-			       "  its first page and the cycles per 64-byte "
-			       "line of a read sweep over it.",
+			       "  TYPE: wb wt wc uc- uc wp, in any case. Maps "
+			       "64 KiB with that type, prints\n"
+			       "  the walk of its first page and the cycles "
+			       "per 64-byte line of a read sweep\n"
+			       "  over it.",
 			       ARGS(memtype_args)},
 	[SHELL_CMD_RUN] = {"run", "run list | run NAME [quick|full] "
 			   "[KEY=VALUE...]",

@@ -17,9 +17,12 @@
  *
  * The operations are type-generic macros: p points to a naturally aligned
  * 1-, 2-, 4- or 8-byte integer or pointer, which the compiler turns into a
- * single lock-free instruction on x86_64. The only inline assembly is the
- * kernel's CPU-local operations and the WC store fence (x86_64 kernel
- * builds only); every other build, including the host tests under
+ * single lock-free instruction on x86_64. The kernel's CPU-local
+ * operations and the WC store fence are single instructions that no
+ * builtin expresses: kernel builds take them from the architecture's
+ * "asm/local.h" and "asm/barrier.h" (x86_64: arch/x86_64/include/asm/,
+ * on the include path of kernel builds only), which is the only place
+ * they are written; every other build, including the host tests under
  * ThreadSanitizer, uses the builtins.
  */
 #ifndef LIB_ATOMIC_H
@@ -143,45 +146,26 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
  * built on top, not these two instructions.
  */
 #if defined(__x86_64__) && !defined(HOST_BUILD)
+#include "asm/local.h"
 #define local_cmpxchg(p, old, new)                                          \
 	({                                                                  \
 		ATOMIC_CHECK_SIZE(p);                                       \
-		__typeof__(*(p)) local_prev_ = (old);                       \
-		__asm__ volatile("cmpxchg %2, %1"                           \
-				 : "+a"(local_prev_), "+m"(*(p))            \
-				 : "r"((__typeof__(*(p)))(new))             \
-				 : "memory", "cc");                         \
-		local_prev_;                                                \
+		arch_local_cmpxchg(p, old, new);                            \
 	})
 #define local_fetch_add(p, v)                                               \
 	({                                                                  \
 		ATOMIC_CHECK_SIZE(p);                                       \
-		__typeof__(*(p)) local_old_ = (v);                          \
-		__asm__ volatile("xadd %0, %1"                              \
-				 : "+r"(local_old_), "+m"(*(p))             \
-				 :                                          \
-				 : "memory", "cc");                         \
-		local_old_;                                                 \
+		arch_local_fetch_add(p, v);                                 \
 	})
 #define local_try_cmpxchg(p, old, new)                                      \
 	({                                                                  \
 		ATOMIC_CHECK_SIZE(p);                                       \
-		__typeof__(*(p)) local_prev_ = (old);                       \
-		bool local_ok_;                                             \
-		__asm__ volatile("cmpxchg %3, %1"                           \
-				 : "+a"(local_prev_), "+m"(*(p)),           \
-				   "=@ccz"(local_ok_)                       \
-				 : "r"((__typeof__(*(p)))(new))             \
-				 : "memory");                               \
-		local_ok_;                                                  \
+		arch_local_try_cmpxchg(p, old, new);                        \
 	})
 #define local_add(p, v)                                                     \
 	do {                                                                \
 		ATOMIC_CHECK_SIZE(p);                                       \
-		__asm__ volatile("add%z0 %1, %0"                            \
-				 : "+m"(*(p))                               \
-				 : "er"((__typeof__(*(p)))(v))              \
-				 : "memory", "cc");                         \
+		arch_local_add(p, v);                                       \
 	} while (0)
 #else
 #define local_cmpxchg(p, old, new) atomic_cmpxchg(p, old, new)
@@ -248,9 +232,27 @@ static inline uint64_t atomic_cmpxchg64(uint64_t *p, uint64_t old,
  * ThreadSanitizer rejects stand-alone fences).
  */
 #if defined(__x86_64__) && !defined(HOST_BUILD)
-#define wmb_wc() __asm__ volatile("sfence" ::: "memory")
+#include "asm/barrier.h"
+#define wmb_wc() arch_wmb_wc()
 #else
 #define wmb_wc() barrier()
+#endif
+
+/*
+ * rmb_wc(): every earlier load completes before any later load, loads
+ * from write-combining memory included. x86 keeps ordinary loads in
+ * order, but WC is a weakly ordered type whose reads may be speculative
+ * (SDM vol. 3A, 11.3): a copy out of a WC buffer after an acquire load
+ * of the counter that publishes it could still return bytes read before
+ * that load. LFENCE ("every load before it is globally visible before
+ * any load after it", SDM vol. 2A) prevents that; Linux's rmb() is the
+ * same instruction. Host builds: a compiler barrier (no WC memory; the
+ * acquire load already orders the later loads in C11).
+ */
+#if defined(__x86_64__) && !defined(HOST_BUILD)
+#define rmb_wc() arch_rmb_wc()
+#else
+#define rmb_wc() barrier()
 #endif
 
 /*

@@ -4,11 +4,12 @@
  * call and no pointer to follow, where a call through a function pointer
  * used to cost a profile-visible share of every lockless lookup.
  *
- * Kernel: the GS base points at this CPU's per-CPU area, whose 32-bit
- * word at THIS_CPU_NUM_GS_OFFSET holds its number (arch/x86_64/percpu.h
- * lays the area out and asserts the offset). The boot CPU's area is
- * installed at the top of kmain() and every AP installs its own before it
- * runs any other code, so the load is valid from the first lock on.
+ * Kernel: the architecture's one-load form, arch_this_cpu_num() from
+ * "asm/this_cpu.h" (x86_64: arch/x86_64/include/asm/this_cpu.h, a load
+ * through the GS base, which points at this CPU's per-CPU area). The boot
+ * CPU's area is installed at the top of kmain() and every AP installs its
+ * own before it runs any other code, so the load is valid from the first
+ * lock on.
  *
  * Host builds: a thread-local variable (tests/host/host_cpu.c defines
  * it); each thread that plays a CPU sets its number with
@@ -16,9 +17,6 @@
  */
 #ifndef LIB_THIS_CPU_H
 #define LIB_THIS_CPU_H
-
-/* Byte offset of the CPU number in the area the GS base points at. */
-#define THIS_CPU_NUM_GS_OFFSET 8
 
 #ifdef HOST_BUILD
 extern __thread unsigned this_cpu_num_tls;
@@ -33,13 +31,12 @@ static inline void this_cpu_num_set(unsigned cpu)
 	this_cpu_num_tls = cpu;
 }
 #else
+#include "asm/this_cpu.h"
+
 /* The CPU number, below MAX_CPUS. */
 static inline unsigned this_cpu_num(void)
 {
-	unsigned cpu;
-
-	__asm__("movl %%gs:%c1, %0" : "=r"(cpu) : "i"(THIS_CPU_NUM_GS_OFFSET));
-	return cpu;
+	return arch_this_cpu_num();
 }
 #endif
 

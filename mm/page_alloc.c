@@ -3,14 +3,18 @@
  * allocator with one struct page per frame.
  *
  * Boot order matters. Until the kernel's own page tables exist, only the
- * first 4 GiB are reachable (the boot tables' direct map), so:
+ * first 4 GiB are reachable (the boot tables' direct map, which ends at
+ * vm_early_map_end()), so:
  *   page_alloc_init()        sanitise the map, reserve what is in use,
  *                            place the struct page array below 4 GiB, and
  *                            hand out frames below 4 GiB only;
  *   page_alloc_enable_high() after the switch to the kernel's tables,
  *                            add the frames above 4 GiB.
+ *
+ * The machine's address layout (where the direct map is, what the boot
+ * tables reach, where the kernel image lies) comes through mm/vm.h, which
+ * the architecture implements; this file includes no arch/ header.
  */
-#include "arch/x86_64/layout.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
@@ -46,9 +50,9 @@ static void poison_frames(uint64_t pfn, unsigned order)
 {
 	/* Frames above the boot direct map are poisoned only once the
 	 * kernel's page tables reach them. */
-	if (!high_enabled && PFN_PHYS(pfn + (1ull << order)) > EARLY_DIRECT_MAP_SIZE)
+	if (!high_enabled && PFN_PHYS(pfn + (1ull << order)) > vm_early_map_end())
 		return;
-	memset(phys_to_virt(PFN_PHYS(pfn)), PAGE_POISON_BYTE,
+	memset(vm_phys_to_virt(PFN_PHYS(pfn)), PAGE_POISON_BYTE,
 	       PAGE_SIZE << order);
 }
 
@@ -82,6 +86,7 @@ void page_alloc_init(const struct page_alloc_boot *boot)
 {
 	size_t iter = 0;
 	uint64_t base, end, max_end = 0, array_bytes, array_phys = 0;
+	uint64_t image_start, image_end;
 	unsigned problems;
 
 	fwmap_init(&mm_map, map_storage, FWMAP_CAPACITY);
@@ -92,9 +97,8 @@ void page_alloc_init(const struct page_alloc_boot *boot)
 			"corrected as reported above\n", problems);
 
 	fwmap_reserve(&mm_map, 0, LOW_MEMORY_END, FWMAP_LOWMEM);
-	fwmap_reserve(&mm_map, (uint64_t)__kernel_phys_start,
-		       (uint64_t)__kernel_phys_end -
-			       (uint64_t)__kernel_phys_start,
+	vm_kernel_image_phys(&image_start, &image_end);
+	fwmap_reserve(&mm_map, image_start, image_end - image_start,
 		       FWMAP_KERNEL);
 	for (size_t i = 0; i < boot->in_use_entries; i++)
 		fwmap_reserve(&mm_map, boot->in_use[i].base,
@@ -114,8 +118,8 @@ void page_alloc_init(const struct page_alloc_boot *boot)
 			       PAGE_SIZE);
 	iter = 0;
 	while (fwmap_next_usable(&mm_map, &iter, &base, &end)) {
-		if (end > EARLY_DIRECT_MAP_SIZE)
-			end = EARLY_DIRECT_MAP_SIZE;
+		if (end > vm_early_map_end())
+			end = vm_early_map_end();
 		if (base < end && end - base >= array_bytes) {
 			array_phys = base;
 			break;
@@ -126,10 +130,10 @@ void page_alloc_init(const struct page_alloc_boot *boot)
 		      (unsigned long)(array_bytes >> 10));
 	fwmap_reserve(&mm_map, array_phys, array_bytes, FWMAP_BOOTALLOC);
 
-	buddy_init(&buddy, phys_to_virt(array_phys), 0, PHYS_PFN(max_end));
+	buddy_init(&buddy, vm_phys_to_virt(array_phys), 0, PHYS_PFN(max_end));
 	if (boot->poison)
 		buddy_set_poison(&buddy, poison_frames);
-	add_ranges(0, EARLY_DIRECT_MAP_SIZE);
+	add_ranges(0, vm_early_map_end());
 	boot_free_pages = buddy.stats.free_pages;
 	kprintf("mm: %lu frames described (%lu KiB of struct page at %#lx), "
 		"%lu MiB free below 4 GiB\n",
@@ -142,7 +146,7 @@ void page_alloc_enable_high(void)
 {
 	spin_lock(&page_lock);
 	high_enabled = true;
-	add_ranges(EARLY_DIRECT_MAP_SIZE, UINT64_MAX);
+	add_ranges(vm_early_map_end(), UINT64_MAX);
 	boot_free_pages = buddy.stats.free_pages;
 	spin_unlock(&page_lock);
 }
@@ -187,7 +191,7 @@ static void check_freed_memtype(uint64_t phys, unsigned order, void *caller)
 		return;
 	for (uint64_t p = phys; p < phys + (PAGE_SIZE << order);
 	     p += PAGE_SIZE)
-		if (vm_translate(&kernel_space, (uint64_t)phys_to_virt(p), &t) &&
+		if (vm_translate(&kernel_space, (uint64_t)vm_phys_to_virt(p), &t) &&
 		    t.memtype != MEMTYPE_WB)
 			panic("page_free: frame %#lx is still mapped %s in the "
 			      "direct map (caller %p); set it back to WB first",
@@ -221,7 +225,7 @@ void *page_alloc(unsigned order)
 
 	if (phys == PAGE_ALLOC_FAILED)
 		return NULL;
-	va = phys_to_virt(phys);
+	va = vm_phys_to_virt(phys);
 	memset(va, 0, PAGE_SIZE << order);
 	trace_point(page_alloc, phys >> PAGE_SHIFT, order);
 	return va;
@@ -229,13 +233,13 @@ void *page_alloc(unsigned order)
 
 void page_free(void *va, unsigned order)
 {
-	uint64_t a = (uint64_t)va;
+	uint64_t phys;
 
-	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+	if (!vm_direct_map_phys(va, &phys))
 		panic("page_free: %p is not a direct-map address (caller %p)",
 		      va, __builtin_return_address(0));
-	trace_point(page_free, (a - DIRECT_MAP_BASE) >> PAGE_SHIFT, order);
-	page_free_phys(a - DIRECT_MAP_BASE, order);
+	trace_point(page_free, phys >> PAGE_SHIFT, order);
+	page_free_phys(phys, order);
 }
 
 uint64_t page_alloc_free_pages(void)
@@ -265,16 +269,16 @@ uint64_t page_to_pfn(const struct page *p)
 
 void *page_address(const struct page *p)
 {
-	return phys_to_virt(PFN_PHYS(page_to_pfn(p)));
+	return vm_phys_to_virt(PFN_PHYS(page_to_pfn(p)));
 }
 
 struct page *virt_to_page(const void *va)
 {
-	uint64_t a = (uint64_t)va;
+	uint64_t phys;
 
-	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+	if (!vm_direct_map_phys(va, &phys))
 		return NULL;
-	return pfn_to_page(PHYS_PFN(a - DIRECT_MAP_BASE));
+	return pfn_to_page(PHYS_PFN(phys));
 }
 
 struct page *alloc_page_frame(unsigned owner)

@@ -17,7 +17,7 @@ set -u
 B=${BUILD:-build}/bench-host
 EVENTS=${EVENTS:-2000000}
 mkdir -p "$B"
-CC="gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I. -pthread"
+CC="gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I. -Iarch/x86_64/include -pthread"
 SRCS="tools/bench_host/trace_bench.c trace/ring_buffer.c tests/host/host_cycles.c"
 $CC -o "$B/trace_bench" $SRCS || exit 1
 

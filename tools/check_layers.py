@@ -1,16 +1,34 @@
 #!/usr/bin/env python3
-"""Check that every #include (and nasm %include) points down the layers.
+"""Check that every dependency of the tree points down the layers.
 
-The rule is docs/layers.md; the table ALLOWED below is the same rule for
-the machine. Every quoted include in the scanned directories is resolved
-the way the compiler does (the including file's directory first, then the
-tree's root, which is -I.) and checked against the layer of the including
-file. A violation prints
+The rule is docs/layers.md; the tables below are the same rule for the
+machine. Four checks, over every folder of the tree:
+
+1. Includes. Every quoted #include (and nasm %include) of C, header and
+   assembly files is resolved the way the compiler does (the including
+   file's directory, then the include path of INCLUDE_PATH: the root,
+   which is -I., and the architecture's asm/ headers) and checked
+   against the layer of the including file (ALLOWED); so is a <...>
+   include that the include path finds in the tree.
+2. Imports. Every `import X` / `from X import` of the Python files
+   (tools/, tests/) that names a module of the tree is checked the same
+   way (PY_ALLOWED).
+3. Interfaces. A function declared in a header of a lower layer and
+   defined in a file of a higher one (the lower layer calls up) is
+   allowed only when the header is named in INTERFACES with that
+   implementer. The same table names the few headers any layer may
+   include (trace points, the architecture's asm/ primitives, the cache
+   model's doorbell).
+4. Cycles. No file may reach itself through includes or imports, however
+   long the path.
+
+A file in no layer (a new top-level folder) is reported too. A problem
+prints
 
     FILE:LINE: includes TARGET: LAYER may not include TARGET_LAYER
 
-and the exit status is 1. Includes of system headers (<...>) and of
-files outside the tree are not the rule's business.
+and the exit status is 1. Includes of system headers and imports of
+modules outside the tree are not the rule's business.
 
     python3 tools/check_layers.py [ROOT]        check the tree (default .)
     python3 tools/check_layers.py --ktap [ROOT] self-test, then the tree,
@@ -20,25 +38,22 @@ import os
 import re
 import sys
 
-SCANNED = ("boot", "arch", "kernel", "lib", "mm", "trace", "workloads",
-           "experiments", "tests")
-SOURCE_SUFFIXES = (".c", ".h", ".asm", ".inc")
+SOURCE_SUFFIXES = (".c", ".h", ".asm", ".inc", ".S")
+PY_SUFFIX = ".py"
+# Not part of the tree's code: version control, the build output.
+SKIPPED_DIRS = ("build",)
 
-# The trace-point header: the one header of an upper layer that any layer
-# may include, so that lib/ and mm/ can emit trace events. It may itself
-# include lib/ only (checked: it is given the layer "lib" below).
-TRACEPOINT_HEADER = "trace/tracepoint.h"
-
-# Files of mm/ that glue the portable memory manager to the x86_64 MMU:
-# they alone in mm/ may include arch/x86_64/ headers.
-MM_ARCH_GLUE = ("mm/kernel_map.c", "mm/page_alloc.c")
+# Where a quoted include is looked for after the including file's own
+# directory, in the compiler's order (the Makefile's -I flags).
+ARCH_INCLUDE = "arch/x86_64/include"
+INCLUDE_PATH = ("", ARCH_INCLUDE)
 
 _KERNEL = {"lib", "mm", "arch/x86_64", "arch/ia64", "boot", "kernel"}
-# Layer -> the layers its files may include (their own included).
+# Layer -> the layers its C and assembly files may include (own included).
+# None: on top, anything.
 ALLOWED = {
     "lib": {"lib"},
     "mm": {"lib", "mm"},
-    "mm-arch-glue": {"lib", "mm", "arch/x86_64"},
     "arch/ia64": {"lib", "arch/ia64"},
     "arch/x86_64": {"lib", "mm", "arch/x86_64", "boot"},
     "boot": {"lib", "arch/x86_64", "boot"},
@@ -46,37 +61,83 @@ ALLOWED = {
     "trace": _KERNEL | {"trace"},
     "workloads": _KERNEL | {"trace", "workloads"},
     "experiments": _KERNEL | {"trace", "workloads", "experiments"},
-    "tests": None,  # on top: anything
+    # Host code that runs inside QEMU: its own files and system headers.
+    "cachemodel": {"cachemodel"},
+    # Headers that may include no file of the tree (system headers only).
+    "system": set(),
+    "tools": None,
+    "tests": None,
 }
 
-INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+"([^"]+)"')
+# Layer -> the layers its Python files may import. tools/ is the bottom
+# (the runner, results, the model's tools); the tests import it.
+PY_ALLOWED = {
+    "tools": {"tools"},
+    "tests": {"tools", "tests"},
+}
+
+# Interfaces: the named places where the layers meet other than by a
+# plain downward include. Path -> (included_by, held_to, implemented_by):
+#   included_by     "all": any layer may include it; None: the plain rule
+#   held_to         the layer whose rule its own includes follow (None:
+#                   its folder's)
+#   implemented_by  layers above it that define what it declares (the
+#                   lower layer calls up through it)
+ALL = "all"
+INTERFACES = {
+    # Trace points from any layer; the header stays at the bottom.
+    "trace/tracepoint.h": (ALL, "lib", {"trace"}),
+    # The architecture's single instructions behind lib/atomic.h's
+    # CPU-local operations and WC fence and lib/this_cpu.h (Linux's
+    # asm/local.h behind linux/local.h): kernel builds only.
+    ARCH_INCLUDE + "/asm/local.h": (ALL, "system", set()),
+    ARCH_INCLUDE + "/asm/barrier.h": (ALL, "system", set()),
+    ARCH_INCLUDE + "/asm/this_cpu.h": (ALL, "system", set()),
+    # The cache model's doorbell protocol, shared by the plugin and the
+    # kernel: plain constants.
+    "cachemodel/doorbell.h": (ALL, "system", set()),
+    # Declared low, implemented higher up.
+    "lib/panic.h": (None, None, {"kernel"}),
+    "lib/assert.h": (None, None, {"kernel"}),
+    "lib/kprintf.h": (None, None, {"kernel"}),
+    "lib/cycles.h": (None, None, {"arch/x86_64"}),
+    "mm/vm.h": (None, None, {"arch/x86_64"}),
+    "mm/tlb.h": (None, None, {"arch/x86_64"}),
+    "mm/cachemodel.h": (None, None, {"arch/x86_64"}),
+}
+
+INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
+IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)"
+                       r"|from\s+([\w.]+)\s+import\b)")
+# A function defined at file scope (Linux style: the body's brace on a
+# line of its own) and a prototype in a header. Static ones are private.
+DEF_RE = re.compile(r"^(?!static\b|typedef\b|extern\b)[A-Za-z_][\w \t*]*?"
+                    r"\b(\w+)\s*\(([^;{}]*?)\)\s*\n\{", re.M)
+DECL_RE = re.compile(r"^(?!static\b|typedef\b|#)[A-Za-z_][\w \t*]*?"
+                     r"\b(\w+)\s*\(([^;{}#]*?)\)\s*"
+                     r"(?:__attribute__\s*\(\([^;]*\)\)\s*)?;", re.M)
+
+
+def folder_layer(path):
+    """The layer a tree-relative path's folder belongs to, or None."""
+    parts = path.split("/")
+    if parts[0] == "arch" and len(parts) > 2:
+        layer = "arch/" + parts[1]
+        return layer if layer in ALLOWED else None
+    return parts[0] if parts[0] in ALLOWED and len(parts) > 1 else None
 
 
 def layer_of(path):
-    """The layer of a tree-relative path, or None if it has none."""
-    if path == TRACEPOINT_HEADER:
-        return "lib"
-    if path in MM_ARCH_GLUE:
-        return "mm-arch-glue"
-    parts = path.split("/")
-    if parts[0] == "arch" and len(parts) > 2:
-        return "arch/" + parts[1]
-    if parts[0] in ALLOWED:
-        return parts[0]
-    return None
+    """The layer whose rule path's own includes follow, or None."""
+    iface = INTERFACES.get(path)
+    if iface and iface[1]:
+        return iface[1]
+    return folder_layer(path)
 
 
-def target_layer(path):
-    """The layer an included file belongs to (glue counts as mm)."""
-    layer = layer_of(path)
-    if path == TRACEPOINT_HEADER:
-        return "trace"
-    return "mm" if layer == "mm-arch-glue" else layer
-
-
-def resolve(root, src, name):
+def resolve(root, src, name, path=INCLUDE_PATH):
     """Tree-relative path of what src's '#include "name"' opens, or None."""
-    for base in (os.path.dirname(src), ""):
+    for base in (os.path.dirname(src),) + tuple(path):
         cand = os.path.normpath(os.path.join(base, name))
         if not cand.startswith("..") and \
                 os.path.isfile(os.path.join(root, cand)):
@@ -84,64 +145,244 @@ def resolve(root, src, name):
     return None
 
 
+def resolve_import(root, src, module):
+    """Tree-relative path of the module src's import names, or None:
+    a sibling of src, else a module of tools/ (the scripts' path), else
+    the dotted path from the root (tests.tools.x)."""
+    top = module.split(".")[0] + PY_SUFFIX
+    for cand in (os.path.join(os.path.dirname(src), top),
+                 os.path.join("tools", top),
+                 module.replace(".", "/") + PY_SUFFIX):
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand.replace(os.sep, "/")
+    return None
+
+
+def all_files(root):
+    """Every file of the tree, sorted, minus hidden and build folders."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and
+            not (rel == "." and d in SKIPPED_DIRS))
+        for f in sorted(filenames):
+            full = os.path.join(dirpath, f)
+            yield os.path.relpath(full, root).replace(os.sep, "/")
+
+
 def sources(root):
-    for top in SCANNED:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
-            dirnames.sort()
-            for f in sorted(filenames):
-                if f.endswith(SOURCE_SUFFIXES):
-                    full = os.path.join(dirpath, f)
-                    yield os.path.relpath(full, root).replace(os.sep, "/")
+    """The C, header and assembly files of the tree."""
+    return [f for f in all_files(root) if f.endswith(SOURCE_SUFFIXES)]
+
+
+def py_sources(root):
+    return [f for f in all_files(root) if f.endswith(PY_SUFFIX)]
 
 
 def violation(src, target):
     """Why src may not include target, or None if it may."""
-    if target == TRACEPOINT_HEADER:
+    iface = INTERFACES.get(target)
+    if iface and iface[0] == ALL:
         return None
-    layer, tlayer = layer_of(src), target_layer(target)
+    layer, tlayer = layer_of(src), folder_layer(target)
     if layer is None or tlayer is None:
         return None
     allowed = ALLOWED[layer]
     if allowed is None or tlayer in allowed:
         return None
-    return "%s may not include %s" % (layer, tlayer)
+    return "includes %s: %s may not include %s" % (target, layer, tlayer)
+
+
+def _lines(root, path):
+    with open(os.path.join(root, path), encoding="utf-8",
+              errors="replace") as f:
+        return f.read().split("\n")
+
+
+def include_edges(root):
+    """(src, line, target) for every quoted include found in the tree."""
+    edges = []
+    for src in sources(root):
+        for n, text in enumerate(_lines(root, src), 1):
+            m = INCLUDE_RE.match(text)
+            if not m:
+                continue
+            # <name> skips the file's own folder; it is a file of the
+            # tree only when the include path finds it there.
+            target = (resolve(root, src, m.group(1)) if m.group(1) else
+                      resolve(root, "", m.group(2)))
+            if target is not None:
+                edges.append((src, n, target))
+    return edges
+
+
+def import_edges(root):
+    """(src, line, target) for every import of a module of the tree."""
+    edges = []
+    for src in py_sources(root):
+        for n, text in enumerate(_lines(root, src), 1):
+            m = IMPORT_RE.match(text)
+            if not m:
+                continue
+            names = m.group(1).split(",") if m.group(1) else [m.group(2)]
+            for name in names:
+                target = resolve_import(root, src, name.strip())
+                if target is not None and target != src:
+                    edges.append((src, n, target))
+    return edges
+
+
+def import_violation(src, target):
+    layer, tlayer = folder_layer(src), folder_layer(target)
+    if layer not in PY_ALLOWED:
+        return "imports %s: %s has no Python layer" % (target, layer)
+    if tlayer in PY_ALLOWED[layer]:
+        return None
+    return "imports %s: %s may not import %s" % (target, layer, tlayer)
+
+
+def unplaced(root):
+    """Files with code in no layer: (path, 0, "", why)."""
+    return [(f, 0, "", "in no layer: give its folder one (docs/layers.md)")
+            for f in sources(root) + py_sources(root)
+            if folder_layer(f) is None]
+
+
+def _higher(upper, lower):
+    """True when layer upper sits above layer lower."""
+    ua, la = ALLOWED.get(upper), ALLOWED.get(lower)
+    return (upper != lower and ua is not None and la is not None and
+            lower in ua and upper not in la)
+
+
+def upward_calls(root):
+    """Functions a lower layer declares and a higher one defines, through
+    a header INTERFACES does not name with that implementer."""
+    defined = {}
+    declared = []
+    for src in sources(root):
+        text = "\n".join(_lines(root, src))
+        if src.endswith(".c"):
+            for m in DEF_RE.finditer(text):
+                defined.setdefault(m.group(1), []).append(src)
+        elif src.endswith(".h"):
+            for m in DECL_RE.finditer(text):
+                declared.append((src, text.count("\n", 0, m.start()) + 1,
+                                 m.group(1)))
+    found = []
+    for header, n, name in declared:
+        hlayer = folder_layer(header)
+        named = INTERFACES.get(header, (None, None, set()))[2]
+        for impl in defined.get(name, ()):
+            ilayer = folder_layer(impl)
+            if _higher(ilayer, hlayer) and ilayer not in named:
+                found.append((header, n, impl,
+                              "%s declares %s(), defined above it in %s: "
+                              "name %s as an interface or move it" %
+                              (hlayer, name, ilayer, header)))
+    return found
+
+
+def cycles(edges):
+    """Every dependency cycle of the graph edges [(src, line, target)], one
+    per strongly connected component, as (file, line, next, why): the
+    path around the cycle from its first file in sorted order."""
+    graph = {}
+    for src, n, target in edges:
+        graph.setdefault(src, {}).setdefault(target, n)
+    index, low, on_stack, stack, comps = {}, {}, set(), [], []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        # Tarjan's algorithm, iteratively: (node, iterator over its edges).
+        work = [(start, iter(sorted(graph.get(start, {}))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, {})))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.add(w)
+                    if w == node:
+                        break
+                if len(comp) > 1 or node in graph.get(node, {}):
+                    comps.append(comp)
+    found = []
+    for comp in sorted(comps, key=min):
+        path = _path_in(graph, comp, min(comp))
+        first, second = path[0], path[1]
+        found.append((first, graph[first][second], second,
+                      "cycle: " + " -> ".join(path)))
+    return found
+
+
+def _path_in(graph, comp, start):
+    """A shortest path start -> ... -> start inside comp (breadth first)."""
+    prev = {start: None}
+    queue = [start]
+    for node in queue:
+        for nxt in sorted(graph.get(node, {})):
+            if nxt == start:
+                path = [start]
+                while node is not None:
+                    path.insert(1, node)
+                    node = prev[node]
+                return path[1:] + [start]
+            if nxt in comp and nxt not in prev:
+                prev[nxt] = node
+                queue.append(nxt)
+    raise AssertionError("no cycle through %s" % start)
 
 
 def check(root):
-    """Every violation in the tree at root: (src, line, target, why)."""
-    found = []
-    for src in sources(root):
-        with open(os.path.join(root, src), encoding="utf-8",
-                  errors="replace") as f:
-            for n, text in enumerate(f, 1):
-                m = INCLUDE_RE.match(text)
-                if not m:
-                    continue
-                target = resolve(root, src, m.group(1))
-                if target is None:
-                    continue
-                why = violation(src, target)
-                if why:
-                    found.append((src, n, target, why))
+    """Every problem of the tree at root: (src, line, target, why)."""
+    incs, imps = include_edges(root), import_edges(root)
+    found = unplaced(root)
+    found += [(s, n, t, why) for s, n, t in incs
+              for why in [violation(s, t)] if why]
+    found += [(s, n, t, why) for s, n, t in imps
+              for why in [import_violation(s, t)] if why]
+    found += upward_calls(root)
+    found += cycles(incs) + cycles(imps)
     return found
 
 
 def report(found, out=None, prefix=""):
     out = out or sys.stdout
-    for src, n, target, why in found:
-        out.write("%s%s:%d: includes %s: %s\n" % (prefix, src, n, target,
-                                                  why))
+    for src, n, _, why in found:
+        where = "%s:%d" % (src, n) if n else src
+        out.write("%s%s: %s\n" % (prefix, where, why))
 
 
 def run_ktap(root):
     """Self-test (tests/tools/test_check_layers.py), then the tree."""
+    import importlib.util
     import io
     import unittest
-    sys.path.insert(0, os.path.join(root, "tests", "tools"))
+    path = os.path.join(root, "tests", "tools", "test_check_layers.py")
+    spec = importlib.util.spec_from_file_location("test_check_layers", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
     print("KTAP version 1")
     print("1..2")
-    suite = unittest.defaultTestLoader.loadTestsFromName(
-        "test_check_layers")
+    suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
     buf = io.StringIO()
     res = unittest.TextTestRunner(stream=buf, verbosity=0).run(suite)
     ok_self = res.wasSuccessful() and res.testsRun > 0
@@ -167,8 +408,7 @@ def main(argv):
     found = check(root)
     report(found)
     if found:
-        print("%d include(s) cross the layers the wrong way "
-              "(docs/layers.md)" % len(found))
+        print("%d layer problem(s): see docs/layers.md" % len(found))
         return 1
     return 0
 

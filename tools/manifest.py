@@ -10,6 +10,7 @@ Python 3 standard library only.
 import os
 import re
 
+import ktap
 import model
 import qemu
 
@@ -70,6 +71,42 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 class ManifestError(Exception):
     pass
+
+
+# A pattern asks for a skipped test when it names the directive.
+SKIP_WORD_RE = re.compile(r"\bSKIP\b", re.I)
+
+
+def ktap_skip_line(line):
+    """True when line is a KTAP result line with a SKIP directive, as
+    `    ok 3 needs_x2apic # SKIP no x2APIC` (TAP: case-insensitive)."""
+    m = ktap.RESULT_RE.match(line.strip())
+    return bool(m and m.group(4) and
+                m.group(4).strip()[:4].upper() == "SKIP")
+
+
+class LinePattern:
+    """One expect_lines regex, matched against the log one line at a
+    time: ^ and $ are a line's ends and no match spans lines. A KTAP
+    result line that says SKIP never satisfies a pattern that does not
+    itself name SKIP: a skipped test did not pass, even when its line
+    reads "ok". The verdict calls search(text) and shows pattern."""
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+        self.regex = re.compile(pattern)
+        self.skip_ok = bool(SKIP_WORD_RE.search(pattern))
+
+    def search(self, text):
+        """The first match in a line of text that may satisfy this
+        pattern, or None."""
+        for line in text.split("\n"):
+            if not self.skip_ok and ktap_skip_line(line):
+                continue
+            m = self.regex.search(line)
+            if m:
+                return m
+        return None
 
 
 def parse_manifest(text, source=MANIFEST):
@@ -142,7 +179,7 @@ def check_entry(e, source):
         if not pat:
             continue
         try:
-            e["expect_res"].append(re.compile(pat, re.M))
+            e["expect_res"].append(LinePattern(pat))
         except re.error as err:
             bad("expect_lines regex %r: %s" % (pat, err))
     check_model_keys(e, bad)

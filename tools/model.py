@@ -3,10 +3,12 @@
 
 The plugin (cachemodel/plugin.c) writes one JSON object per line to its own
 file: "start", "hello", one "region" per CPU per measured repetition,
-"total" per CPU and a closing "summary". This module parses them, ties
-regions to the @@RESULT figures of the serial log, and checks them:
+a "doorbell_error" for each of the first few malformed commands, "total"
+per CPU and a closing "summary". This module parses them, ties regions to
+the @@RESULT figures of the serial log, and checks them:
 
     model.py summary MODEL.jsonl
+    model.py check-doorbell MODEL.jsonl       (summary there, no errors?)
     model.py check-calibration MODEL.jsonl [--profiles cachemodel/profiles.txt]
     model.py compare A.jsonl B.jsonl          (identical region lines?)
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
@@ -55,7 +57,7 @@ import statistics
 import sys
 
 PREFIX = "@@MODEL "
-KINDS = ("start", "hello", "region", "total", "summary")
+KINDS = ("start", "hello", "region", "doorbell_error", "total", "summary")
 COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
             "l2_misses", "llc_hits", "llc_misses", "invalidations",
             "transfers", "writebacks", "uncached", "wc_bursts",
@@ -128,6 +130,32 @@ def info(objs):
     hello = any(o["kind"] == "hello" for o in objs)
     summary = next((o for o in objs if o["kind"] == "summary"), None)
     return start["profile"], hello, summary
+
+
+def doorbell_problems(objs):
+    """What makes a run's model lines untrustworthy, as sentences: no
+    summary line (QEMU did not end normally: the file is cut short) or
+    doorbell errors (commands the plugin refused, cachemodel/plugin.c:
+    the regions around them are not what the kernel measured). Empty
+    when the run is clean."""
+    _, _, summary = info(objs)
+    if summary is None:
+        return ["no summary line: QEMU did not end normally, the model "
+                "file is incomplete"]
+    n = summary.get("doorbell_errors")
+    if not isinstance(n, int):
+        return ["the summary line has no doorbell_errors count"]
+    if n == 0:
+        return []
+    causes = summary.get("doorbell_error_causes") or {}
+    by = ", ".join("%s %d" % (k, v) for k, v in sorted(causes.items()) if v)
+    out = ["%d doorbell error(s)%s" % (n, " (%s)" % by if by else "")]
+    for o in objs:
+        if o["kind"] == "doorbell_error":
+            out.append("doorbell error: cpu %s, %s at offset %#x, label "
+                       "'%s'" % (o.get("cpu"), o.get("cause"),
+                                 o.get("offset", 0), o.get("label", "")))
+    return out
 
 
 def merge_cpus(lines):
@@ -537,6 +565,31 @@ def comparable(objs):
             if o["kind"] in ("start", "hello", "region")]
 
 
+def compare(a_objs, b_objs):
+    """Problems of two runs that must have written identical region
+    lines: either run untrustworthy (doorbell_problems()), no region
+    line at all (nothing was compared), or the first line that differs.
+    Returns (problems, lines compared)."""
+    problems = []
+    for name, objs in (("first", a_objs), ("second", b_objs)):
+        problems += ["%s run: %s" % (name, p)
+                     for p in doorbell_problems(objs)]
+    nregions = [sum(o["kind"] == "region" for o in objs)
+                for objs in (a_objs, b_objs)]
+    if not any(nregions):
+        problems.append("neither run has a region line: nothing to "
+                        "compare")
+    a, b = comparable(a_objs), comparable(b_objs)
+    if a != b:
+        diff = next((i for i, (x, y) in enumerate(zip(a, b))
+                     if x != y), min(len(a), len(b)))
+        problems.append("the runs differ from line %d of %d/%d "
+                        "compared lines (%d/%d region lines)" %
+                        (diff + 1, len(a), len(b), nregions[0],
+                         nregions[1]))
+    return problems, len(a)
+
+
 # Tracing slowdowns: the figure whose modelled cycles per operation stand
 # for an experiment's work (tbench: per request; kbuild: per file).
 SLOWDOWN_BASIS = {"tbench": "throughput", "kbuild": "real_ms"}
@@ -683,6 +736,9 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("summary", help="what a model file holds")
     s.add_argument("model")
+    s = sub.add_parser("check-doorbell",
+                       help="a summary line and no doorbell errors?")
+    s.add_argument("model")
     s = sub.add_parser("check-calibration",
                        help="modelcal regions against the profile")
     s.add_argument("model")
@@ -722,28 +778,28 @@ def main(argv=None):
                 print("model state %.1f MiB, host time %.1f s" %
                       (summ["state_bytes"] / 2**20, summ["host_seconds"]))
                 print(pacing_summary(summ))
-            return 0
-        if args.cmd == "kcmdline":
+            problems = doorbell_problems(objs)
+        elif args.cmd == "check-doorbell":
+            objs = load(args.model)
+            problems = doorbell_problems(objs)
+            if not problems:
+                print("doorbell: no errors, %d hello(s), %d regions" %
+                      (info(objs)[2]["hellos"], info(objs)[2]["regions"]))
+        elif args.cmd == "kcmdline":
             print(kernel_options(args.profiles, args.profile))
             return 0
-        if args.cmd == "check-calibration":
+        elif args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)
         elif args.cmd == "check-pacing":
             problems = check_pacing(load(args.model))
         elif args.cmd == "compare":
-            a, b = comparable(load(args.a)), comparable(load(args.b))
-            problems = []
-            if a != b:
-                diff = next((i for i, (x, y) in enumerate(zip(a, b))
-                             if x != y), min(len(a), len(b)))
-                problems.append("the runs differ from line %d of %d/%d "
-                                "compared lines" % (diff + 1, len(a),
-                                                    len(b)))
-            else:
-                print("identical: %d lines" % len(a))
+            a_objs, b_objs = load(args.a), load(args.b)
+            problems, n = compare(a_objs, b_objs)
+            if not problems:
+                print("identical: %d lines (%d regions)" %
+                      (n, sum(o["kind"] == "region" for o in a_objs)))
         else:
-            sys.path.insert(0, "tools")
-            import results as results_mod
+            import result_log as results_mod
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))

@@ -13,22 +13,30 @@ tools/testrun.py (as a module). It is the only place that knows
     0 means QEMU stopped without one (a triple fault under -no-reboot, a
     halt, Ctrl-A X); any other even code is a QEMU error;
   - timeout(1)'s exit codes, when a boot runs under a time limit;
-  - how a USB stick, a gdb stub, icount and TCG plugins are spelled.
+  - how a USB stick, a gdb stub, icount and TCG plugins are spelled;
+  - which accelerator runs the guest: KVM with `-cpu host` when /dev/kvm
+    is usable and nothing needs TCG, TCG otherwise (choose_accel). Only
+    the command-line entry chooses; a Launch built in code (the test
+    runner's) is TCG unless it asks, so `make test` does not depend on
+    the host.
 
 Command line (the Makefile's use; see --help):
   qemu.py [--firmware bios|uefi] [--machine M] [--media cd|usb] [--smp N]
           [--mem SIZE] [--cpu MODEL] [--icount SHIFT] [--serial stdio|file:PATH]
           [--gdb PORT] [--paused] [--vars PATH] [--plugin FILE[,K=V...]]...
-          [--plugin-log PATH] [--timeout S] [--raw-exit] [--dry-run]
-          IMAGE [-- QEMU-ARGS...]
-It exits with the kernel's status; when it is not 0 it prints `kernel
-exited with status N` on stderr. Without a status it says why and exits
-with 125 (124 when the time limit ran out).
+          [--plugin-log PATH] [--timeout S] [--accel auto|tcg|kvm]
+          [--raw-exit] [--dry-run] IMAGE [-- QEMU-ARGS...]
+It prints one line naming the accelerator on stderr and exits with the
+kernel's status; when it is not 0 it prints `kernel exited with status N`
+on stderr. Without a status it says why and exits with 125 (124 when the
+time limit ran out); with 2 for a setting it cannot run (ACCEL=kvm where
+KVM is not usable).
 
 Python 3 standard library only.
 """
 
 import argparse
+import fcntl
 import os
 import shutil
 import signal
@@ -53,8 +61,10 @@ TIMEOUT_TERM_RC = 124
 TIMEOUT_KILL_RC = 128 + 9
 KILL_GRACE_S = 5
 
-# What the command-line entry exits with when the kernel gave no status.
+# What the command-line entry exits with when the kernel gave no status,
+# and (as argparse does) for a setting it cannot run.
 NO_STATUS_RC = 125
+USAGE_RC = 2
 
 # The USB stick: an xHCI controller with a mass-storage device, first in
 # boot order. Read-only so that parallel boots may share one image (QEMU
@@ -66,6 +76,29 @@ USB_ARGS = ["-device", "qemu-xhci",
 # The serial destination that puts COM1 (and QEMU's monitor, Ctrl-A C) on
 # this terminal.
 SERIAL_STDIO = "stdio"
+
+
+# Accelerators. "auto" is the command-line entry's default: KVM when
+# kvm_status() says it is usable and no TCG-only feature is on, else TCG.
+ACCEL_TCG = "tcg"
+ACCEL_KVM = "kvm"
+ACCELS = (ACCEL_TCG, ACCEL_KVM)
+ACCEL_AUTO = "auto"
+KVM_DEV = "/dev/kvm"
+# <linux/kvm.h>: KVM_GET_API_VERSION is _IO(KVMIO, 0x00), KVMIO 0xAE; every
+# KVM since Linux 2.6.22 answers 12 (KVM_API_VERSION).
+KVM_GET_API_VERSION = 0xAE00
+KVM_API_VERSION = 12
+CPUINFO = "/proc/cpuinfo"
+# CPU flags of hardware virtualisation (Intel VT-x, AMD-V). A /dev/kvm
+# without either (a sandbox's stand-in) opens, but QEMU's -cpu host then
+# aborts setting MSRs the CPU does not have.
+HW_VIRT_FLAGS = ("vmx", "svm")
+# The CPU model under KVM: the host's own, so the guest sees its real
+# caches, PMU and memory types. The default model "max" becomes "host";
+# any other model a user names is kept.
+DEFAULT_CPU = "max"
+KVM_CPU = "host"
 
 
 def read_paths(path=PATHS_MK):
@@ -121,13 +154,14 @@ class Launch:
     icount is None or the shift; gdb is None or a TCP port; paused starts
     the CPUs stopped (for gdb); plugins are Plugin objects; plugin_log
     sends plugin output to a file; timeout is None or seconds (then QEMU
-    runs under timeout(1)); extra: more arguments, last on the line."""
+    runs under timeout(1)); extra: more arguments, last on the line;
+    accel: "tcg" (the default) or "kvm" (then -cpu max means -cpu host)."""
 
     def __init__(self, image, firmware="bios", machine="pc", media="cd",
                  smp=1, mem="512M", cpu="max", icount=None,
                  serial=SERIAL_STDIO, monitor=None, gdb=None, paused=False,
                  vars=None, plugins=(), plugin_log=None, timeout=None,
-                 extra=()):
+                 extra=(), accel=ACCEL_TCG):
         self.image, self.firmware, self.machine = image, firmware, machine
         self.media, self.smp, self.mem, self.cpu = media, smp, mem, cpu
         self.icount, self.serial, self.gdb = icount, serial, gdb
@@ -135,6 +169,7 @@ class Launch:
         self.paused, self.vars = paused, vars
         self.plugins, self.plugin_log = list(plugins), plugin_log
         self.timeout, self.extra = timeout, list(extra)
+        self.accel = accel
 
     def check(self):
         """Raise LaunchError for a setting that cannot work."""
@@ -148,6 +183,87 @@ class Launch:
                               "the variable store")
         if self.timeout is not None and self.timeout <= 0:
             raise LaunchError("timeout must be positive")
+        if self.accel not in ACCELS:
+            raise LaunchError("accelerator must be one of %s" %
+                              "|".join(ACCELS))
+        if self.accel == ACCEL_KVM and tcg_only(self):
+            raise LaunchError("KVM cannot run this: %s requires TCG" %
+                              tcg_only(self))
+
+
+def tcg_only(s):
+    """What in settings s only TCG can do (a phrase), or None."""
+    if s.plugins:
+        return "TCG plugins (MODEL=, PLUGINS=)"
+    if s.icount is not None:
+        return "icount (ICOUNT=1)"
+    if "-accel" in s.extra:
+        return "-accel after -- (TCG_THREAD=)"
+    return None
+
+
+def kvm_status(dev=KVM_DEV, cpuinfo=CPUINFO):
+    """(usable, reason): whether QEMU can run this machine's guests under
+    KVM. Usable means dev opens read-write, answers KVM_GET_API_VERSION
+    with 12, and cpuinfo's flags name vmx or svm; reason says which test
+    failed (or "/dev/kvm usable")."""
+    try:
+        fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
+    except OSError as err:
+        return False, "%s: %s" % (dev, err.strerror)
+    try:
+        version = fcntl.ioctl(fd, KVM_GET_API_VERSION)
+    except OSError as err:
+        return False, "%s: KVM_GET_API_VERSION: %s" % (dev, err.strerror)
+    finally:
+        os.close(fd)
+    if version != KVM_API_VERSION:
+        return False, "%s: KVM API version %d, not %d" % (
+            dev, version, KVM_API_VERSION)
+    try:
+        with open(cpuinfo) as f:
+            flags = set()
+            for line in f:
+                if line.startswith("flags"):
+                    flags.update(line.split(":", 1)[1].split())
+    except OSError as err:
+        return False, "%s: %s" % (cpuinfo, err.strerror)
+    if not flags & set(HW_VIRT_FLAGS):
+        return False, ("%s opens but the CPU flags name neither %s: no "
+                       "hardware virtualisation" %
+                       (dev, " nor ".join(HW_VIRT_FLAGS)))
+    return True, "%s usable" % dev
+
+
+def choose_accel(requested, s, kvm=None):
+    """The accelerator for settings s: (accel, reason). requested is
+    "auto", "tcg" or "kvm"; kvm() answers as kvm_status (the default)
+    does. Raises LaunchError when KVM is requested and cannot be used."""
+    kvm = kvm or kvm_status
+    if requested == ACCEL_TCG:
+        return ACCEL_TCG, "ACCEL=tcg"
+    if requested not in (ACCEL_KVM, ACCEL_AUTO):
+        raise LaunchError("accelerator must be one of %s|%s" %
+                          (ACCEL_AUTO, "|".join(ACCELS)))
+    needs_tcg = tcg_only(s)
+    if requested == ACCEL_KVM:
+        if needs_tcg:
+            raise LaunchError("ACCEL=kvm: %s requires TCG" % needs_tcg)
+        ok, why = kvm()
+        if not ok:
+            raise LaunchError("ACCEL=kvm: KVM is not usable here: %s" % why)
+        return ACCEL_KVM, "ACCEL=kvm"
+    if needs_tcg:
+        return ACCEL_TCG, "required by %s" % needs_tcg
+    ok, why = kvm()
+    return (ACCEL_KVM if ok else ACCEL_TCG), why
+
+
+def accel_line(accel, reason, cpu):
+    """The launcher's one line naming the accelerator."""
+    if accel == ACCEL_KVM:
+        return "qemu: accelerator KVM, -cpu %s (%s)" % (cpu, reason)
+    return "qemu: accelerator TCG (%s)" % reason
 
 
 def qemu_args(s):
@@ -155,9 +271,10 @@ def qemu_args(s):
     LaunchError for a bad setting. Pure: copies nothing (see prepare)."""
     s.check()
     cmd = [QEMU, "-machine", s.machine, "-m", str(s.mem),
-           "-smp", str(s.smp), "-cpu", s.cpu, "-display", "none",
+           "-smp", str(s.smp), "-cpu", cpu_model(s), "-display", "none",
            "-no-reboot", "-device", "isa-debug-exit,iobase=%#x,iosize=%#04x"
            % (DEBUG_EXIT_IOBASE, DEBUG_EXIT_IOSIZE)]
+    cmd += accel_args(s)
     if s.icount is not None:
         cmd += ["-icount", "shift=%d" % s.icount]
     if s.serial == SERIAL_STDIO:
@@ -185,6 +302,19 @@ def qemu_args(s):
     if s.plugin_log:
         cmd += ["-d", "plugin", "-D", s.plugin_log]
     return cmd + s.extra
+
+
+def cpu_model(s):
+    """The -cpu value: under KVM the default model is the host's own."""
+    if s.accel == ACCEL_KVM and s.cpu == DEFAULT_CPU:
+        return KVM_CPU
+    return s.cpu
+
+
+def accel_args(s):
+    """The accelerator's options: none for TCG (QEMU's default, so that a
+    -accel tcg,thread=... after -- stays the only one), -accel kvm."""
+    return ["-accel", "kvm"] if s.accel == ACCEL_KVM else []
 
 
 def command(s):
@@ -329,6 +459,10 @@ def parse_args(argv):
                     help="plugin output to PATH (-d plugin -D PATH)")
     ap.add_argument("--timeout", type=float, metavar="S",
                     help="stop QEMU after S seconds (timeout -k)")
+    ap.add_argument("--accel", choices=(ACCEL_AUTO,) + ACCELS,
+                    default=ACCEL_AUTO,
+                    help="auto (default): KVM when /dev/kvm is usable and "
+                    "no TCG-only option is on, else TCG")
     ap.add_argument("--raw-exit", action="store_true",
                     help="exit with QEMU's own code, decode nothing")
     ap.add_argument("--dry-run", action="store_true",
@@ -347,8 +481,21 @@ def parse_args(argv):
     return s, a
 
 
+def resolve_accel(s, requested, kvm=None):
+    """Set s.accel from the request ("auto", "tcg", "kvm"); returns the
+    line to print. Raises LaunchError as choose_accel does."""
+    s.accel, reason = choose_accel(requested, s, kvm)
+    return accel_line(s.accel, reason, cpu_model(s))
+
+
 def main(argv):
     s, a = parse_args(argv)
+    try:
+        line = resolve_accel(s, a.accel)
+    except LaunchError as err:
+        print("qemu.py: %s" % err, file=sys.stderr)
+        return USAGE_RC
+    print(line, file=sys.stderr)
     if a.dry_run:
         print(" ".join(command(s)))
         return 0

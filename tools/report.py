@@ -125,6 +125,25 @@ def experiments_in_order(res):
     return seen
 
 
+def model_warnings(model):
+    """Why the model's figures may not be what they claim: the plugin's
+    problems that results.py recorded (doorbell errors, no summary)."""
+    probs = model.get("problems")
+    if probs is None:             # written before results.py kept them
+        summ = model.get("summary") or {}
+        n = summ.get("doorbell_errors")
+        probs = (["no summary line: QEMU did not end normally"]
+                 if not summ else
+                 ["%d doorbell error(s)" % n] if n else [])
+    if not probs:
+        return []
+    return ["> **WARNING: the cache model's figures are not trustworthy "
+            "in this run**: %s. A region around a command the plugin "
+            "refused is not the region the kernel measured "
+            "(docs/cachemodel.md)." % "; ".join(md_escape(p)
+                                                 for p in probs), ""]
+
+
 def model_note(model):
     """The statement a report with cache-model figures starts with."""
     return ("**Caches: modelled (profile %s)** by the cache-model QEMU "
@@ -477,6 +496,7 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
         out += ["> " + NO_CACHES_STATEMENT, ""]
     if model:
         out += ["> " + model_note(model), ""]
+        out += model_warnings(model)
         out += model_state_line(model)
     out += section_env(envs)
     out += section_results(res, charts, chart_note, report_dir, model)
@@ -527,7 +547,8 @@ def main(argv=None):
     if not args.no_charts:
         chart_dir = args.charts or os.path.join(report_dir, "charts")
         try:
-            charts = plot.auto_charts(data["results"], chart_dir)
+            charts = plot.auto_charts(data["results"], chart_dir,
+                                      envs=data["envs"])
         except plot.GnuplotMissing:
             chart_note = "Charts skipped: gnuplot is not installed."
             print("report: gnuplot not found; charts skipped",

@@ -53,6 +53,8 @@ SELFTEST = os.path.join("tests", "runner", "test_testrun.py")
 HOST_TESTS = os.path.join(BUILD, "host", "test_*")
 QEMU_TESTS = os.path.join("tests", "runner", "test_qemu.py")
 TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
+PLOT_AXES_TESTS = os.path.join("tests", "tools", "test_plot_axes.py")
+DIAGRAM_TESTS = os.path.join("tests", "tools", "test_diagrams.py")
 RESULTS_TOOL = os.path.join("tools", "results.py")
 TRACE_TOOL = os.path.join("tools", "trace_extract.py")
 SPIN_CHECK = os.path.join("tools", "spin_check.sh")
@@ -127,7 +129,30 @@ def run_host_test(path):
     if probs:
         return False, "host: %s: %s" % (name, probs[0]), \
             ["also: " + p for p in probs[1:]] + diag + log_tail(out)
+    skips = ktap_skips(out)
+    if skips:
+        return True, "host: %s (%d skipped: %s)" % (
+            name, len(skips), "; ".join(skips)), []
     return True, "host: " + name, []
+
+
+def ktap_skips(out):
+    """The tests of a KTAP output that were skipped, as "suite.test:
+    reason": a pass with skips says so on its TAP line."""
+    lines = ktap.ktap_section(out)
+    if lines is None:
+        return []
+    found = []
+
+    def walk(blk, prefix):
+        for r in blk.results:
+            if r.sub:
+                walk(r.sub, prefix + r.name + ".")
+            if r.directive[:4].upper() == "SKIP":
+                found.append("%s%s: %s" % (prefix, r.name,
+                                           r.directive[4:].strip()))
+    walk(ktap.parse_ktap(lines), "")
+    return found
 
 
 
@@ -161,6 +186,9 @@ PYTHON_TESTS = [
     ("runner: qemu launcher tests", [QEMU_TESTS]),
     ("tools: results/plot/report tests", ["-m", "unittest", "-q",
                                           TOOLS_TESTS]),
+    ("tools: chart axes and titles, diagrams", ["-m", "unittest", "-q",
+                                                PLOT_AXES_TESTS,
+                                                DIAGRAM_TESTS]),
 ]
 
 # Promela models checked with spin, one TAP line each: (model, defines);
@@ -265,7 +293,7 @@ def run_boot(e, iso, tap_desc):
     v = verdict(e, ex.rc, text, ex.kind == "timeout")
     desc = "%s (%.1f s%s)" % (tap_desc, elapsed,
                               ", " + v.reason if v.ok and v.reason else "")
-    if v.ok and e.get("model_check"):
+    if v.ok and e.get("model"):
         ok, why, mdiag = check_model(e, iso, log)
         if not ok:
             return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]
@@ -320,8 +348,17 @@ def model_tool(args):
 
 
 def check_model(e, iso, log):
-    """Run the entry's model_check. Returns (ok, summary, diagnostics)."""
-    kind = e["model_check"]
+    """The model's checks of a boot under the plugin: its file must be
+    complete and free of doorbell errors (commands the plugin refused:
+    tools/model.py check-doorbell), then the entry's model_check passes.
+    Returns (ok, summary, diagnostics)."""
+    rc, text = model_tool(["check-doorbell", model_out(log)])
+    if rc != 0:
+        lines = text.split("\n")
+        return False, lines[0], lines[1:]
+    kind = e.get("model_check")
+    if not kind:
+        return True, text.split("\n")[0], []
     if kind == "pacing":
         rc, text = model_tool(["check-pacing", model_out(log)])
         lines = text.split("\n")
@@ -368,7 +405,7 @@ def run_session_boot(e, iso, log, tap_desc):
         if p.returncode != 0:
             out = p.stdout.decode("utf-8", "replace").strip().split("\n")
             return False, "%s: %s" % (desc, out[0]), out[1:]
-    if not probs and v.ok and e.get("model_check"):
+    if not probs and v.ok and e.get("model"):
         ok, why, mdiag = check_model(e, iso, log)
         if not ok:
             return False, "%s: %s" % (desc, why), mdiag + ["log: " + log]

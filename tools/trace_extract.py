@@ -2,6 +2,7 @@
 """Rebuild a CTF trace directory from a serial log (trace/ctf.h framing).
 
 Usage: trace_extract.py LOG DIR [--check]
+       trace_extract.py --decode DIR
 
 Reads the @@TRACE-BEGIN / -FILE / -CHUNK / -END lines the kernel's
 trace_export experiment writes, checks every chunk's CRC32 and length,
@@ -10,10 +11,27 @@ writes DIR/metadata and DIR/stream_N. Any damage (a bad CRC, a missing,
 repeated or overlapping chunk, a cut log) is reported and the exit
 status is 1: a damaged log is never silently misread.
 
---check also runs babeltrace2 on DIR and checks that every event name is
-one the metadata declares, that each CPU's events come with increasing
-timestamps, and that the events babeltrace2 says were discarded match
-the lost counts the kernel printed ("trace: cpu N: ... lost X ...").
+--check also decodes every packet itself (the rules below), runs
+babeltrace2 on DIR and checks that both read the same number of events,
+that every event name is one the metadata declares, that each CPU's
+events come with increasing timestamps, and that the events babeltrace2
+says were discarded match the lost counts the kernel printed ("trace:
+cpu N: ... lost X ...").
+
+--decode DIR decodes the CTF directory DIR (metadata, stream_*) with
+those rules and prints one line per packet and per event:
+  packet STREAM SEQ CONTENT_BITS DISCARDED
+  event STREAM TIMESTAMP NAME VALUE...
+It is the one written description of the packet format besides the
+kernel's encoder (trace/ring_buffer.c, trace/ctf.c), and what the host
+test tests/host/test_trace_export.c checks that encoder against. The
+rules are babeltrace2's: a packet header and context as struct
+rb_packet_header, then events while the position just past the last
+field read is below content_size (equal: the packet ends; above: the
+packet is damaged); each event header 8-aligned, compact (5-bit id,
+27-bit timestamp folded into the running clock, one wrap when the low
+bits go down) or extended (id 31, u32 id, u64 timestamp at byte 8); the
+payload's fields naturally aligned, the payload aligned to its largest.
 
 Standard library only; exit status 0 when everything is intact.
 """
@@ -115,6 +133,133 @@ def parse(text):
     return out
 
 
+# The packet header and context (struct rb_packet_header), little endian.
+PKT_MAGIC = 0xc1fc1fc1
+PKT_HEADER_BYTES = 80
+PKT_CONTENT_OFF = 40
+PKT_SEQ_OFF = 56
+PKT_TS_BEGIN_OFF = 24
+EVENT_ALIGN = 8
+COMPACT_ID_BITS = 5
+COMPACT_TS_BITS = 27
+EXTENDED_ID = (1 << COMPACT_ID_BITS) - 1
+META_FIELDS_RE = re.compile(
+    r'event \{\n\tname = "(\w+)";\n\tid = (\d+);\n\tstream_id = 0;\n'
+    r'\tfields := struct \{\n((?:\t\tuint(?:8|16|32|64)_t \w+;\n)*)\t\};')
+META_FIELD_RE = re.compile(r"uint(8|16|32|64)_t (\w+);")
+STREAM_RE = re.compile(r"^stream_\d+$")
+
+
+def metadata_events(text):
+    """{id: (name, [field bytes...])} from the TSDL metadata."""
+    events = {}
+    for m in META_FIELDS_RE.finditer(text):
+        sizes = [int(b) // 8 for b, _ in META_FIELD_RE.findall(m.group(3))]
+        events[int(m.group(2))] = (m.group(1), sizes)
+    return events
+
+
+def align(x, a):
+    return (x + a - 1) // a * a
+
+
+def u(b, off, n):
+    return int.from_bytes(b[off:off + n], "little")
+
+
+def decode_packet(p, events, where):
+    """Decode one packet (its bytes p): returns (seq, content bits,
+    discarded, [(timestamp, id, values)]); raises Damaged."""
+    if len(p) < PKT_HEADER_BYTES or u(p, 0, 4) != PKT_MAGIC:
+        raise Damaged("%s: no packet magic" % where)
+    content = u(p, PKT_CONTENT_OFF, 8)
+    if content % 8 or content // 8 < PKT_HEADER_BYTES or \
+            content // 8 > len(p):
+        raise Damaged("%s: content_size %d bits outside the packet" %
+                      (where, content))
+    end = content // 8
+    ts = u(p, PKT_TS_BEGIN_OFF, 8)
+    low_mask = (1 << COMPACT_TS_BITS) - 1
+    pos, out = PKT_HEADER_BYTES, []
+    while pos < end:
+        pos = align(pos, EVENT_ALIGN)
+        if pos + 4 > end:
+            raise Damaged("%s: event header at byte %d past the content "
+                          "(%d bytes)" % (where, pos, end))
+        word = u(p, pos, 4)
+        eid = word & EXTENDED_ID
+        if eid == EXTENDED_ID:
+            if pos + 16 > end:
+                raise Damaged("%s: extended header at byte %d past the "
+                              "content" % (where, pos))
+            eid, ts = u(p, pos + 4, 4), u(p, pos + 8, 8)
+            pos += 16
+        else:
+            low = word >> COMPACT_ID_BITS
+            if low < ts & low_mask:
+                ts += 1 << COMPACT_TS_BITS
+            ts = (ts & ~low_mask) | low
+            pos += 4
+        if eid not in events:
+            raise Damaged("%s: undeclared event id %d at byte %d" %
+                          (where, eid, pos))
+        sizes = events[eid][1]
+        pos = align(pos, max(sizes) if sizes else 1)
+        values = []
+        for n in sizes:
+            pos = align(pos, n)
+            values.append(u(p, pos, n))
+            pos += n
+        if pos > end:
+            raise Damaged("%s: event %s ends at byte %d, past the content "
+                          "(%d bytes)" % (where, events[eid][0], pos, end))
+        out.append((ts, eid, values))
+    return (u(p, PKT_SEQ_OFF, 8), content, u(p, PKT_DISCARDED_OFF, 8), out)
+
+
+def decode_stream(b, events, name):
+    """[(seq, content bits, discarded, events)] of a stream file."""
+    packets, pos = [], 0
+    while pos < len(b):
+        if pos + PKT_HEADER_BYTES > len(b):
+            raise Damaged("%s: %d stray bytes at the end" %
+                          (name, len(b) - pos))
+        size = u(b, pos + PKT_PACKET_SIZE_OFF, 8)
+        if size % 8 or size // 8 < PKT_HEADER_BYTES or \
+                pos + size // 8 > len(b):
+            raise Damaged("%s: packet at byte %d: packet_size %d bits "
+                          "does not fit the file" % (name, pos, size))
+        packets.append(decode_packet(b[pos:pos + size // 8], events,
+                                     "%s packet %d" % (name, len(packets))))
+        pos += size // 8
+    return packets
+
+
+def decode_dir(d):
+    """(events, {stream name: packets}) for every stream_N file of d, in
+    the order of N."""
+    with open(os.path.join(d, "metadata")) as f:
+        events = metadata_events(f.read())
+    if not events:
+        raise Damaged("the metadata declares no events")
+    out = {}
+    streams = [n for n in os.listdir(d) if STREAM_RE.match(n)]
+    for name in sorted(streams, key=lambda n: int(n[len("stream_"):])):
+        with open(os.path.join(d, name), "rb") as f:
+            out[name] = decode_stream(f.read(), events, name)
+    return events, out
+
+
+def print_decoded(d):
+    events, streams = decode_dir(d)
+    for name, packets in streams.items():
+        for seq, content, discarded, evs in packets:
+            print("packet %s %d %d %d" % (name, seq, content, discarded))
+            for ts, eid, values in evs:
+                print("event %s %d %s %s" % (name, ts, events[eid][0],
+                                             " ".join(map(str, values))))
+
+
 def write_dir(files, d):
     if os.path.isdir(d):
         shutil.rmtree(d)
@@ -157,6 +302,12 @@ def check(d, text):
     problems = []
     with open(os.path.join(d, "metadata")) as f:
         declared = set(META_EVENT_RE.findall(f.read()))
+    try:
+        _, streams = decode_dir(d)
+    except Damaged as exc:
+        return ["the packets do not decode: %s" % exc]
+    decoded = sum(len(evs) for packets in streams.values()
+                  for _, _, _, evs in packets)
     try:
         p = subprocess.run(["babeltrace2", "--clock-cycles", d],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -208,6 +359,9 @@ def check(d, text):
     if discarded != expect:
         problems.append("babeltrace2 reports %d discarded events, the "
                         "packets say %d" % (discarded, expect))
+    if sum(counts.values()) != decoded:
+        problems.append("babeltrace2 read %d events, the packet rules %d" %
+                        (sum(counts.values()), decoded))
     if not problems:
         print("trace_extract: babeltrace2 read %d events on %d CPUs, "
               "%d discarded, names and per-CPU order good" %
@@ -216,6 +370,16 @@ def check(d, text):
 
 
 def main(argv):
+    if argv[:1] == ["--decode"]:
+        if len(argv) != 2:
+            sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+            return 2
+        try:
+            print_decoded(argv[1])
+        except (Damaged, OSError) as exc:
+            print("trace_extract: damaged trace: %s" % exc)
+            return 1
+        return 0
     args = [a for a in argv if not a.startswith("--")]
     if len(args) != 2 or any(a not in ("--check",) for a in argv
                              if a.startswith("--")):

@@ -87,11 +87,37 @@
     fails; after the CAS the lap cannot complete before this record's
     commit, so the window stays valid. The fast commit delivers like
     any other (3); rb->nesting counts general-path writers only.
+ * 11. A packet's content_size is where a CTF reader stops decoding: it
+ *    reads event after event while its position, just past the last
+ *    field decoded, is below content_size, and calls the packet damaged
+ *    once it passes it (babeltrace2 does exactly this). Records are
+ *    RB_RECORD_ALIGN-aligned, so many end with padding their description
+ *    does not cover (a u64 then a u32 leave 4 bytes). A content_size
+ *    that counted that padding would make the reader decode it as one
+ *    more event. So each reservation stores its record's tail (size
+ *    minus described bytes, < RB_RECORD_ALIGN) in the low bits of the
+ *    offset, in the same CAS that reserves the record, and rb_close()
+ *    ends the content at the offset minus the tail. Positions mask those
+ *    bits off; whether off + size reaches a multiple of RB_RECORD_ALIGN
+ *    does not change with them; an offset at a sub-buffer boundary
+ *    carries none (the switch stores boundary + header + record + tail,
+ *    rb_flush() the boundary itself).
  *
- * Ordering: records are stored before their commit (compiler barrier in
- * the local operations, TSO on the CPU) and, for write-combining pages,
- * an SFENCE (wmb_wc()) because WC stores may pass later WB stores: a
- * reader on another CPU could otherwise see the commit, then stale bytes.
+ * Ordering, writer: records are stored before their commit (compiler
+ * barrier in the local operations, TSO on the CPU) and, for
+ * write-combining pages, an SFENCE (wmb_wc()) because WC stores may pass
+ * later WB stores: a reader on another CPU could otherwise see the
+ * commit, then stale bytes.
+ * Ordering, reader (the other half of the same argument): the reader
+ * learns a sub-buffer is complete from an acquire load of its commit
+ * counter (discard mode) or a locked CAS on its slot word (overwrite
+ * mode), then copies it. On WB and UC pages x86 keeps those loads in
+ * order. WC pages are weakly ordered and may be read speculatively, so a
+ * load from the copy could be satisfied before the commit load and
+ * return what the page held before the writer's SFENCE drained: the copy
+ * starts with rmb_wc() (LFENCE), which holds every later load until the
+ * commit load is done. Writer SFENCE, commit store; reader commit load,
+ * LFENCE, copy: each side orders its own half.
  */
 #include "trace/ring_buffer.h"
 #include "lib/assert.h"
@@ -329,8 +355,9 @@ static void rb_commit_bytes(struct rb *rb, unsigned long at,
 }
 
 /*
- * End the packet whose last content byte is before end (end is not a
- * sub-buffer boundary): fill in its context and commit the padding.
+ * End the packet whose write offset is end (not a sub-buffer boundary;
+ * its low bits the last record's tail): fill in its context and commit
+ * the padding.
  */
 static void rb_close(struct rb *rb, unsigned long end, uint64_t tsc)
 {
@@ -338,12 +365,13 @@ static void rb_close(struct rb *rb, unsigned long end, uint64_t tsc)
 	unsigned long phys = atomic_load_relaxed(&rb->wsb[slot]) &
 			     RB_WSB_ID_MASK;
 	struct rb_packet_header *h = rb_header(rb, phys);
-	unsigned long content = end & rb->subbuf_mask;
+	unsigned long used = end & rb->subbuf_mask & ~RB_OFFSET_TAIL_MASK;
 
 	h->timestamp_end = tsc;
-	h->content_size = (uint64_t)content * 8;
+	/* Invariant 11: the content stops before the last record's tail. */
+	h->content_size = (uint64_t)(used - (end & RB_OFFSET_TAIL_MASK)) * 8;
 	h->events_discarded = rb_lost_total(rb);
-	rb_commit_bytes(rb, end, phys, rb->subbuf_size - content);
+	rb_commit_bytes(rb, end, phys, rb->subbuf_size - used);
 }
 
 /* Start the packet at sub-buffer boundary start: claim, header, commit. */
@@ -385,7 +413,7 @@ static bool rb_may_enter(struct rb *rb, unsigned long start)
 
 int rb_reserve_slow(struct rb *rb, struct rb_ctx *ctx)
 {
-	unsigned long o, off, size, start, begin;
+	unsigned long o, off, size, tail, start, begin;
 	uint64_t tsc, last;
 
 	for (;;) {
@@ -395,13 +423,15 @@ int rb_reserve_slow(struct rb *rb, struct rb_ctx *ctx)
 		ctx->extended = ctx->id >= RB_EXTENDED_ID ||
 				((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
 		size = ctx->extended ? ctx->size_extended : ctx->size_compact;
+		tail = ctx->extended ? ctx->tail_extended : ctx->tail_compact;
 		off = o & rb->subbuf_mask;
 		if (off && off + size < rb->subbuf_size) {
 			/* A nested writer switched for us: fast case. */
-			if (local_cmpxchg(&rb->offset, o, o + size) != o)
+			if (local_cmpxchg(&rb->offset, o,
+					  rb_offset_after(o, size, tail)) != o)
 				continue;
 			WRITE_ONCE(rb->last_tsc, tsc);
-			ctx->begin = o;
+			ctx->begin = o & ~RB_OFFSET_TAIL_MASK;
 			ctx->size = (uint32_t)size;
 			ctx->tsc = tsc;
 			return rb_reserved(rb, ctx);
@@ -416,7 +446,8 @@ int rb_reserve_slow(struct rb *rb, struct rb_ctx *ctx)
 			break;
 		}
 		begin = start + RB_PACKET_HEADER_SIZE;
-		if (local_cmpxchg(&rb->offset, o, begin + size) != o)
+		if (local_cmpxchg(&rb->offset, o,
+				  rb_offset_after(begin, size, tail)) != o)
 			continue;
 		WRITE_ONCE(rb->last_tsc, tsc);
 		if (off)
@@ -448,9 +479,13 @@ void rb_flush(struct rb *rb)
 	}
 }
 
-/* Copy the sub-buffer phys to dst, page by page. */
+/*
+ * Copy the sub-buffer phys to dst, page by page, after the load that
+ * found it complete (see "Ordering, reader" at the top).
+ */
 static void rb_copy_out(struct rb *rb, unsigned long phys, void *dst)
 {
+	rmb_wc();
 	for (unsigned long i = 0; i < rb->pages_per_subbuf; i++)
 		memcpy((char *)dst + i * RB_PAGE_SIZE,
 		       rb_page_address(rb, phys, i), RB_PAGE_SIZE);

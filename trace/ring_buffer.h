@@ -26,6 +26,13 @@
 /* Records start at multiples of this (the CTF event header's alignment). */
 #define RB_RECORD_ALIGN 8
 /*
+ * The low bits of rb->offset, below RB_RECORD_ALIGN: how many bytes at
+ * the end of the last record reserved are padding its CTF description
+ * does not cover (its "tail"). A packet's content ends before them
+ * (ring_buffer.c, invariant 11); record positions mask them off.
+ */
+#define RB_OFFSET_TAIL_MASK ((unsigned long)RB_RECORD_ALIGN - 1)
+/*
  * Deepest nesting of general-path writers on one CPU (thread, IRQ, NMI,
  * one spare); rb_emit_fast() keeps no count (see there).
  */
@@ -61,7 +68,8 @@ struct rb_packet_header {
 	/* packet context */
 	uint64_t timestamp_begin;
 	uint64_t timestamp_end;
-	uint64_t content_size;     /* bits, header included */
+	uint64_t content_size;     /* bits, header included, up to the last
+				    * record's last described byte */
 	uint64_t packet_size;      /* bits: the sub-buffer size */
 	uint64_t packet_seq_num;   /* free-running sub-buffer number */
 	uint64_t events_discarded; /* running count of lost records */
@@ -132,7 +140,8 @@ struct rb_window {
  */
 struct rb {
 	/* Writers (owning CPU only). */
-	unsigned long offset __aligned(CACHE_LINE_SIZE); /* free-running */
+	unsigned long offset __aligned(CACHE_LINE_SIZE); /* free-running;
+				   * low bits: the last record's tail */
 	uint64_t last_tsc;
 	const struct rb_window *win; /* newest published window */
 	unsigned long nesting;  /* general path only (rb_reserve()) */
@@ -158,6 +167,11 @@ struct rb {
 struct rb_ctx {
 	/* In: total record sizes (multiples of RB_RECORD_ALIGN). */
 	uint32_t size_compact, size_extended;
+	/*
+	 * In: bytes at the end of each form that the record's description
+	 * does not cover (padding to RB_RECORD_ALIGN), < RB_RECORD_ALIGN.
+	 */
+	uint32_t tail_compact, tail_extended;
 	uint32_t id; /* event id; >= RB_EXTENDED_ID forces the extended form */
 	/* Out, from rb_reserve(). */
 	bool extended;
@@ -224,6 +238,17 @@ static inline void rb_lost_add(struct rb *rb, enum rb_lost_cause cause)
 	(void)local_fetch_add(&rb->lost[cause], 1ul);
 }
 
+/*
+ * The write offset after a record of size bytes (tail of them padding)
+ * reserved at offset o: the record starts at o without its tail bits.
+ */
+static inline unsigned long rb_offset_after(unsigned long o,
+					    unsigned long size,
+					    unsigned long tail)
+{
+	return ((o & ~RB_OFFSET_TAIL_MASK) + size) | tail;
+}
+
 /* Leave the writer nesting count (paired with a successful reserve). */
 static inline void rb_nest_exit(struct rb *rb)
 {
@@ -277,7 +302,7 @@ static inline int rb_reserved(struct rb *rb, struct rb_ctx *ctx)
  */
 static inline int rb_reserve(struct rb *rb, struct rb_ctx *ctx)
 {
-	unsigned long o, off, size, nesting = READ_ONCE(rb->nesting);
+	unsigned long o, off, size, tail, nesting = READ_ONCE(rb->nesting);
 	uint64_t tsc, last;
 
 	if (unlikely(nesting >= RB_MAX_NESTING)) {
@@ -293,12 +318,16 @@ static inline int rb_reserve(struct rb *rb, struct rb_ctx *ctx)
 		ctx->extended = ctx->id >= RB_EXTENDED_ID ||
 				((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
 		size = ctx->extended ? ctx->size_extended : ctx->size_compact;
+		tail = ctx->extended ? ctx->tail_extended : ctx->tail_compact;
+		/* The tail bits never change which side of a multiple of
+		 * RB_RECORD_ALIGN off + size falls. */
 		off = o & rb->subbuf_mask;
 		if (unlikely(off == 0 || off + size >= rb->subbuf_size))
 			return rb_reserve_slow(rb, ctx);
-	} while (local_cmpxchg(&rb->offset, o, o + size) != o);
+	} while (local_cmpxchg(&rb->offset, o, rb_offset_after(o, size, tail)) !=
+		 o);
 	WRITE_ONCE(rb->last_tsc, tsc);
-	ctx->begin = o;
+	ctx->begin = o & ~RB_OFFSET_TAIL_MASK;
 	ctx->size = (uint32_t)size;
 	ctx->tsc = tsc;
 	return rb_reserved(rb, ctx);
@@ -363,8 +392,9 @@ static inline void rb_commit(struct rb *rb, struct rb_ctx *ctx)
  * writer that finds the window stale takes the general path. src holds
  * len payload bytes (a multiple of 4, at most RB_FAST_MAX_PAYLOAD; read
  * before the CAS), at is the payload's offset in the record (header plus
- * padding, 4 or 8), size the record size (multiple of RB_RECORD_ALIGN),
- * now the clock (the same as cfg.clock), read after the offset.
+ * padding, 4 or 8), size the record size (multiple of RB_RECORD_ALIGN:
+ * its last size - at - len bytes are padding, the record's tail), now
+ * the clock (the same as cfg.clock), read after the offset.
  *
  * Returns true when the record is written and committed (and its
  * sub-buffer delivered if this commit completed it); false, having
@@ -381,6 +411,7 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	     uint32_t len, uint32_t size, uint64_t (*now)(void))
 {
 	unsigned long o = READ_ONCE(rb->offset);
+	unsigned long begin = o & ~RB_OFFSET_TAIL_MASK;
 	const struct rb_window *w = READ_ONCE(rb->win);
 	uint64_t tsc = now();
 	const char *s = src;
@@ -413,13 +444,15 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	 * a successful CAS the window's lap cannot end (this record is not
 	 * committed yet), so its fields stay valid until the commit below.
 	 */
-	if (unlikely(id >= RB_EXTENDED_ID || o + size > READ_ONCE(w->end) ||
+	if (unlikely(id >= RB_EXTENDED_ID || begin + size > READ_ONCE(w->end) ||
 		     ((tsc - READ_ONCE(rb->last_tsc)) >> RB_COMPACT_TS_BITS) !=
 			     0 ||
-		     !local_try_cmpxchg(&rb->offset, o, o + size)))
+		     !local_try_cmpxchg(&rb->offset, o,
+					rb_offset_after(o, size,
+							size - at - len))))
 		return false;
 	WRITE_ONCE(rb->last_tsc, tsc);
-	rec = (char *)(w->base + o);
+	rec = (char *)(w->base + begin);
 	if (at == sizeof(uint64_t)) {
 		uint64_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
 
@@ -445,7 +478,7 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 		wmb_wc();
 	old = local_fetch_add(w->commit, (unsigned long)size);
 	if (unlikely(old + size == w->commit_end))
-		rb_deliver_window(rb, w, o);
+		rb_deliver_window(rb, w, begin);
 	return true;
 }
 

@@ -107,6 +107,10 @@ __attribute__((noinline, cold)) void trace_emit_slow(uint32_t id,
 	ctx.size_compact = ALIGN_UP(at + size, RB_RECORD_ALIGN);
 	ctx.size_extended = ALIGN_UP((uint32_t)RB_EXTENDED_HEADER_SIZE + size,
 				     RB_RECORD_ALIGN);
+	/* What follows the payload is padding (ring_buffer.c, inv. 11). */
+	ctx.tail_compact = ctx.size_compact - (at + size);
+	ctx.tail_extended = ctx.size_extended -
+			    ((uint32_t)RB_EXTENDED_HEADER_SIZE + size);
 	ctx.id = id;
 	if (!rb || rb_reserve(rb, &ctx))
 		return;

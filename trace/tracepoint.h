@@ -16,13 +16,22 @@
  *   EV(name, F(type, field) F(type, field) ...)
  * which generates its id (TRACE_ID_name), its payload struct (struct
  * trace_payload_name, natural alignment) and its CTF metadata
- * (trace/ctf_metadata.c expands the same list). Types: uint8_t ..
- * uint64_t. Event ids below RB_EXTENDED_ID (31) fit the compact header.
+ * (trace/ctf.c expands the same list). Types: uint8_t .. uint64_t.
+ * Event ids below RB_EXTENDED_ID (31) fit the compact header.
+ *
+ * A record carries the payload's fields only, TRACE_PAYLOAD_SIZE(name)
+ * bytes: up to the end of the last field, as the CTF description lays
+ * them out (natural alignment, no tail padding). The struct's own tail
+ * padding (page_alloc: a u64 then a u32, 16 bytes, 12 described) is not
+ * copied, so a record never holds bytes its description does not cover
+ * except the padding up to the next record's alignment, which the ring
+ * buffer accounts for (trace/ring_buffer.c, invariant 11).
  */
 #ifndef TRACE_TRACEPOINT_H
 #define TRACE_TRACEPOINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TRACE_EVENTS(EV, F)                                                 \
@@ -84,10 +93,25 @@ enum trace_event_id {
 	TRACE_EVENT_NR
 };
 
-/* Payload structs: struct trace_payload_NAME { type field; ... }. */
+/*
+ * Payload structs: struct trace_payload_NAME { type field; ... }, and
+ * beside each a twin closed by an empty marker whose offset is the end
+ * of the last field (only measured: a payload struct with a flexible
+ * member would keep the compiler from holding it in registers).
+ */
 #define TRACE_STRUCT_FIELD_(type, field) type field;
-#define TRACE_STRUCT_(name, fields) struct trace_payload_##name { fields };
+#define TRACE_STRUCT_(name, fields)                                         \
+	struct trace_payload_##name {                                       \
+		fields                                                      \
+	};                                                                  \
+	struct trace_payload_end_##name {                                   \
+		fields char trace_end_[];                                   \
+	};
 TRACE_EVENTS(TRACE_STRUCT_, TRACE_STRUCT_FIELD_)
+
+/* Bytes of event name's payload a record carries (see the top). */
+#define TRACE_PAYLOAD_SIZE(name)                                            \
+	offsetof(struct trace_payload_end_##name, trace_end_)
 
 /*
  * The enable switches, one byte per event (0 off, 1 on), written only by
@@ -97,7 +121,10 @@ TRACE_EVENTS(TRACE_STRUCT_, TRACE_STRUCT_FIELD_)
  */
 __attribute__((weak)) volatile uint8_t trace_event_on[TRACE_EVENT_NR];
 
-/* Out-of-line emit (trace/trace.c): payload p of size bytes, aligned. */
+/*
+ * Out-of-line emit (trace/trace.c): payload p of size bytes (its
+ * described size, TRACE_PAYLOAD_SIZE), aligned to align.
+ */
 __attribute__((weak)) void trace_emit_outofline(uint32_t id, const void *p,
 						uint32_t size,
 						uint32_t align);
@@ -111,7 +138,8 @@ __attribute__((weak)) void trace_emit_outofline(uint32_t id, const void *p,
 		if (__builtin_expect(trace_event_on[TRACE_ID_##name], 0)) { \
 			struct trace_payload_##name trace_p_ = {__VA_ARGS__}; \
 			TRACE_EMIT(TRACE_ID_##name, &trace_p_,              \
-				   sizeof(trace_p_), _Alignof(trace_p_));    \
+				   TRACE_PAYLOAD_SIZE(name),                \
+				   _Alignof(trace_p_));                     \
 		}                                                           \
 	} while (0)
 

@@ -50,8 +50,4 @@ bool cpu_has(enum cpu_feature f);
 const char *cpu_feature_name(enum cpu_feature f);
 void cpu_print_report(void);
 
-/* Size in bytes of the last-level data or unified cache as CPUID
- * describes it (leaf 4, else AMD's 0x8000001d); 0 when unknown. */
-uint64_t cpu_llc_bytes(void);
-
 #endif

@@ -68,6 +68,11 @@ static inline uint32_t rbt_size(unsigned hdr, unsigned fill)
 	return (uint32_t)((8 + RBT_FIXED + fill + 7) & ~7u) +
 	       (hdr > 8 ? 8 : 0);
 }
+/* Padding after the fill (the record's tail), the same in both forms. */
+static inline uint32_t rbt_tail(unsigned fill)
+{
+	return rbt_size(RB_COMPACT_HEADER_SIZE, fill) - (8 + RBT_FIXED + fill);
+}
 
 /* Emit one test record with event id; returns true if it was written. */
 static inline bool rbt_emit_id(struct rb *rb, uint64_t seq,
@@ -77,6 +82,8 @@ static inline bool rbt_emit_id(struct rb *rb, uint64_t seq,
 	struct rb_ctx ctx = {
 		.size_compact = rbt_size(RB_COMPACT_HEADER_SIZE, fill),
 		.size_extended = rbt_size(RB_EXTENDED_HEADER_SIZE, fill),
+		.tail_compact = rbt_tail(fill),
+		.tail_extended = rbt_tail(fill),
 		.id = id,
 	};
 	uint8_t buf[RBT_FIXED + 256];
@@ -101,9 +108,11 @@ static inline bool rbt_emit(struct rb *rb, uint64_t seq, unsigned max_fill)
 /*
  * rb_emit_fast()'s clock for the test records: reads the same clock as
  * cfg.clock and keeps the reading in the payload being written (seq,
- * then tsc), which rb_emit_fast() copies only after calling it.
+ * then tsc, then fill), which rb_emit_fast() copies only after calling
+ * it.
  */
-static __thread uint64_t rbt_fast_payload[2];
+static __thread uint64_t rbt_fast_payload[RB_FAST_MAX_PAYLOAD /
+					  sizeof(uint64_t)];
 static inline uint64_t rbt_fast_now(void)
 {
 	rbt_fast_payload[1] = cycles_now();
@@ -111,17 +120,27 @@ static inline uint64_t rbt_fast_now(void)
 }
 
 /*
- * Emit one test record through rb_emit_fast() when it has no fill bytes
- * (the kernel's fixed-size case), falling back to the general path when
- * the fast path declines or the record has fill. Returns true if written.
+ * Emit one test record through rb_emit_fast() when its payload is one
+ * the fast path takes (a multiple of 4 bytes, at most
+ * RB_FAST_MAX_PAYLOAD: fill 0, 4, 8, 12 or 16), falling back to the
+ * general path when the fast path declines or the payload is another
+ * size. Returns true if written.
  */
 static inline bool rbt_emit_fast(struct rb *rb, uint64_t seq,
 				 unsigned max_fill)
 {
-	if (rbt_fill_len(seq, max_fill) == 0) {
+	unsigned fill = rbt_fill_len(seq, max_fill);
+
+	if ((RBT_FIXED + fill) % sizeof(uint32_t) == 0 &&
+	    RBT_FIXED + fill <= RB_FAST_MAX_PAYLOAD) {
+		uint8_t *f = (uint8_t *)rbt_fast_payload + RBT_FIXED;
+
 		rbt_fast_payload[0] = seq;
-		if (rb_emit_fast(rb, RBT_ID, rbt_fast_payload, 8, RBT_FIXED,
-				 rbt_size(RB_COMPACT_HEADER_SIZE, 0),
+		for (unsigned i = 0; i < fill; i++)
+			f[i] = rbt_fill_byte(seq, i);
+		if (rb_emit_fast(rb, RBT_ID, rbt_fast_payload, 8,
+				 RBT_FIXED + fill,
+				 rbt_size(RB_COMPACT_HEADER_SIZE, fill),
 				 rbt_fast_now))
 			return true;
 	}
@@ -150,7 +169,7 @@ static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 {
 	const uint8_t *b = pkt;
 	struct rb_packet_header h;
-	uint64_t n = 0, clock, pos;
+	uint64_t n = 0, clock, pos, described_end;
 
 	memcpy(&h, b, sizeof(h));
 	if (h.magic != RB_PACKET_MAGIC || h.cpu_id != cpu ||
@@ -162,7 +181,7 @@ static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 	}
 	p->last_packet = h.packet_seq_num;
 	clock = h.timestamp_begin;
-	pos = RB_PACKET_HEADER_SIZE;
+	pos = described_end = RB_PACKET_HEADER_SIZE;
 	while (pos < h.content_size / 8) {
 		uint32_t w, id;
 		uint64_t ts, seq, tsc, hdr;
@@ -184,9 +203,11 @@ static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 		memcpy(&tsc, b + pos + hdr + 8, 8);
 		unsigned fill = rbt_fill_len(seq, max_fill);
 		uint32_t size = rbt_size((unsigned)hdr, fill);
+		/* The content ends at the last field, before the tail. */
 		if (ts != tsc || ts < clock ||
 		    (!p->any_order && p->have_seq && seq <= p->last_seq) ||
-		    pos + size > h.content_size / 8 || id < RBT_ID) {
+		    pos + size - rbt_tail(fill) > h.content_size / 8 ||
+		    id < RBT_ID) {
 			p->errors++;
 			return n;
 		}
@@ -198,10 +219,12 @@ static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 		clock = ts;
 		p->last_seq = seq;
 		p->have_seq = true;
+		described_end = pos + size - rbt_tail(fill);
 		pos += size;
 		n++;
 	}
-	if (clock > h.timestamp_end)
+	/* The content ends exactly at the last record's last byte. */
+	if (clock > h.timestamp_end || described_end != h.content_size / 8)
 		p->errors++;
 	p->records += n;
 	return n;

@@ -191,6 +191,20 @@ KTEST(options, bad_options_reported_and_ignored)
 	EXPECT_STREQ(kopt.run, "tbench");
 }
 
+/* docs/labs/09-tlb-shootdowns.md compares tlb.ceiling=1 and =512; 0 is
+ * outside the range and refused with a message, never taken silently. */
+KTEST(options, tlb_ceiling_range)
+{
+	EXPECT_EQ(options_parse("tlb.ceiling=0"), 1);
+	EXPECT_EQ(kopt.tlb_ceiling, 0); /* unset: the default applies */
+	EXPECT_EQ(options_parse("tlb.ceiling=4097"), 1);
+	EXPECT_EQ(kopt.tlb_ceiling, 0);
+	EXPECT_EQ(options_parse("tlb.ceiling=1"), 0);
+	EXPECT_EQ(kopt.tlb_ceiling, 1);
+	EXPECT_EQ(options_parse("tlb.ceiling=512"), 0);
+	EXPECT_EQ(kopt.tlb_ceiling, 512);
+}
+
 KTEST(options, stray_quote_keeps_later_options)
 {
 	EXPECT_EQ(options_parse("run=no\"ne maxcpus=1"), 1);

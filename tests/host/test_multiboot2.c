@@ -3,7 +3,8 @@
  * between the loader's framebuffer tag and the screen consoles (EGA text
  * geometry inside the VGA window; an RGB buffer neither in usable RAM nor
  * over the kernel, inside the physical width, pitch x height consistent),
- * the command line longer than the kernel's buffer, and a total size that
+ * the command line longer than the kernel's buffer, GRUB's backslashes
+ * taken out of the command line (and only GRUB's), and a total size that
  * is only recorded once it is plausible.
  */
 // HOST_SRCS: kernel/multiboot2.c mm/fwmap.c
@@ -143,6 +144,47 @@ KTEST(mb2, long_command_line_is_reported)
 	host_capture_stop();
 	EXPECT_EQ(boot_info.cmdline_len, 40);
 	EXPECT_EQ(out[0], '\0');
+}
+
+/* A block with a command-line tag holding cmdline and a loader-name tag
+ * holding loader, as GRUB lays them out. */
+static void build_mbi_loader(const char *cmdline, const char *loader)
+{
+	uint32_t off = 8;
+	const char *strs[] = { cmdline, loader };
+	const uint32_t types[] = { MB2_TAG_CMDLINE, MB2_TAG_BOOTLOADER };
+
+	memset(mbi, 0, sizeof(mbi));
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t size = (uint32_t)(8 + strlen(strs[i]) + 1);
+
+		memcpy(mbi + off, &types[i], 4);
+		memcpy(mbi + off + 4, &size, 4);
+		memcpy(mbi + off + 8, strs[i], strlen(strs[i]) + 1);
+		off += (size + 7) & ~7u;
+	}
+	off += 8; /* the end tag: type 0, size 8 */
+	memcpy(mbi + off - 4, &(uint32_t){ 8 }, 4);
+	memcpy(mbi, &off, 4);
+}
+
+KTEST(mb2, grub_escapes_removed)
+{
+	/* The line Debian 12's GRUB 2.06 passes for the grub.cfg words
+	 * 'run=none' 'note="a;b|c"' 'x=\y' 'it'\''s' (measured); it leaves
+	 * a \x41 alone, and a lone backslash at the end of a cut line
+	 * stays. */
+	build_mbi_loader("run=none note=\\\"a;b|c\\\" x=\\\\y it\\'s \\x41 end\\",
+			 "GRUB 2.06-13+deb12u2");
+	memset(&boot_info, 0, sizeof(boot_info));
+	ASSERT_TRUE(mb2_parse(mbi, 0x10000));
+	EXPECT_STREQ(boot_info.cmdline,
+		     "run=none note=\"a;b|c\" x=\\y it's \\x41 end\\");
+	/* Another loader's line is taken as it comes. */
+	build_mbi_loader("note=\\\"a\\\"", "limine");
+	memset(&boot_info, 0, sizeof(boot_info));
+	ASSERT_TRUE(mb2_parse(mbi, 0x10000));
+	EXPECT_STREQ(boot_info.cmdline, "note=\\\"a\\\"");
 }
 
 KTEST(mb2, implausible_size_not_recorded)

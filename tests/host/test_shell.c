@@ -54,6 +54,13 @@ KTEST(shell, parses_good_lines)
 	EXPECT_STREQ(p.arg[0].word, "kmain");
 	ASSERT_EQ(parse("memtype uc-", &p, err), SHELL_OK);
 	EXPECT_STREQ(shell_memtype_names[p.arg[0].choice], "uc-");
+	/* Choices in any case, as trace.memtype= takes them. */
+	ASSERT_EQ(parse("memtype WC", &p, err), SHELL_OK);
+	EXPECT_STREQ(shell_memtype_names[p.arg[0].choice], "wc");
+	ASSERT_EQ(parse("memtype Uc-", &p, err), SHELL_OK);
+	EXPECT_STREQ(shell_memtype_names[p.arg[0].choice], "uc-");
+	ASSERT_EQ(parse("info CACHES", &p, err), SHELL_OK);
+	EXPECT_EQ(p.arg[0].choice, INFO_CACHES);
 	ASSERT_EQ(parse("help", &p, err), SHELL_OK);
 	EXPECT_FALSE(p.arg[0].present);
 	ASSERT_EQ(parse("help run", &p, err), SHELL_OK);
@@ -102,7 +109,8 @@ KTEST(shell, bad_input_one_line_errors)
 		{"pt 1x", "pt: ADDRESS '1x' is not a number"},
 		{"pt k-main", "pt: ADDRESS 'k-main' is neither a number nor"},
 		{"memtype", "memtype: missing TYPE"},
-		{"memtype WB", "memtype: 'WB' is not a TYPE"},
+		{"memtype WBX", "memtype: 'WBX' is not a TYPE"},
+		{"memtype w", "memtype: 'w' is not a TYPE"},
 		{"run", "run: missing NAME"},
 		{"run copy fast", "run: 'fast' is not KEY=VALUE"},
 		{"run copy =1", "run: '=1' is not KEY=VALUE"},
@@ -158,6 +166,14 @@ KTEST(shell, every_command_has_help)
 		/* help's one-line list fits 80 columns: "  %-8s %s". */
 		EXPECT_LE(strlen(c->name), 8);
 		EXPECT_LE(2 + 8 + 1 + strlen(c->help), 80);
+		/* help COMMAND's lines fit 80 columns too. */
+		for (const char *l = c->details; l && *l;) {
+			const char *nl = strchr(l, '\n');
+			size_t n = nl ? (size_t)(nl - l) : strlen(l);
+
+			EXPECT_LE(n, 80);
+			l += n + (nl != NULL);
+		}
 		for (unsigned k = 0; k + 1 < c->nargs; k++)
 			EXPECT_NE(c->args[k].kind, ARG_SETTINGS);
 	}
@@ -324,11 +340,65 @@ KTEST(shell, full_line_and_cancel)
 	EXPECT_EQ(le.len, LINE_EDIT_MAX);
 	line_edit_key(&le, KEY_CANCEL);
 	EXPECT_EQ(le.len, 0);
+	EXPECT_EQ(le.dropped, 0);
 	EXPECT_STREQ(row(), ">");
 	type(&le, "abc");
 	line_edit_key(&le, KEY_KILL);
 	EXPECT_EQ(le.len, 0);
 	EXPECT_STREQ(row(), ">");
+}
+
+/* A line longer than the editor holds is never cut silently: the first
+ * refused key prints a notice on its own row, the line is drawn again
+ * below it, Enter reports how many keys were dropped, and an edit after
+ * the notice starts the count again. */
+KTEST(shell, full_line_says_so)
+{
+	static struct line_edit le;
+	char want[TERM_COLS + 1];
+	unsigned rows;
+
+	term_reset();
+	line_edit_init(&le, term_out);
+	line_edit_start(&le, "> ");
+	for (int i = 0; i < LINE_EDIT_MAX; i++)
+		line_edit_key(&le, 'a' + i % 26);
+	EXPECT_EQ(le.dropped, 0);
+	rows = scr_newlines;
+	line_edit_key(&le, 'x');
+	EXPECT_EQ(le.dropped, 1);
+	EXPECT_EQ(scr_newlines, rows + 2); /* the notice's row, then a new one */
+	snprintf(want, sizeof(want), "> %.*s", LINE_EDIT_MAX, le.buf);
+	EXPECT_STREQ(row(), want);
+	EXPECT_EQ(scr_col, 2 + LINE_EDIT_MAX);
+	type(&le, "yz");
+	EXPECT_EQ(le.dropped, 3);
+	EXPECT_EQ(scr_newlines, rows + 2); /* one notice per line */
+	EXPECT_EQ(le.len, LINE_EDIT_MAX);
+	EXPECT_TRUE(line_edit_key(&le, KEY_ENTER));
+	EXPECT_EQ(le.dropped, 3);
+	/* The next line starts clean. */
+	line_edit_start(&le, "> ");
+	EXPECT_EQ(le.dropped, 0);
+	/* With the cursor inside the line, the redraw puts it back there. */
+	for (int i = 0; i < LINE_EDIT_MAX; i++)
+		line_edit_key(&le, 'b');
+	line_edit_key(&le, KEY_HOME);
+	line_edit_key(&le, KEY_RIGHT);
+	line_edit_key(&le, 'q');
+	EXPECT_EQ(le.dropped, 1);
+	EXPECT_EQ(scr_col, 3);
+	EXPECT_EQ(le.cur, 1);
+	/* Erasing after the notice is an edit: nothing dropped since. */
+	line_edit_key(&le, KEY_BACKSPACE);
+	EXPECT_EQ(le.dropped, 0);
+	EXPECT_EQ(le.len, LINE_EDIT_MAX - 1);
+	line_edit_key(&le, 'q');
+	EXPECT_EQ(le.dropped, 0);
+	EXPECT_TRUE(line_edit_key(&le, KEY_ENTER));
+	EXPECT_EQ(le.dropped, 0);
+	EXPECT_EQ(strlen(le.buf), LINE_EDIT_MAX);
+	EXPECT_EQ(le.buf[0], 'q');
 }
 
 static int feed_all(struct term_input *t, const char *bytes, int *keys)
@@ -371,6 +441,38 @@ KTEST(shell, serial_key_decoder)
 	/* Unknown sequences and control bytes vanish. */
 	ASSERT_EQ(feed_all(&t, "\x1b[99;5Z\x02q", k), 1);
 	EXPECT_EQ(k[0], 'q');
+}
+
+/* A lone Esc gives no key and takes none with it: the byte after it is
+ * decoded as usual; a second Esc starts a sequence of its own; and a
+ * pending Esc ends when the line goes quiet (term_input_idle), so even
+ * '[' or 'O' typed after it by hand are ordinary keys. */
+KTEST(shell, lone_escape_keeps_the_next_key)
+{
+	struct term_input t = {0};
+	int k[16];
+
+	ASSERT_EQ(feed_all(&t, "\x1bx", k), 1);
+	EXPECT_EQ(k[0], 'x');
+	EXPECT_FALSE(term_input_pending(&t));
+	ASSERT_EQ(feed_all(&t, "\x1b\r", k), 1);
+	EXPECT_EQ(k[0], KEY_ENTER);
+	ASSERT_EQ(feed_all(&t, "\x1b\x7f", k), 1);
+	EXPECT_EQ(k[0], KEY_BACKSPACE);
+	ASSERT_EQ(feed_all(&t, "\x1b\x1b[A", k), 1);
+	EXPECT_EQ(k[0], KEY_UP);
+	ASSERT_EQ(feed_all(&t, "\x1b", k), 0);
+	EXPECT_TRUE(term_input_pending(&t));
+	term_input_idle(&t);
+	EXPECT_FALSE(term_input_pending(&t));
+	ASSERT_EQ(feed_all(&t, "[A", k), 2);
+	EXPECT_EQ(k[0], '[');
+	EXPECT_EQ(k[1], 'A');
+	/* A sequence cut short by a quiet line ends there too. */
+	ASSERT_EQ(feed_all(&t, "\x1b[1", k), 0);
+	term_input_idle(&t);
+	ASSERT_EQ(feed_all(&t, "~", k), 1);
+	EXPECT_EQ(k[0], '~');
 }
 
 KTEST(shell, screen_escape_interpreter)

@@ -1,25 +1,31 @@
 #!/usr/bin/env python3
 """Unit tests of the QEMU launcher, tools/qemu.py: the command line built
-from each setting, the fresh copy of the UEFI variable store, the
-decoding of QEMU's exit code into what `make run` reports, and the
-command-line entry end to end with a fake qemu-system-x86_64 on PATH.
+from each setting, the choice of accelerator (KVM or TCG, with /dev/kvm
+and /proc/cpuinfo stood in for), the fresh copy of the UEFI variable
+store, the decoding of QEMU's exit code into what `make run` reports, and
+the command-line entry end to end with a fake qemu-system-x86_64 on PATH.
 
 Run: python3 tests/runner/test_qemu.py  (tools/testrun.py runs it as the
 "runner: qemu launcher tests" TAP line).
 """
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import manifest  # noqa: E402
 import qemu  # noqa: E402
+import testrun  # noqa: E402
 
 LAUNCHER = os.path.join(ROOT, "tools", "qemu.py")
 
@@ -139,6 +145,145 @@ class CommandLine(unittest.TestCase):
                 qemu.command(s)
 
 
+def kvm_usable():
+    return True, "/dev/kvm usable"
+
+
+def kvm_absent():
+    return False, "/dev/kvm: No such file or directory"
+
+
+def kvm_never():
+    raise AssertionError("/dev/kvm probed although TCG was asked for")
+
+
+class Accelerator(unittest.TestCase):
+    """KVM or TCG: the command line of each and the launcher's choice."""
+
+    def test_tcg_is_qemus_default_no_option(self):
+        cmd = qemu.command(qemu.Launch("k.iso"))
+        self.assertNotIn("-accel", cmd)
+        self.assertEqual(opt(cmd, "-cpu"), "max")
+
+    def test_kvm_command_line(self):
+        cmd = qemu.command(qemu.Launch("k.iso", accel="kvm", smp=2))
+        self.assertEqual(opt(cmd, "-accel"), "kvm")
+        self.assertEqual(cmd.count("-accel"), 1)
+        self.assertEqual(opt(cmd, "-cpu"), "host")
+        self.assertEqual(opt(cmd, "-smp"), "2")
+        # A model the user names is kept.
+        cmd = qemu.command(qemu.Launch("k.iso", accel="kvm",
+                                       cpu="Haswell"))
+        self.assertEqual(opt(cmd, "-cpu"), "Haswell")
+
+    def test_kvm_refuses_tcg_only_settings(self):
+        for kw in ({"plugins": [qemu.Plugin("p.so")]}, {"icount": 0},
+                   {"extra": ["-accel", "tcg,thread=single"]}):
+            with self.assertRaises(qemu.LaunchError, msg=kw):
+                qemu.command(qemu.Launch("k.iso", accel="kvm", **kw))
+        with self.assertRaises(qemu.LaunchError):
+            qemu.command(qemu.Launch("k.iso", accel="hvf"))
+
+    def test_auto_takes_kvm_when_usable(self):
+        s = qemu.Launch("k.iso")
+        self.assertEqual(qemu.choose_accel("auto", s, kvm_usable)[0], "kvm")
+        accel, why = qemu.choose_accel("auto", s, kvm_absent)
+        self.assertEqual(accel, "tcg")
+        self.assertIn("No such file", why)
+
+    def test_auto_stays_tcg_for_tcg_only_settings(self):
+        for kw in ({"plugins": [qemu.Plugin("p.so")]}, {"icount": 0},
+                   {"extra": ["-accel", "tcg,thread=multi"]}):
+            s = qemu.Launch("k.iso", **kw)
+            self.assertEqual(qemu.choose_accel("auto", s, kvm_usable)[0],
+                             "tcg", kw)
+
+    def test_explicit_choice(self):
+        s = qemu.Launch("k.iso")
+        self.assertEqual(qemu.choose_accel("tcg", s, kvm_never)[0], "tcg")
+        self.assertEqual(qemu.choose_accel("kvm", s, kvm_usable)[0], "kvm")
+        with self.assertRaisesRegex(qemu.LaunchError,
+                                    "ACCEL=kvm.*No such file"):
+            qemu.choose_accel("kvm", s, kvm_absent)
+        with self.assertRaisesRegex(qemu.LaunchError, "requires TCG"):
+            qemu.choose_accel("kvm", qemu.Launch("k.iso", icount=0),
+                              kvm_usable)
+
+    def test_runner_boots_stay_on_tcg(self):
+        # make test's results must not depend on the host: every boot of
+        # tests/boot.cfg is a TCG command line even where KVM works.
+        with open(os.path.join(ROOT, manifest.MANIFEST)) as f:
+            entries = manifest.parse_manifest(f.read())
+        self.assertTrue(entries)
+        with mock.patch.object(qemu, "kvm_status", kvm_usable):
+            for e in entries:
+                launch = testrun.boot_launch(e, "img.iso", "b.log")
+                self.assertEqual(launch.accel, "tcg", e["name"])
+                cmd = qemu.command(launch)
+                self.assertNotIn("kvm", cmd, e["name"])
+                self.assertNotEqual(opt(cmd, "-cpu"), "host", e["name"])
+
+
+class KvmProbe(unittest.TestCase):
+    """kvm_status() on stand-ins for /dev/kvm and /proc/cpuinfo."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.dev = os.path.join(self.tmp, "kvm")
+        with open(self.dev, "w"):
+            pass
+        self.cpuinfo = os.path.join(self.tmp, "cpuinfo")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def flags(self, flags):
+        with open(self.cpuinfo, "w") as f:
+            f.write("processor\t: 0\nflags\t\t: fpu %s pat\n\n" % flags)
+
+    def test_missing_device(self):
+        ok, why = qemu.kvm_status(os.path.join(self.tmp, "none"))
+        self.assertFalse(ok)
+        self.assertIn("No such file", why)
+
+    def test_unreadable_device(self):
+        if os.geteuid() == 0:
+            self.skipTest("root opens a mode-0 file")
+        os.chmod(self.dev, 0)
+        ok, why = qemu.kvm_status(self.dev, self.cpuinfo)
+        self.assertFalse(ok)
+        self.assertIn("Permission denied", why)
+
+    def test_not_a_kvm_device(self):
+        # A regular file opens read-write but has no KVM ioctls.
+        self.flags("vmx")
+        ok, why = qemu.kvm_status(self.dev, self.cpuinfo)
+        self.assertFalse(ok)
+        self.assertIn("KVM_GET_API_VERSION", why)
+
+    def probe(self, version, flags):
+        self.flags(flags)
+        with mock.patch.object(qemu.fcntl, "ioctl",
+                               return_value=version) as ioctl:
+            out = qemu.kvm_status(self.dev, self.cpuinfo)
+        self.assertEqual(ioctl.call_args[0][1], qemu.KVM_GET_API_VERSION)
+        return out
+
+    def test_usable(self):
+        self.assertEqual(self.probe(12, "vmx")[0], True)
+        self.assertEqual(self.probe(12, "svm")[0], True)
+
+    def test_wrong_api_version(self):
+        ok, why = self.probe(11, "vmx")
+        self.assertFalse(ok)
+        self.assertIn("version 11", why)
+
+    def test_no_hardware_virtualisation(self):
+        ok, why = self.probe(12, "sse2 hypervisor")
+        self.assertFalse(ok)
+        self.assertIn("neither vmx nor svm", why)
+
+
 class Firmware(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -234,13 +379,19 @@ class CommandLineEntry(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def launch(self, rc, *argv, sleep=""):
+        """Run the launcher; (exit code, stderr after its first line,
+        which must name the accelerator)."""
         env = dict(os.environ, PATH=self.tmp + os.pathsep +
                    os.environ.get("PATH", ""), FAKE_ARGS=self.args,
                    FAKE_RC=str(rc), FAKE_SLEEP=sleep)
         p = subprocess.run([sys.executable, LAUNCHER] + list(argv),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=env, timeout=60)
-        return p.returncode, p.stderr.decode().strip()
+        lines = p.stderr.decode().strip().split("\n")
+        if p.returncode != 2:
+            self.assertRegex(lines[0], r"^qemu: accelerator (TCG|KVM)")
+            lines = lines[1:]
+        return p.returncode, "\n".join(lines).strip()
 
     def passed_args(self):
         with open(self.args) as f:
@@ -285,6 +436,45 @@ class CommandLineEntry(unittest.TestCase):
         rc, err = self.launch(status_rc(0), "--firmware", "uefi", "k.iso")
         self.assertEqual(rc, 2)
         self.assertIn("variable store", err)
+
+
+class AcceleratorEntry(unittest.TestCase):
+    """The command-line entry's choice, with the probe stood in for."""
+
+    def main(self, kvm, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch.object(qemu, "kvm_status", kvm), \
+                contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            rc = qemu.main(["--dry-run"] + list(argv) + ["k.iso"])
+        return rc, out.getvalue().split(), err.getvalue()
+
+    def test_auto_without_kvm_one_line(self):
+        rc, cmd, err = self.main(kvm_absent)
+        self.assertEqual(rc, 0)
+        self.assertNotIn("-accel", cmd)
+        self.assertEqual(opt(cmd, "-cpu"), "max")
+        self.assertEqual(err.count("\n"), 1)
+        self.assertIn("accelerator TCG", err)
+
+    def test_auto_with_kvm(self):
+        rc, cmd, err = self.main(kvm_usable)
+        self.assertEqual(rc, 0)
+        self.assertEqual(opt(cmd, "-accel"), "kvm")
+        self.assertEqual(opt(cmd, "-cpu"), "host")
+        self.assertIn("accelerator KVM, -cpu host", err)
+
+    def test_tcg_forced_with_kvm(self):
+        rc, cmd, err = self.main(kvm_never, "--accel", "tcg")
+        self.assertEqual(rc, 0)
+        self.assertNotIn("-accel", cmd)
+        self.assertIn("accelerator TCG (ACCEL=tcg)", err)
+
+    def test_kvm_asked_without_kvm_is_an_error(self):
+        rc, cmd, err = self.main(kvm_absent, "--accel", "kvm")
+        self.assertEqual(rc, qemu.USAGE_RC)
+        self.assertEqual(cmd, [])
+        self.assertIn("ACCEL=kvm: KVM is not usable here: /dev/kvm", err)
 
 
 if __name__ == "__main__":

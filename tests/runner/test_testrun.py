@@ -318,6 +318,56 @@ class Manifest(unittest.TestCase):
             with self.assertRaises(manifest.ManifestError, msg=text):
                 manifest.parse_manifest(text, "bad.cfg")
 
+    def test_expect_lines_are_anchored(self):
+        # Unanchored, "ok \d+ x" also matches "not ok 3 x" and the
+        # middle of any line: every pattern names where its line starts.
+        with open(os.path.join(ROOT, "tests", "boot.cfg")) as f:
+            entries = manifest.parse_manifest(f.read())
+        for e in entries:
+            for r in e["expect_res"]:
+                self.assertTrue(r.pattern.startswith("^"),
+                                "[%s]: expect_lines pattern /%s/ is not "
+                                "anchored (start it with ^)" %
+                                (e["name"], r.pattern))
+
+    def test_skipped_test_never_satisfies_a_pass_pattern(self):
+        skipped = fixture("good.log").replace(
+            "ok 2 strlen_empty", "ok 2 strlen_empty # SKIP fewer than 4 "
+            "CPUs")
+        for pat in (r"ok \d+ strlen_empty", r"^\s*ok \d+ strlen_empty",
+                    r"strlen_empty"):
+            self.assertTrue(verdict(entry(lines=pat), status_rc(0),
+                                    fixture("good.log"), False).ok, pat)
+            v = verdict(entry(lines=pat), status_rc(0), skipped, False)
+            self.assertFalse(v.ok, pat)
+            self.assertEqual(v.reason,
+                             "expected line /%s/ not in log" % pat)
+        # A pattern that asks for the skip gets it; TAP's directive is
+        # case-insensitive.
+        for pat in (r"^\s*ok \d+ strlen_empty # SKIP fewer",
+                    r"(?i)strlen_empty # skip"):
+            self.assertTrue(verdict(entry(lines=pat), status_rc(0),
+                                    skipped, False).ok, pat)
+        self.assertTrue(manifest.ktap_skip_line("    ok 3 x # skip why"))
+        self.assertFalse(manifest.ktap_skip_line("ok 3 x"))
+        self.assertFalse(manifest.ktap_skip_line("quirk: SKIP # SKIP"))
+
+    def test_manifest_pass_patterns_refuse_skips(self):
+        # The project's own patterns, against the skip lines they were
+        # written to tell apart from a pass (smp4-workloads on 2 CPUs).
+        with open(os.path.join(ROOT, "tests", "boot.cfg")) as f:
+            byname = {e["name"]: e for e in manifest.parse_manifest(
+                f.read())}
+        pats = byname["smp4-workloads"]["expect_res"]
+        self.assertEqual(len(pats), 2)
+        for name, r in zip(("tbench_quick_checksum_every_pair",
+                            "kbuild_quick_checksum_every_cpu"), pats):
+            self.assertTrue(r.search("    ok 4 %s\n" % name), r.pattern)
+            for bad in ("    ok 4 %s # SKIP fewer than 4 CPUs: no second "
+                        "pair" % name, "    not ok 4 %s" % name,
+                        "    ok 4 %s_and_more" % name):
+                self.assertIsNone(r.search(bad + "\n"), bad)
+
     def test_unknown_name(self):
         entries = manifest.parse_manifest("[a]\n[b]\n", "x.cfg")
         with self.assertRaises(manifest.ManifestError):

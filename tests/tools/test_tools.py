@@ -760,6 +760,174 @@ class ModelTest(unittest.TestCase):
         c = model.parse_lines([model_line("start"),
                                model_region("x", 1, loads=1)])
         self.assertNotEqual(model.comparable(a), model.comparable(c))
+
+    def test_compare_needs_region_lines(self):
+        # Two clean runs without a single region: nothing was compared,
+        # which must not pass as "identical".
+        empty = [model_line("start"),
+                 model_line("summary", doorbell_errors=0)]
+        a = model.parse_lines(empty)
+        probs, _ = model.compare(a, model.parse_lines(empty))
+        self.assertEqual(probs, ["neither run has a region line: nothing "
+                                 "to compare"])
+        full = model.parse_lines(empty[:1] + [model_region("x", 1)] +
+                                 empty[1:])
+        self.assertEqual(model.compare(full, list(full)), ([], 2))
+        probs, _ = model.compare(full, a)
+        self.assertIn("the runs differ from line 2", probs[0])
+        r = self.run_compare(empty, empty)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("nothing to compare", r.stderr)
+
+    def run_compare(self, a_lines, b_lines):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, lines in (("a", a_lines), ("b", b_lines)):
+                paths.append(os.path.join(d, name + ".jsonl"))
+                with open(paths[-1], "w") as f:
+                    f.write("\n".join(lines) + "\n")
+            return run_tool("model.py", "compare", *paths)
+
+    def test_doorbell_errors_fail_a_run(self):
+        clean = [model_line("start"), model_region("x", 1),
+                 model_line("summary", doorbell_errors=0, hellos=1,
+                            regions=1)]
+        self.assertEqual(model.doorbell_problems(model.parse_lines(clean)),
+                         [])
+        bad = clean[:2] + [
+            model_line("doorbell_error", cause="unknown_command", cpu=1,
+                       offset=0x2ff, label="modelcal"),
+            model_line("summary", doorbell_errors=3, doorbell_error_causes={
+                "unknown_command": 2, "nested_begin": 1, "offset": 0})]
+        probs = model.doorbell_problems(model.parse_lines(bad))
+        self.assertEqual(probs[0], "3 doorbell error(s) (nested_begin 1, "
+                                   "unknown_command 2)")
+        self.assertIn("cpu 1, unknown_command at offset 0x2ff, label "
+                      "'modelcal'", probs[1])
+        # A run cut short (no summary) is not clean either.
+        self.assertIn("no summary line",
+                      model.doorbell_problems(
+                          model.parse_lines(clean[:2]))[0])
+        # compare fails on either run's errors, even when equal.
+        probs, _ = model.compare(model.parse_lines(bad),
+                                 model.parse_lines(bad))
+        self.assertTrue(probs[0].startswith("first run: 3 doorbell"))
+        r = self.run_compare(clean, bad)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("second run: 3 doorbell error(s)", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.jsonl")
+            for lines, rc in ((clean, 0), (bad, 1)):
+                with open(path, "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                self.assertEqual(run_tool("model.py", "check-doorbell",
+                                          path).returncode, rc)
+            # results.py keeps the problems, report.py flags them.
+            log = os.path.join(d, "run.log")
+            with open(log, "w") as f:
+                f.write(sample_env_line() + "\n" + result_line() + "\n")
+            r = run_tool("results.py", log, "--model", path)
+            self.assertEqual(r.returncode, 0)
+            self.assertIn("WARNING: 3 doorbell error(s)", r.stderr)
+            data = json.loads(r.stdout)
+            text = "\n".join(report.model_warnings(data["model"]))
+            self.assertIn("WARNING: the cache model's figures are not "
+                          "trustworthy", text)
+            self.assertIn("3 doorbell error(s)", text)
+        self.assertEqual(report.model_warnings(
+            {"profile": "tiny", "problems": []}), [])
+def grub_words(line):
+    """The words GRUB makes of a grub.cfg command line, by the quoting
+    rules of GRUB's manual (Shell-like scripting: Quoting): in single
+    quotes every character is literal; outside, a backslash takes the
+    next character literally and blanks separate words. Only what
+    tools/mkiso.sh writes: no double quotes, no $ outside quotes."""
+    words, cur, i, inword = [], [], 0, False
+    while i < len(line):
+        c = line[i]
+        if c == "'":
+            j = line.index("'", i + 1)
+            cur.append(line[i + 1:j])
+            i, inword = j + 1, True
+            continue
+        if c == "\\":
+            cur.append(line[i + 1])
+            i, inword = i + 2, True
+            continue
+        if c in " \t":
+            if inword:
+                words.append("".join(cur))
+            cur, inword = [], False
+        else:
+            assert c not in "\"$;|&<>{}", "unquoted %r in %r" % (c, line)
+            cur.append(c)
+            inword = True
+        i += 1
+    if inword:
+        words.append("".join(cur))
+    return words
+
+
+class KcmdlineQuotingTest(unittest.TestCase):
+    """KCMDLINE through make and sh (the Makefile's recipe, run by sh
+    with mkiso.sh replaced by a printf) and through GRUB's quoting (the
+    grub.cfg of mkiso.sh --cfg, read by GRUB's rules). The kernel's part,
+    and GRUB's own reading, are the cmdline-quoting boot."""
+
+    NASTY = ['run=none note="a;b|c"', "it's=1 d=$HOME e=$(echo x) f=`id`",
+             "b=back\\slash x=\\x41  two", "h=#c p=% s=* t='' u=\\'",
+             "run=default"]
+
+    def make_arg(self, kcmdline):
+        """The command line mkiso.sh gets from make iso KCMDLINE=..."""
+        r = subprocess.run(["make", "-n", "--no-print-directory", "iso",
+                            "KCMDLINE=" + kcmdline, "ICOUNT=", "MODEL="],
+                           cwd=ROOT, capture_output=True, text=True,
+                           timeout=60)
+        lines = [l for l in r.stdout.split("\n") if "tools/mkiso.sh" in l]
+        self.assertEqual(len(lines), 1, r.stdout + r.stderr)
+        # sh runs the recipe line; a function stands in for "sh
+        # tools/mkiso.sh KERNEL ISO CMDLINE TIMEOUT" and prints CMDLINE.
+        r = subprocess.run(["sh", "-c", 'sh() { printf "%s" "$4"; }\n' +
+                            lines[0]], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def grub_line(self, kcmdline):
+        """The kernel's words in mkiso.sh's grub.cfg, joined as GRUB
+        joins them."""
+        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
+                            "--cfg", kcmdline], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        entry = [l.strip() for l in r.stdout.split("\n")
+                 if l.strip().startswith("multiboot2 ")][0]
+        words = grub_words(entry)
+        self.assertEqual(words[:2], ["multiboot2", "/boot/kernel.elf"])
+        title = [l for l in r.stdout.split("\n")
+                 if l.startswith("menuentry ")][0]
+        self.assertEqual(grub_words(title[:-2]),
+                         ["menuentry", "kernel: run the experiments (%s)"
+                          % kcmdline])
+        return " ".join(words[2:])
+
+    def test_make_and_sh_pass_it_as_typed(self):
+        for k in self.NASTY:
+            self.assertEqual(self.make_arg(k), k)
+
+    def test_grub_cfg_quotes_every_word(self):
+        for k in self.NASTY + ["", "a", "  lead", "trail "]:
+            self.assertEqual(self.grub_line(k), k)
+
+    def test_control_characters_refused(self):
+        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
+                            "--cfg", "a\nb"], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("control character", r.stderr)
+
+
 class ScreenTest(unittest.TestCase):
     """tools/screen.py reads text back from a picture of glyphs."""
 

@@ -69,6 +69,7 @@ static inline void emit(struct rb *rb, uint64_t a, uint64_t b)
 
 	ctx.size_compact = RECORD_SIZE;
 	ctx.size_extended = RECORD_SIZE + 8;
+	ctx.tail_compact = ctx.tail_extended = 0; /* the payload fills it */
 	ctx.id = EVENT_ID;
 	if (rb_reserve(rb, &ctx))
 		return;

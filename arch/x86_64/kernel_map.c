@@ -1,7 +1,8 @@
 /*
- * The kernel's address space: what vm_init() maps, and the two ways the
- * rest of the kernel changes memory types (phys_map for MMIO,
- * set_memory_type for RAM). See docs/mm.md for the layout:
+ * The kernel's address space on x86_64: what vm_init() maps, and the
+ * layout facts portable mm/ code asks for through mm/vm.h. Changing a
+ * memory type later is arch/x86_64/set_memory.c. See docs/mm.md for the
+ * layout:
  *
  *   0xffff800000000000  direct map: RAM, ACPI data and small firmware
  *                       ranges, WB, RW, NX, global; MMIO on request
@@ -36,6 +37,27 @@ extern char boot_stack_guard[];
 bool vm_ready(void)
 {
 	return ready;
+}
+
+bool vm_direct_map_phys(const void *va, uint64_t *pa)
+{
+	uint64_t a = (uint64_t)va;
+
+	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
+		return false;
+	*pa = a - DIRECT_MAP_BASE;
+	return true;
+}
+
+uint64_t vm_early_map_end(void)
+{
+	return EARLY_DIRECT_MAP_SIZE;
+}
+
+void vm_kernel_image_phys(uint64_t *start, uint64_t *end)
+{
+	*start = (uint64_t)__kernel_phys_start;
+	*end = (uint64_t)__kernel_phys_end;
 }
 
 static bool direct_map_wanted(const struct fwmap_entry *e)
@@ -156,84 +178,4 @@ void vm_init(uint64_t fb_phys, uint64_t fb_bytes)
 	kprintf("vm: kernel page tables at %#lx (%lu table pages); boot "
 		"identity map dropped\n", (unsigned long)kernel_space.root_phys,
 		(unsigned long)kernel_space.table_pages);
-}
-
-void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
-{
-	uint64_t base = ALIGN_DOWN(pa, PAGE_SIZE);
-	uint64_t end;
-
-	/* Last line of defence: callers check firmware's addresses first
-	 * (fwmap_check_range()); a range the CPU cannot address would give
-	 * a PTE with reserved bits set. */
-	if (len == 0 || len > page_alloc_phys_limit() ||
-	    pa > page_alloc_phys_limit() - len) {
-		kprintf("phys_map: [%#llx +%#llx) is beyond the physical "
-			"address width, refused\n", (unsigned long long)pa,
-			(unsigned long long)len);
-		return NULL;
-	}
-	end = ALIGN_UP(pa + len, PAGE_SIZE);
-	for (uint64_t p = base; p < end; p += PAGE_SIZE) {
-		struct vm_translation t;
-		int err;
-
-		if (vm_translate(&kernel_space, DIRECT_MAP_BASE + p, &t)) {
-			if (t.memtype == type)
-				continue;
-			err = vm_set_memtype(&kernel_space,
-					     DIRECT_MAP_BASE + p, 1, type);
-		} else {
-			err = vm_map(&kernel_space, DIRECT_MAP_BASE + p, p, 1,
-				     VM_WRITE | VM_GLOBAL, type, 0);
-		}
-		if (err) {
-			kprintf("phys_map: %#lx as %s failed: %s\n",
-				(unsigned long)p, memtype_name(type),
-				vm_strerror(err));
-			return NULL;
-		}
-	}
-	cachemodel_set_type(base, (end - base) >> PAGE_SHIFT, type);
-	return phys_to_virt(pa);
-}
-
-int set_memory_type(void *direct_va, uint64_t npages, enum memtype type)
-{
-	uint64_t va = (uint64_t)direct_va;
-	int err;
-
-	if (va < DIRECT_MAP_BASE || va >= KERNEL_VMA || (va & (PAGE_SIZE - 1)))
-		return VM_ERR_INVALID;
-	err = vm_set_memtype(&kernel_space, va, npages, type);
-	if (err)
-		return err;
-	/* Lines cached under the old type must not outlive the change. */
-	cache_flush_range(direct_va, npages << PAGE_SHIFT);
-	/* A cache model (QEMU plugin) follows the change too. */
-	cachemodel_set_type(virt_to_phys(direct_va), npages, type);
-	return VM_OK;
-}
-
-int vm_map_ram(struct addr_space *as, uint64_t va, uint64_t pa,
-	       uint64_t npages, unsigned prot, enum memtype type)
-{
-	int err = set_memory_type(phys_to_virt(pa), npages, type);
-
-	if (err)
-		return err;
-	err = vm_map(as, va, pa, npages, prot, type, 0);
-	if (err)
-		set_memory_type(phys_to_virt(pa), npages, MEMTYPE_WB);
-	return err;
-}
-
-int vm_unmap_ram(struct addr_space *as, uint64_t va, uint64_t pa,
-		 uint64_t npages)
-{
-	int err = vm_unmap(as, va, npages);
-
-	if (err)
-		return err;
-	return set_memory_type(phys_to_virt(pa), npages, MEMTYPE_WB);
 }
