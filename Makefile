@@ -215,6 +215,7 @@ iso: deps $(ISO)
 MODEL        ?=
 MODEL_SO     := $(BUILD)/cachemodel/cachemodel.so
 MODEL_SRCS   := cachemodel/plugin.c cachemodel/model.c cachemodel/profile.c \
+	cachemodel/pace.c \
 	cachemodel/x86_insn.c
 MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
 	-fvisibility=hidden -pthread -flto
@@ -227,9 +228,10 @@ cachemodel: $(MODEL_SO)
 
 # With MODEL=<profile>: QEMU loads the plugin, the kernel is told the
 # profile (cachemodel=), the model's lines go to MODEL_OUT. TCG_THREAD=
-# single|multi picks QEMU's TCG threading and MODEL_SYNC=<cycles> the
-# plugin's clock quantum (docs/cachemodel.md: several CPUs); ICOUNT=1
-# implies single.
+# single|multi picks QEMU's TCG threading; with several CPUs the plugin
+# paces them by modelled time, MODEL_SYNC=<cycles> sets the quantum (0:
+# unpaced; docs/cachemodel.md, "Several CPUs: pacing by modelled time");
+# ICOUNT=1 implies single, which cannot be paced.
 comma        := ,
 MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=

@@ -4,7 +4,7 @@
  *
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
  *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
- *       [,sync=CYCLES]   (multi-threaded TCG: keep vCPUs within CYCLES)
+ *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
  *
  * At translation time each instruction is classified from its bytes
  * (cachemodel/x86_insn.c): its memory callback carries the NT-store and
@@ -24,21 +24,23 @@
  *     engine to leave the vCPUs' WC buffers and counters alone
  *     (cm_set_type(), cm_clflush_lines() flushing their WC buffers)
  *     holds model_lock and calls fast_stop() first, fast_restart()
- *     after. With sync= or without membarrier(2) every access takes the
- *     slow path (the clock check needs model_lock anyway).
+ *     after. Without membarrier(2) every access takes the slow path.
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region, instruction count) is written only by that vCPU's
  *     callbacks; instruction counts and the engine's counters are read
  *     by other threads with atomic loads (region snapshots read every
  *     CPU's). The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
- *  4. With sync=Q (multi-threaded TCG only), a vCPU whose modelled clock
- *     is more than Q cycles ahead of the slowest running vCPU waits (lock
- *     released) until that one catches up, or SYNC_WAIT_MAX_NS passes
- *     (counted as a timeout: QEMU may need the waiting thread, e.g. for
- *     an exclusive section, and a hang is worse than a late access).
- *     Halted vCPUs do not hold the others back; when one starts or
- *     resumes, its clock is moved up to the slowest running one's.
+ *  4. With more than one vCPU, the vCPUs are paced (cachemodel/pace.h):
+ *     at every translation block a vCPU publishes its modelled clock
+ *     (instructions x CPI + memory cycles, plus the cycles it slept
+ *     through) and waits, no lock held, while it is more than the quantum
+ *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
+ *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
+ *     sender's clock. A region's elapsed time is the global modelled
+ *     clock (the latest vCPU clock) at its end minus at its start; a
+ *     region during which pacing was broken, or a multi-vCPU region that
+ *     was not paced, says "valid":false in its line.
  *  5. Each vCPU caches the physical page of the virtual pages it used
  *     (QEMU's hwaddr lookup is a large part of the cost), like a TLB:
  *     the cache is emptied whenever that vCPU executes an instruction
@@ -59,6 +61,7 @@
 #include <sys/syscall.h>
 #include "cachemodel/doorbell.h"
 #include "cachemodel/model.h"
+#include "cachemodel/pace.h"
 #include "cachemodel/profile.h"
 #include "cachemodel/qemu_plugin_api.h"
 #include "cachemodel/x86_insn.h"
@@ -73,14 +76,17 @@
 #define PAT_WP 5
 #define PAT_WB 6
 #define PAT_UC_MINUS 7
-#define SYNC_WAIT_MAX_NS 2000000ll	/* 2 ms of host time */
-#define NS_PER_SEC 1000000000ll
 #define XLAT_BITS 8
 #define XLAT_ENTRIES (1u << XLAT_BITS)	/* per vCPU, direct mapped */
 /* Fibonacci hashing of the page number: a copy's source and destination
  * pages, a power of two apart, would share a slot if it were indexed by
  * the low bits and evict each other on every access. */
 #define XLAT_HASH 0x9e3779b97f4a7c15ull
+/* The local APIC's interrupt command register, low half, at the xAPIC's
+ * default base (SDM vol. 3, 11.4.1 and 11.6.1): writing it sends an IPI.
+ * x2APIC's ICR is an MSR, which a plugin cannot see. */
+#define XAPIC_DEFAULT_BASE 0xfee00000ull
+#define APIC_REG_ICR_LOW 0x300
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
 
@@ -116,9 +122,9 @@ struct vcpu {
 	/* PAUSE: every CPU's counters then; RESUME moves snap past them. */
 	bool region_paused;
 	struct cm_stats *paused_at;
-	/* sync= (invariant 4), under model_lock */
-	bool running;		/* executing, not halted */
-	uint64_t skip;		/* cycles added to the clock at resumes */
+	/* The global clock and the pacing breaks at BEGIN (invariant 4);
+	 * RESUME moves region_clock past the pause (paused_clock then). */
+	uint64_t region_clock, region_breaks, paused_clock;
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */
@@ -178,8 +184,8 @@ static uint64_t db_errors[DB_NERRORS];
 /* The last label any CPU set: an experiment names itself on one CPU and
  * runs its repetitions on several. */
 static char label[DB_LABEL_MAX];
-static uint64_t sync_quantum;	/* 0: no synchronisation */
-static uint64_t sync_waits, sync_timeouts;
+static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
+static struct pace *pace;	/* NULL: one vCPU, or sync=0 */
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -199,6 +205,30 @@ static void stats_now(unsigned cpu, struct cm_stats *s)
 	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
 }
 
+/* cpu's busy modelled cycles: instructions x CPI + memory cycles. */
+static uint64_t busy_cycles(unsigned cpu)
+{
+	struct cm_stats s;
+
+	stats_now(cpu, &s);
+	return cm_cycles(model, &s);
+}
+
+/* The global modelled clock: the latest vCPU clock (busy cycles plus the
+ * cycles a paced vCPU slept through; invariant 4). */
+static uint64_t global_clock(void)
+{
+	uint64_t max = 0;
+
+	for (unsigned c = 0; c < nvcpus; c++) {
+		uint64_t t = busy_cycles(c) + (pace ? pace_skip(pace, c) : 0);
+
+		if (t > max)
+			max = t;
+	}
+	return max;
+}
+
 /* ------------------------------------------------------------------ */
 /* Fast-path exclusion (invariant 1)                                    */
 
@@ -215,7 +245,7 @@ static void stats_now(unsigned cpu, struct cm_stats *s)
  */
 static uint32_t fast_stopped;	/* written under model_lock; 1 for good
 				 * when the fast path is off */
-static bool fast_path_on;	/* membarrier registered and no sync= */
+static bool fast_path_on;	/* membarrier registered */
 
 static long membarrier(int cmd)
 {
@@ -264,10 +294,11 @@ static void fast_restart(void)
 }
 
 #define DIFF(f) d.f = now->f - then->f
+/* extra: more ,"key":value fields for the line, or "". */
 static void print_counters(const char *kind, const char *label, int64_t id,
 			   bool all, uint64_t iters, unsigned by, unsigned cpu,
 			   const struct cm_stats *now,
-			   const struct cm_stats *then)
+			   const struct cm_stats *then, const char *extra)
 {
 	struct cm_stats d;
 
@@ -302,7 +333,7 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
 		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
 		",\"store_stalls\":%" PRIu64
-		",\"cycles\":%" PRIu64 "}\n",
+		",\"cycles\":%" PRIu64 "%s}\n",
 		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
 		iters, by, cpu,
 		d.insns,
@@ -314,7 +345,7 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, d.prefetches, d.prefetch_useful,
 		d.prefetch_late, d.bus_queued, d.store_stalls,
-		cm_cycles(model, &d));
+		cm_cycles(model, &d), extra);
 }
 
 /* ------------------------------------------------------------------ */
@@ -345,11 +376,35 @@ static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
 	}
 }
 
+/*
+ * The timing fields of v's region, ending now, for its lines (invariant
+ * 4): none with one vCPU (those lines stay as they were); else its
+ * elapsed modelled time, the quantum it was paced with (0: unpaced), the
+ * pacing breaks during it, and whether its figures are valid (paced, no
+ * break). An END while paused ends at the pause.
+ */
+static void region_timing(const struct vcpu *v, char *buf, size_t size)
+{
+	uint64_t end = v->region_paused ? v->paused_clock : global_clock();
+	uint64_t breaks = pace ? pace_breaks(pace) - v->region_breaks : 0;
+	uint64_t q = pace && pace_on(pace) ? pace_quantum(pace) : 0;
+
+	if (nvcpus == 1) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, size, ",\"elapsed\":%" PRIu64 ",\"paced\":%" PRIu64
+		 ",\"pace_breaks\":%" PRIu64 ",\"valid\":%s",
+		 end - v->region_clock, q, breaks,
+		 q && !breaks ? "true" : "false");
+}
+
 /* Called with model_lock held. */
 static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
 	const uint64_t off = DB_CMD_BASE + cmd;
 	enum cm_memtype t;
+	char extra[ERR_MAX];
 	struct cm_stats now;
 	bool ok;
 
@@ -404,6 +459,8 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		memcpy(v->region_label, label, sizeof(label));
 		for (unsigned c = 0; c < nvcpus; c++)
 			stats_now(c, &v->snap[c]);
+		v->region_clock = global_clock();
+		v->region_breaks = pace ? pace_breaks(pace) : 0;
 		break;
 	case DB_CMD_END:
 		if (v->nargs != 2) {
@@ -416,6 +473,7 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		}
 		v->region_open = false;
 		regions++;
+		region_timing(v, extra, sizeof(extra));
 		for (unsigned c = 0; c < nvcpus; c++) {
 			/* Ended while paused: the counts up to the pause. */
 			if (v->region_paused)
@@ -429,7 +487,8 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 				continue;
 			print_counters("region", v->region_label,
 				       (int64_t)v->region_id, v->region_all,
-				       v->args[1], cpu, c, &now, &v->snap[c]);
+				       v->args[1], cpu, c, &now, &v->snap[c],
+				       extra);
 		}
 		break;
 	case DB_CMD_PAUSE:
@@ -444,6 +503,10 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			break;
 		}
 		v->region_paused = cmd == DB_CMD_PAUSE;
+		if (cmd == DB_CMD_PAUSE)
+			v->paused_clock = global_clock();
+		else
+			v->region_clock += global_clock() - v->paused_clock;
 		for (unsigned c = 0; c < nvcpus; c++) {
 			stats_now(c, &now);
 			if (cmd == DB_CMD_PAUSE)
@@ -524,99 +587,21 @@ static void doorbell(unsigned cpu, uint64_t off, unsigned size)
 }
 
 /* ------------------------------------------------------------------ */
-/* Clock synchronisation (invariant 4)                                  */
+/* Pacing (invariant 4; cachemodel/pace.h)                             */
 
-/* cpu's modelled clock for ordering; model_lock held. */
-static uint64_t sync_clock(unsigned cpu)
-{
-	struct cm_stats s;
-
-	stats_now(cpu, &s);
-	return cm_cycles(model, &s) + vcpus[cpu].skip;
-}
-
-/* The slowest running vCPU's clock other than cpu; UINT64_MAX if none. */
-static uint64_t slowest_other(unsigned cpu)
-{
-	uint64_t min = UINT64_MAX;
-
-	for (unsigned c = 0; c < nvcpus; c++)
-		if (c != cpu && vcpus[c].running) {
-			uint64_t t = sync_clock(c);
-
-			if (t < min)
-				min = t;
-		}
-	return min;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
-}
-
-/* cpu starts or resumes running: its clock joins the slowest running
- * one's, so the others do not wait for it to live through its halt. */
-static void sync_join(unsigned cpu)
-{
-	uint64_t other = slowest_other(cpu), mine = sync_clock(cpu);
-
-	if (other != UINT64_MAX && other > mine)
-		vcpus[cpu].skip += other - mine;
-	vcpus[cpu].running = true;
-}
-
-/* Called with model_lock held; returns with it held. */
-static void sync_wait(unsigned cpu)
-{
-	int64_t deadline;
-	uint64_t mine;
-
-	if (!vcpus[cpu].running)
-		sync_join(cpu);	/* its first access, or a missed resume */
-	mine = sync_clock(cpu);
-	if (slowest_other(cpu) == UINT64_MAX ||
-	    mine <= slowest_other(cpu) + sync_quantum)
-		return;
-	sync_waits++;
-	deadline = now_ns() + SYNC_WAIT_MAX_NS;
-	for (;;) {
-		uint64_t other;
-
-		pthread_mutex_unlock(&model_lock);
-		sched_yield();
-		pthread_mutex_lock(&model_lock);
-		other = slowest_other(cpu);
-		if (other == UINT64_MAX || mine <= other + sync_quantum)
-			return;
-		if (now_ns() > deadline) {
-			sync_timeouts++;
-			return;
-		}
-	}
-}
-
+/* QEMU calls these on the vCPU's own thread, as pace.h requires. */
 static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
 {
 	(void)id;
-	if (cpu >= nvcpus)
-		return;
-	pthread_mutex_lock(&model_lock);
-	vcpus[cpu].running = false;
-	pthread_mutex_unlock(&model_lock);
+	if (cpu < nvcpus)
+		pace_idle(pace, cpu);
 }
 
 static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 {
 	(void)id;
-	if (cpu >= nvcpus)
-		return;
-	pthread_mutex_lock(&model_lock);
-	sync_join(cpu);
-	pthread_mutex_unlock(&model_lock);
+	if (cpu < nvcpus)
+		pace_resume(pace, cpu, busy_cycles(cpu));
 }
 
 /* ------------------------------------------------------------------ */
@@ -702,6 +687,9 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_LOCKED;
 	if (io)
 		flags |= CM_IO;
+	/* An IPI: halted vCPUs wake at this clock (cachemodel/pace.h, 6). */
+	if (pace && store && io && pa == XAPIC_DEFAULT_BASE + APIC_REG_ICR_LOW)
+		pace_wake_sent(pace, cpu, busy_cycles(cpu));
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
 				     : 1u << qemu_plugin_mem_size_shift(info);
 	if (fast_enter(&vcpus[cpu])) {
@@ -713,8 +701,6 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	}
 	pthread_mutex_lock(&model_lock);
 	cm_access(model, cpu, pa, size, flags);
-	if (sync_quantum)
-		sync_wait(cpu);
 	pthread_mutex_unlock(&model_lock);
 }
 
@@ -751,6 +737,10 @@ static void on_tb(unsigned int cpu, void *udata)
 		/* The engine's clock (bus, fill and store buffers, prefetch
 		 * timeliness) counts instructions too. */
 		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
+		/* The block's instructions are counted before it runs: its
+		 * clock includes them when it waits (invariant 4). */
+		if (pace)
+			pace_tick(pace, cpu, busy_cycles(cpu));
 	}
 }
 
@@ -794,7 +784,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 	pthread_mutex_lock(&model_lock);
 	for (unsigned c = 0; c < nvcpus; c++) {
 		stats_now(c, &now);
-		print_counters("total", "", -1, false, 0, c, c, &now, &zero);
+		print_counters("total", "", -1, false, 0, c, c, &now, &zero,
+			       "");
 		if (vcpus[c].region_open)
 			db_error(DBE_OPEN_AT_EXIT, c, DB_CMD_BASE + DB_CMD_END);
 	}
@@ -807,10 +798,12 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		fprintf(out, "%s\"%s\":%" PRIu64, e ? "," : "",
 			db_error_names[e], db_errors[e]);
 	fprintf(out, "}"
-		",\"sync_quantum\":%" PRIu64 ",\"sync_waits\":%" PRIu64
-		",\"sync_timeouts\":%" PRIu64
+		",\"paced\":%" PRIu64 ",\"pace_waits\":%" PRIu64
+		",\"pace_stalls\":%" PRIu64 ",\"pace_breaks\":%" PRIu64
 		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
-		sync_quantum, sync_waits, sync_timeouts,
+		pace && pace_on(pace) ? pace_quantum(pace) : 0,
+		pace ? pace_waits(pace) : 0, pace ? pace_stalls(pace) : 0,
+		pace ? pace_breaks(pace) : 0,
 		cm_state_bytes(model), seconds_since(&started));
 	fclose(out);
 	out = NULL;
@@ -890,7 +883,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		else if (!strncmp(argv[i], "sync=", 5)) {
 			char *end;
 
-			sync_quantum = strtoull(argv[i] + 5, &end, 10);
+			quantum = strtoull(argv[i] + 5, &end, 10);
 			if (argv[i][5] < '0' || argv[i][5] > '9' || *end)
 				return fail("sync=%s: expected a number of "
 					    "cycles%s", argv[i] + 5, "");
@@ -919,7 +912,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	vcpus = aligned_alloc(HOST_LINE_BYTES, nvcpus * sizeof(*vcpus));
 	if (vcpus)
 		memset(vcpus, 0, nvcpus * sizeof(*vcpus));
-	if (!model || !vcpus)
+	if (nvcpus > 1 && quantum)
+		pace = pace_create(nvcpus, quantum, PACE_DEFAULT_BLOCKED_NS);
+	if (!model || !vcpus || (nvcpus > 1 && quantum && !pace))
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {
 		vcpus[c].snap = calloc(nvcpus, sizeof(struct cm_stats));
@@ -933,13 +928,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	fprintf(out, PREFIX "{\"kind\":\"start\",\"profile\":\"%s\","
 		"\"cpus\":%u,\"api\":%d,\"freq_mhz\":%u,\"cpi_x100\":%u}\n",
 		p.name, nvcpus, info->version.cur, p.freq_mhz, p.cpi_x100);
-	/* The fast path needs membarrier(2) (Linux 4.14) and no sync=. */
-	fast_path_on = !sync_quantum &&
+	/* The fast path needs membarrier(2) (Linux 4.14). */
+	fast_path_on =
 		membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 	fast_stopped = !fast_path_on;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
-	if (sync_quantum) {
+	if (pace) {
 		qemu_plugin_register_vcpu_idle_cb(id, on_idle);
 		qemu_plugin_register_vcpu_resume_cb(id, on_resume);
 	}

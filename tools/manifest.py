@@ -49,7 +49,8 @@ ENTRY_DEFAULTS = {
     # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
     # model_sync = the plugin's sync= quantum in cycles, model_check =
     # calibration | repeat (boot twice, identical model lines) | falseshare
-    # | copy (movnti spares the bystander of a copy done in pieces).
+    # | copy (movnti spares the bystander of a copy done in pieces) |
+    # pacing (paced multi-CPU repetitions agree, none broken unflagged).
     "model": "",
     "model_sync": "",
     "model_check": "",
@@ -60,7 +61,7 @@ ENTRY_DEFAULTS = {
     # replaced); a non-zero exit fails the boot with its output.
     "post_check": "",
 }
-MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy")
+MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy", "pacing")
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS
 EXPECTS = ("pass", "panic", "hang", "triple")

@@ -14,6 +14,7 @@ the @@RESULT figures of the serial log, and checks them:
     model.py check-falseshare LOG MODEL.jsonl (packed >> aligned?)
     model.py tracing LOG MODEL.jsonl          (trace variants' slowdown)
     model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
+    model.py check-pacing MODEL.jsonl         (paced repetitions agree?)
     model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
                                               (the kernel's options for it)
 
@@ -33,6 +34,18 @@ its key; the figures of one multi-metric key share its regions. A
 distribution timed in one pass (n samples of one event, as trace_cost's
 event_cycles) owns the next region alone when that region ran exactly n
 iterations. Keyed regions never enter the order-based attribution above.
+
+Pacing. With more than one vCPU the plugin paces them by their modelled
+clocks (docs/cachemodel.md, "Several CPUs: pacing by modelled time") and
+every region line also carries "elapsed" (the global modelled clock at
+its end minus at its start), "paced" (the quantum, 0 when not paced),
+"pace_breaks" and "valid" (paced and never broken). A figure's modelled
+cycles per iteration divide the elapsed time for a region over every CPU
+(scope "all") of such a run, else the busy cycles (instructions x CPI +
+memory, summed over the region's CPUs); the figure says which ("basis")
+and carries the busy cycles beside it. A figure from any region that is
+not valid is marked invalid, and the tracing command fails on it rather
+than print it as valid.
 
 Python 3 standard library only.
 """
@@ -56,6 +69,8 @@ WC_CAUSES = ("fence", "locked", "uncached", "evict")
 OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
     "prefetches", "prefetch_useful", "prefetch_late", "bus_queued",
     "store_stalls")
+# Region timing of multi-vCPU runs (absent with one vCPU).
+PACE_FIELDS = ("elapsed", "paced", "pace_breaks")
 PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 # Calibration: modelled per-load latency within this fraction of the
 # profile's number (the loop's own few stack accesses dilute it slightly).
@@ -92,10 +107,13 @@ def parse_lines(lines, source="model"):
                 if not isinstance(obj.get(key), int):
                     raise ModelError("%s:%d: '%s' missing or not an "
                                      "integer" % (source, n, key))
-            for key in OPTIONAL_COUNTERS:
+            for key in OPTIONAL_COUNTERS + PACE_FIELDS:
                 if key in obj and not isinstance(obj[key], int):
                     raise ModelError("%s:%d: '%s' is not an integer" %
                                      (source, n, key))
+            if "valid" in obj and not isinstance(obj["valid"], bool):
+                raise ModelError("%s:%d: 'valid' is not a boolean" %
+                                 (source, n))
         out.append(obj)
     return out
 
@@ -157,6 +175,9 @@ def merge_cpus(lines):
     out["cpu"] = first["by"]
     out["cpus"] = len(lines)
     out["cycles_max"] = max(o["cycles"] for o in lines)
+    # elapsed, paced and pace_breaks are the region's, on every line.
+    if "valid" in first:
+        out["valid"] = all(o.get("valid") for o in lines)
     return out
 
 
@@ -176,16 +197,36 @@ def regions(objs):
     return sorted(own, key=lambda o: o["id"])
 
 
+def region_basis(r):
+    """What a region's modelled cycles per iteration divide: "elapsed"
+    (the global modelled clock's advance) for a region over every CPU of a
+    multi-vCPU run, else "busy" (its CPUs' own cycles)."""
+    return ("elapsed" if "elapsed" in r and r.get("scope") == "all"
+            else "busy")
+
+
+def region_valid(r):
+    """False for a region of a multi-vCPU run that was not paced or whose
+    pacing broke; True otherwise (one vCPU needs no pacing)."""
+    return r.get("valid", True)
+
+
 def region_figures(r, freq_mhz):
-    """Per-iteration figures of one region line (cycles summed over the
-    CPUs of an "all" region; cycles_max_per_iter: its busiest CPU's)."""
+    """Per-iteration figures of one region line: cycles_per_iter divides
+    region_basis(r)'s cycles; busy_cycles_per_iter the busy cycles (summed
+    over the CPUs of an "all" region; cycles_max_per_iter: its busiest
+    CPU's); elapsed_per_iter the elapsed time (None with one vCPU)."""
     it = r["iters"] or 1
+    cycles = r["elapsed"] if region_basis(r) == "elapsed" else r["cycles"]
     return {
-        "cycles_per_iter": r["cycles"] / it,
+        "cycles_per_iter": cycles / it,
+        "busy_cycles_per_iter": r["cycles"] / it,
+        "elapsed_per_iter": (r["elapsed"] / it if "elapsed" in r
+                             else None),
         "insns_per_iter": r["insns"] / it,
         "cycles_max_per_iter": r.get("cycles_max", r["cycles"]) / it,
         "cpus": r.get("cpus", 1),
-        "ns_per_iter": r["cycles"] / it * 1000.0 / freq_mhz,
+        "ns_per_iter": cycles / it * 1000.0 / freq_mhz,
         "l1_misses_per_iter": r["l1_misses"] / it,
         "llc_misses_per_iter": r["llc_misses"] / it,
         "prefetches_per_iter": r.get("prefetches", 0) / it,
@@ -218,6 +259,11 @@ def set_model(res, rs, profile, freq):
         "regions": [r["id"] for r in rs],
         **{k: (None if any(f[k] is None for f in figs) else
                statistics.median(f[k] for f in figs)) for k in figs[0]},
+        "basis": region_basis(rs[0]),
+        "valid": all(region_valid(r) for r in rs),
+        "pace_breaks": sum(r.get("pace_breaks", 0) for r in rs),
+        "paced": min((r["paced"] for r in rs if "paced" in r),
+                     default=None),
     }
 
 
@@ -442,6 +488,80 @@ def check_calibration(objs, profiles_path, out=sys.stdout):
     return problems
 
 
+# Paced repetitions of one region must agree this closely in elapsed
+# modelled cycles per iteration (docs/cachemodel.md, "Several CPUs:
+# pacing by modelled time").
+PACING_TOLERANCE = 0.02
+
+
+def check_pacing(objs, out=sys.stdout):
+    """A multi-vCPU run's repetitions under pacing: the run must be paced,
+    every region over every CPU valid (paced, no break; a region whose
+    pacing broke must say so), and the repetitions of each label within
+    PACING_TOLERANCE of each other in elapsed cycles per iteration.
+    Returns the problems."""
+    _, _, summ = info(objs)
+    problems = []
+    if summ is None:
+        return ["no summary line (did QEMU exit cleanly?)"]
+    if summ.get("cpus", 1) < 2:
+        return ["one vCPU: nothing to pace"]
+    out.write(pacing_summary(summ) + "\n")
+    if not summ.get("paced"):
+        problems.append("the vCPUs were not paced")
+    groups = {}
+    for r in regions(objs):
+        if r.get("scope") != "all":
+            continue
+        if "elapsed" not in r:
+            problems.append("region %d has no elapsed time" % r["id"])
+            continue
+        if r.get("pace_breaks", 0) and r.get("valid"):
+            problems.append("region %d: %d pacing breaks, yet marked "
+                            "valid" % (r["id"], r["pace_breaks"]))
+        if not region_valid(r):
+            problems.append("region %d (%s) is invalid: %s" % (
+                r["id"], r["label"], "%d pacing breaks" % r["pace_breaks"]
+                if r.get("pace_breaks") else "not paced"))
+        groups.setdefault(r["label"], []).append(r)
+    compared = 0
+    for label, rs in groups.items():
+        if len(rs) < 2:
+            continue
+        per = [r["elapsed"] / (r["iters"] or 1) for r in rs]
+        busy = [r["cycles"] / (r["iters"] or 1) for r in rs]
+        spread = (max(per) - min(per)) / min(per) if min(per) else 0.0
+        compared += 1
+        out.write("%s: %d repetitions, elapsed cycles/iter %s (spread "
+                  "%.2f %%), busy cycles/iter %s\n" % (
+                      label, len(rs), " ".join("%.0f" % x for x in per),
+                      100.0 * spread, " ".join("%.0f" % x for x in busy)))
+        if spread > PACING_TOLERANCE:
+            problems.append("%s: repetitions differ by %.2f %% (at most "
+                            "%.0f %%)" % (label, 100.0 * spread,
+                                          100.0 * PACING_TOLERANCE))
+    if not compared:
+        problems.append("no label with two repetitions over every CPU")
+    return problems
+
+
+def pacing_summary(summ):
+    """One line on the pacing of a run, from its summary line."""
+    if summ.get("cpus", 1) == 1:
+        return "one vCPU: no pacing needed"
+    if "paced" not in summ:
+        return "vCPUs not paced (a plugin without pacing)"
+    if not summ["paced"]:
+        return ("vCPUs NOT paced (sync=0, or single-threaded TCG): "
+                "multi-CPU figures are invalid")
+    return ("vCPUs paced, quantum %d cycles: %d waits, %d host stalls, "
+            "%d pacing breaks%s" % (
+                summ["paced"], summ["pace_waits"], summ["pace_stalls"],
+                summ["pace_breaks"],
+                " (regions spanning them are invalid)"
+                if summ["pace_breaks"] else ""))
+
+
 def comparable(objs):
     """The lines that must repeat exactly from run to run."""
     return [json.dumps(o, sort_keys=True) for o in objs
@@ -496,12 +616,17 @@ def slowdowns(results):
         if off is None:
             continue
         base = off["model"]["cycles_per_iter"]
+        off_valid = off["model"].get("valid", True)
         for r in mine:
             m = r["model"]
             c = m["cycles_per_iter"]
             out.append({
                 "experiment": exp, "variant": r["variant"],
                 "cycles_per_op": c, "insns_per_op": m["insns_per_iter"],
+                "busy_per_op": m.get("busy_cycles_per_iter", c),
+                "basis": m.get("basis", "busy"),
+                "valid": m.get("valid", True) and off_valid,
+                "pace_breaks": m.get("pace_breaks", 0),
                 **{k: m.get(k + "_per_iter") for k in MEMORY_COLUMNS},
                 "slowdown_pct": (None if r is off or not c else
                                  PCT * (1 - base / c)),
@@ -521,14 +646,22 @@ MEMORY_HEADS = dict(zip(MEMORY_COLUMNS, (
 def slowdown_table(rows, profile):
     lines = ["tracing slowdown on the cache model (profile %s; modelled, "
              "not measured)" % profile,
-             "%-8s %-30s %12s %12s %9s" % ("exp", "variant", "cycles/op",
-                                           "insns/op", "slowdown")]
+             "cycles/op divides %s; busy/op: the CPUs' own cycles summed" %
+             ("the elapsed modelled time (paced vCPUs)"
+              if any(r["basis"] == "elapsed" for r in rows) else
+              "the busy cycles (one vCPU)"),
+             "%-8s %-30s %12s %12s %12s %9s  %s" % (
+                 "exp", "variant", "cycles/op", "busy/op", "insns/op",
+                 "slowdown", "valid")]
     for r in rows:
         sd = ("" if r["slowdown_pct"] is None else
               "%8.2f%%" % r["slowdown_pct"])
-        lines.append("%-8s %-30s %12.1f %12.1f %9s" % (
+        lines.append("%-8s %-30s %12.1f %12.1f %12.1f %9s  %s" % (
             r["experiment"], r["variant"], r["cycles_per_op"],
-            r["insns_per_op"], sd))
+            r["busy_per_op"], r["insns_per_op"], sd,
+            "yes" if r["valid"] else
+            "NO (%s)" % ("%d pacing breaks" % r["pace_breaks"]
+                         if r["pace_breaks"] else "not paced")))
     lines += ["", "per operation (WC partial flushes also by cause):",
               "%-8s %-30s " % ("exp", "variant") +
               " ".join("%9s" % MEMORY_HEADS[c] for c in MEMORY_COLUMNS)]
@@ -628,6 +761,9 @@ def main(argv=None):
                        help="movnti spares the bystander (pieces)?")
     s.add_argument("log")
     s.add_argument("model")
+    s = sub.add_parser("check-pacing",
+                       help="paced repetitions agree within 2 %%?")
+    s.add_argument("model")
     s = sub.add_parser("kcmdline", help="kernel options for a profile")
     s.add_argument("profile")
     s.add_argument("--profiles", default="cachemodel/profiles.txt")
@@ -652,6 +788,7 @@ def main(argv=None):
             if summ:
                 print("model state %.1f MiB, host time %.1f s" %
                       (summ["state_bytes"] / 2**20, summ["host_seconds"]))
+                print(pacing_summary(summ))
             problems = doorbell_problems(objs)
         elif args.cmd == "check-doorbell":
             objs = load(args.model)
@@ -664,6 +801,8 @@ def main(argv=None):
             return 0
         elif args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)
+        elif args.cmd == "check-pacing":
+            problems = check_pacing(load(args.model))
         elif args.cmd == "compare":
             a_objs, b_objs = load(args.a), load(args.b)
             problems, n = compare(a_objs, b_objs)
@@ -681,6 +820,11 @@ def main(argv=None):
                 rows = slowdowns(res)
                 problems = [] if rows else [
                     "no trace_off figure with model data in %s" % args.log]
+                bad = [r["variant"] for r in rows if not r["valid"]]
+                if bad:
+                    problems.append("invalid modelled figures (vCPUs not "
+                                    "paced, or pacing broken): %s" %
+                                    ", ".join(bad))
                 sys.stdout.write(slowdown_table(rows, info(objs)[0]))
             else:
                 check = (check_copy if args.cmd == "check-copy"

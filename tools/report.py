@@ -228,7 +228,12 @@ def section_results(res, charts, chart_note, report_dir, model=None):
         out += ["Modelled columns: cycles, ns and LLC misses per "
                 "iteration on the cache model, profile %s (median over the "
                 "same repetitions; an iteration is the figure's own unit: "
-                "a KiB for copy, a request for tbench)."
+                "a KiB for copy, a request for tbench). For work spread "
+                "over several paced vCPUs (a region over every CPU) the "
+                "cycles divided are the region's elapsed modelled time; "
+                "otherwise its CPUs' busy cycles (instructions x CPI + "
+                "memory). Figures from vCPUs that were not paced, or "
+                "whose pacing broke, are marked INVALID."
                 % md_escape(model["profile"]), ""]
     if chart_note:
         out += [chart_note, ""]
@@ -249,7 +254,8 @@ def section_results(res, charts, chart_note, report_dir, model=None):
             mcols = ""
             if modelled:
                 mcols = (" %s | %s | %s |" % (
-                    fmt_num(m["cycles_per_iter"]), fmt_num(m["ns_per_iter"]),
+                    modelled_cell(m, fmt_num(m["cycles_per_iter"])),
+                    fmt_num(m["ns_per_iter"]),
                     fmt_num(m["llc_misses_per_iter"])) if m else " | | |")
             out.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | "
                        "%s | %d |" % (
@@ -342,11 +348,28 @@ def seed_ratio(figs, spec):
     return None if den == 0 else num / den
 
 
+def model_valid(r):
+    """False when r's modelled figure came from vCPUs that were not paced
+    or whose pacing broke (tools/model.py: "valid")."""
+    return r.get("model", {}).get("valid", True)
+
+
+def modelled_cell(m, text):
+    """A modelled figure's cell: marked when the figure is invalid."""
+    if m.get("valid", True):
+        return text
+    return "%s (INVALID: %s)" % (text, "%d pacing breaks" %
+                                 m["pace_breaks"] if m.get("pace_breaks")
+                                 else "not paced")
+
+
 def modelled_ratio(num, den):
     """The same ratio on the cache model's figures (cycles per iteration
     of the same repetitions), or None. A rate (a unit per second) is the
     inverse of a time, so its ratio is taken the other way round."""
     if "model" not in num or "model" not in den:
+        return None
+    if not (model_valid(num) and model_valid(den)):
         return None
     a = num["model"]["cycles_per_iter"]
     b = den["model"]["cycles_per_iter"]
@@ -384,6 +407,11 @@ def compare(seeds, res, cache_ok, missing=()):
                     notes.append(n)
         if ours is not None and c.get("needs_caches") and not cache_ok:
             notes.append("caches not modelled: not meaningful here")
+        if (num is not None and den is not None and "model" in num and
+                "model" in den and not (model_valid(num) and
+                                        model_valid(den))):
+            notes.append("modelled ratio left out: vCPUs not paced or "
+                         "pacing broken")
         rows.append({
             "id": c["id"], "title": c["title"], "seed": c["seed"],
             "seed_ratio": s, "our_ratio": ours,
@@ -491,7 +519,7 @@ def section_tracing(res, seeds, model=None):
             "%s %%" % fmt_num(c["median"]) if c else "")
         if model:
             row += " %s | %s |" % (
-                fmt_num(m["cycles_per_op"]) if m else "",
+                modelled_cell(m, fmt_num(m["cycles_per_op"])) if m else "",
                 "%.2f %%" % m["slowdown_pct"]
                 if m and m["slowdown_pct"] is not None else "")
         out.append(row)

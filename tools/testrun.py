@@ -361,6 +361,11 @@ def check_model(e, iso, log):
     kind = e.get("model_check")
     if not kind:
         return True, text.split("\n")[0], []
+    if kind == "pacing":
+        rc, text = model_tool(["check-pacing", model_out(log)])
+        lines = text.split("\n")
+        return rc == 0, (lines[-1] if rc == 0 else "model pacing check "
+                         "failed"), [] if rc == 0 else lines
     if kind == "calibration":
         rc, text = model_tool(["check-calibration", model_out(log)])
         return rc == 0, ("model calibration " +

@@ -10,6 +10,7 @@ file). Chart tests run only when gnuplot is installed.
 """
 
 import csv
+import io
 import json
 import os
 import shutil
@@ -623,6 +624,71 @@ class ModelTest(unittest.TestCase):
         self.assertAlmostEqual(rows[1]["wc_partial_evict"], 1.0)
         self.assertIsNone(rows[2]["wc_partial_fence"])
         self.assertIn("n/a", model.slowdown_table(rows, "tiny"))
+
+    def test_paced_regions_divide_elapsed_and_flag_breaks(self):
+        # Two CPUs' lines of one "all" region: the figure divides its
+        # elapsed time, the busy cycles stand beside it; a region whose
+        # pacing broke makes the figure and the slowdown invalid.
+        lines = [model_line("start", freq_mhz=1000)]
+        for rid, (v, el, breaks) in enumerate((("trace_off", 600, 0),
+                                               ("trace_wb", 900, 1)), 1):
+            for cpu in (0, 1):
+                lines.append(model_region(
+                    "tbench|%s|throughput+ops|0" % v, rid, cpu=cpu,
+                    scope="all", cycles=500, insns=100, elapsed=el,
+                    paced=2000, pace_breaks=breaks, valid=breaks == 0))
+        res = [dict(figure("tbench", v, 1), metric="throughput")
+               for v in ("trace_off", "trace_wb")]
+        model.attribute(res, model.parse_lines(lines))
+        off, wb = res[0]["model"], res[1]["model"]
+        self.assertEqual(off["basis"], "elapsed")
+        self.assertAlmostEqual(off["cycles_per_iter"], 6.0)
+        self.assertAlmostEqual(off["busy_cycles_per_iter"], 10.0)
+        self.assertTrue(off["valid"])
+        self.assertFalse(wb["valid"])
+        self.assertEqual(wb["pace_breaks"], 1)
+        rows = model.slowdowns(res)
+        self.assertTrue(rows[0]["valid"])
+        self.assertFalse(rows[1]["valid"])
+        self.assertIn("NO (1 pacing breaks)",
+                      model.slowdown_table(rows, "tiny"))
+        # the report marks the figure and leaves its ratio out
+        self.assertIn("INVALID: 1 pacing breaks",
+                      report.modelled_cell(wb, "9"))
+        self.assertEqual(report.modelled_cell(off, "6"), "6")
+        res[1]["unit"] = res[0]["unit"] = "MB/s"
+        self.assertIsNone(report.modelled_ratio(res[1], res[0]))
+        self.assertIsNotNone(report.modelled_ratio(res[0], res[0]))
+        # check-pacing: paced repetitions within 2 %, all valid
+        def run(els, valid=True, breaks=0, paced=2000):
+            ls = [model_line("start", freq_mhz=1000, cpus=2)]
+            for rid, el in enumerate(els, 1):
+                ls += [model_region("tb", rid, cpu=c, scope="all",
+                                    iters=10, cycles=500, elapsed=el,
+                                    paced=paced, pace_breaks=breaks,
+                                    valid=valid) for c in (0, 1)]
+            ls.append(model_line("summary", cpus=2, paced=paced,
+                                 pace_waits=5, pace_stalls=0,
+                                 pace_breaks=breaks))
+            return model.check_pacing(model.parse_lines(ls),
+                                      out=io.StringIO())
+        self.assertEqual(run([1000, 1015]), [])
+        self.assertIn("differ by 3.00 %", run([1000, 1030])[0])
+        self.assertTrue(any("yet marked valid" in p
+                            for p in run([1000, 1000], breaks=1)))
+        self.assertTrue(any("invalid" in p for p in
+                            run([1000, 1000], valid=False, breaks=1)))
+        self.assertTrue(any("not paced" in p for p in
+                            run([1000, 1000], valid=False, paced=0)))
+        # one vCPU: no timing fields, busy cycles, valid
+        one = model.parse_lines([model_line("start", freq_mhz=1000),
+                                 model_region("x", 1, cycles=700)])
+        r = model.regions(one)[0]
+        self.assertEqual(model.region_basis(r), "busy")
+        self.assertTrue(model.region_valid(r))
+        with self.assertRaises(model.ModelError):
+            model.parse_lines([model_line("start"),
+                               model_region("x", 1, valid="yes")])
 
     def test_keyed_attribution_refuses_short_counts(self):
         objs = model.parse_lines([model_line("start"),

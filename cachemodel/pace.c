@@ -1,0 +1,398 @@
+/*
+ * Pacing of several CPUs' modelled clocks (cachemodel/pace.h has the
+ * contract and the invariants; docs/cachemodel.md, "Several CPUs: pacing
+ * by modelled time", the why).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "cachemodel/pace.h"
+
+#define PACE_MAX_CPUS 64
+#define NS_PER_SEC 1000000000ll
+/* A waiter wakes at least this often to look for a stall (invariant 4). */
+#define PACE_TICK_NS 1000000ll	/* 1 ms */
+#define HOST_LINE_BYTES 64
+#define STAT_BYTES 512
+#define NO_CLOCK UINT64_MAX
+/* generation 0 is never current: a CPU's limit is stale until computed */
+#define GEN_STALE 0
+
+struct pace_cpu {
+	uint64_t clock;		/* busy + skip, published (atomic) */
+	uint64_t skip;		/* own thread writes, others read (atomic) */
+	uint64_t limit;		/* own thread: floor + quantum when computed */
+	uint64_t limit_gen;	/* own thread: the generation limit is of */
+	uint64_t wake_clock;	/* atomic: a wake sent while it was halted,
+				 * the sender's clock then; NO_CLOCK: none */
+	int64_t wake_until;	/* atomic: host ns it holds senders till */
+	uint32_t runnable;	/* atomic: ticking, not halted */
+	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
+	pid_t tid;		/* atomic: its host thread, 0 before a tick */
+} __attribute__((aligned(HOST_LINE_BYTES)));
+
+struct pace {
+	unsigned ncpus;
+	uint64_t quantum;
+	int64_t blocked_ns;
+	uint32_t on;		/* atomic (invariant 5) */
+	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
+	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
+	uint64_t waits, stalls, breaks;	/* atomic */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
+	struct pace_cpu *cpu;
+};
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+#define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+struct pace *pace_create(unsigned ncpus, uint64_t quantum,
+			 int64_t blocked_ns)
+{
+	pthread_condattr_t ca;
+	struct pace *p;
+
+	if (ncpus < 1 || ncpus > PACE_MAX_CPUS || quantum < 1 ||
+	    blocked_ns < 1)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*p->cpu));
+	if (!p->cpu) {
+		free(p);
+		return NULL;
+	}
+	memset(p->cpu, 0, ncpus * sizeof(*p->cpu));
+	for (unsigned c = 0; c < ncpus; c++)
+		p->cpu[c].wake_clock = NO_CLOCK;
+	p->ncpus = ncpus;
+	p->quantum = quantum;
+	p->blocked_ns = blocked_ns;
+	p->on = 1;
+	p->gen = GEN_STALE + 1;
+	p->wake_at = NO_CLOCK;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return p;
+}
+
+void pace_destroy(struct pace *p)
+{
+	if (!p)
+		return;
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p->cpu);
+	free(p);
+}
+
+/* Wake every waiter to look again (invariant 2). */
+static void wake_all(struct pace *p)
+{
+	pthread_mutex_lock(&p->lock);
+	STORE(p->wake_at, NO_CLOCK);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The runnable set changed: every cached limit is stale. */
+static void changed(struct pace *p)
+{
+	ADD(p->gen, 1);
+	wake_all(p);
+}
+
+/* The slowest runnable, non-exempt CPU other than cpu: its clock (NO_CLOCK
+ * if none) and, in *slow, its number. A halted CPU with a wake on its way
+ * counts at the wake's clock until wake_until (invariant 6). */
+static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
+{
+	uint64_t min = NO_CLOCK;
+
+	for (unsigned c = 0; c < p->ncpus; c++) {
+		struct pace_cpu *o = &p->cpu[c];
+		uint64_t t;
+
+		if (c == cpu || LOAD(o->exempt))
+			continue;
+		if (LOAD(o->runnable))
+			t = LOAD(o->clock);
+		else if (LOAD(o->wake_clock) != NO_CLOCK &&
+			 now_ns() < LOAD(o->wake_until))
+			t = LOAD(o->wake_clock);
+		else
+			continue;
+		if (t < min) {
+			min = t;
+			*slow = c;
+		}
+	}
+	return min;
+}
+
+/* The latest clock of any CPU other than cpu (0 if none). */
+static uint64_t latest_of_others(struct pace *p, unsigned cpu)
+{
+	uint64_t max = 0;
+
+	for (unsigned c = 0; c < p->ncpus; c++)
+		if (c != cpu && LOAD(p->cpu[c].clock) > max)
+			max = LOAD(p->cpu[c].clock);
+	return max;
+}
+
+/* Invariant 5: the first call on each CPU records its host thread. */
+static void note_thread(struct pace *p, unsigned cpu)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid);
+
+	if (LOAD(p->cpu[cpu].tid) == me)
+		return;
+	STORE(p->cpu[cpu].tid, me);
+	for (unsigned c = 0; c < p->ncpus; c++)
+		if (c != cpu && LOAD(p->cpu[c].tid) == me) {
+			STORE(p->on, 0);
+			wake_all(p);
+			return;
+		}
+}
+
+/* Invariants 3 and 6: cpu (now halted or new) joins the others' time,
+ * or the clock of the wake sent to it while that wake still holds: a
+ * wake that let go was not for cpu, or came too late to be timed. */
+static void join(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	unsigned slow = cpu;
+	uint64_t mine = busy + me->skip;
+	uint64_t to = LOAD(me->wake_clock);
+
+	if (to != NO_CLOCK && now_ns() >= LOAD(me->wake_until))
+		to = NO_CLOCK;
+	STORE(me->wake_clock, NO_CLOCK);
+	if (to == NO_CLOCK)
+		to = floor_of_others(p, cpu, &slow);
+	if (to == NO_CLOCK)
+		to = latest_of_others(p, cpu);
+	if (to > mine) {
+		STORE(me->skip, me->skip + (to - mine));
+		mine = to;
+	}
+	if (mine > LOAD(me->clock))
+		STORE(me->clock, mine);
+	STORE(me->runnable, 1);
+	me->limit_gen = GEN_STALE;
+	changed(p);
+}
+
+/* Is host thread tid running or runnable ('R' in /proc)? */
+static bool thread_runs(pid_t tid)
+{
+	char path[64], buf[STAT_BYTES];
+	const char *s;
+	ssize_t n;
+	int fd;
+
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' && s[2] == 'R';
+}
+
+/*
+ * cpu's clock now is more than a quantum ahead: wait (invariants 2, 4).
+ * The slowest CPU must stand still for blocked_ns, and then be seen not
+ * running at every look for blocked_ns more, before the pacing breaks: a
+ * thread briefly asleep on a lock (this one's, while this waiter held it)
+ * is seen running again at a later look.
+ */
+static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
+{
+	uint64_t target = now - p->quantum, last = NO_CLOCK;
+	unsigned slow = cpu, last_slow = cpu;
+	int64_t since = now_ns(), asleep_since = 0;
+	bool stalled = false;
+
+	pthread_mutex_lock(&p->lock);
+	ADD(p->waits, 1);
+	for (;;) {
+		struct timespec until;
+		uint64_t floor;
+		int64_t t;
+
+		if (!LOAD(p->on))
+			break;
+		if (LOAD(p->wake_at) > target)
+			STORE(p->wake_at, target);
+		floor = floor_of_others(p, cpu, &slow);
+		if (floor == NO_CLOCK || floor >= target)
+			break;
+		t = now_ns();
+		if (floor != last || slow != last_slow) {
+			last = floor;
+			last_slow = slow;
+			since = t;
+			asleep_since = 0;
+		} else if (t - since >= p->blocked_ns) {
+			if (thread_runs(LOAD(p->cpu[slow].tid))) {
+				if (!stalled)
+					ADD(p->stalls, 1);
+				stalled = true;
+				since = t;
+				asleep_since = 0;
+			} else if (!asleep_since) {
+				asleep_since = t;
+			} else if (t - asleep_since >= p->blocked_ns) {
+				ADD(p->breaks, 1);
+				STORE(p->cpu[slow].exempt, 1);
+				ADD(p->gen, 1);
+				last = NO_CLOCK;
+				continue;
+			}
+		}
+		t += PACE_TICK_NS;
+		until.tv_sec = t / NS_PER_SEC;
+		until.tv_nsec = t % NS_PER_SEC;
+		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	}
+	p->cpu[cpu].limit_gen = GEN_STALE;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	uint64_t now, gen, floor;
+	unsigned slow = cpu;
+
+	if (!__atomic_load_n(&p->on, __ATOMIC_RELAXED))
+		return;
+	if (!me->tid) {
+		note_thread(p, cpu);
+		if (!LOAD(p->on))
+			return;
+	}
+	if (!__atomic_load_n(&me->runnable, __ATOMIC_RELAXED))
+		join(p, cpu, busy);	/* its first tick, or a missed resume */
+	if (__atomic_load_n(&me->exempt, __ATOMIC_RELAXED)) {
+		STORE(me->exempt, 0);	/* back from a break (invariant 4) */
+		changed(p);
+	}
+	now = busy + me->skip;
+	STORE(me->clock, now);
+	if (now >= LOAD(p->wake_at))
+		wake_all(p);
+	gen = LOAD(p->gen);
+	if (now <= me->limit && me->limit_gen == gen)
+		return;
+	floor = floor_of_others(p, cpu, &slow);
+	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + p->quantum;
+	me->limit_gen = gen;
+	if (now > me->limit)
+		wait_for_others(p, cpu, now);
+}
+
+void pace_idle(struct pace *p, unsigned cpu)
+{
+	if (!LOAD(p->on))
+		return;
+	STORE(p->cpu[cpu].wake_clock, NO_CLOCK);
+	STORE(p->cpu[cpu].runnable, 0);
+	changed(p);
+}
+
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	uint64_t t = busy + p->cpu[cpu].skip;
+	int64_t now = now_ns();
+	bool any = false;
+
+	if (!LOAD(p->on))
+		return;
+	pthread_mutex_lock(&p->lock);
+	for (unsigned c = 0; c < p->ncpus; c++) {
+		struct pace_cpu *o = &p->cpu[c];
+
+		if (c == cpu || LOAD(o->runnable))
+			continue;
+		/* An earlier wake still on its way is the one that wakes. */
+		if (LOAD(o->wake_clock) != NO_CLOCK &&
+		    now < LOAD(o->wake_until))
+			continue;
+		STORE(o->wake_until, now + p->blocked_ns);
+		STORE(o->wake_clock, t);
+		any = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (any)
+		ADD(p->gen, 1);
+}
+
+void pace_resume(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	if (!LOAD(p->on))
+		return;
+	note_thread(p, cpu);
+	if (LOAD(p->on))
+		join(p, cpu, busy);
+}
+
+uint64_t pace_skip(const struct pace *p, unsigned cpu)
+{
+	return __atomic_load_n(&p->cpu[cpu].skip, __ATOMIC_RELAXED);
+}
+
+bool pace_on(const struct pace *p)
+{
+	return __atomic_load_n(&p->on, __ATOMIC_RELAXED);
+}
+
+uint64_t pace_quantum(const struct pace *p)
+{
+	return p->quantum;
+}
+
+uint64_t pace_waits(const struct pace *p)
+{
+	return __atomic_load_n(&p->waits, __ATOMIC_RELAXED);
+}
+
+uint64_t pace_stalls(const struct pace *p)
+{
+	return __atomic_load_n(&p->stalls, __ATOMIC_RELAXED);
+}
+
+uint64_t pace_breaks(const struct pace *p)
+{
+	return __atomic_load_n(&p->breaks, __ATOMIC_RELAXED);
+}
