@@ -257,7 +257,7 @@ model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 # The model against published figures (tools/model_validate.py,
 # cachemodel/validation_data.json); its short form is a host test.
 MODEL_VALIDATE := $(BUILD)/host/model_validate
-$(MODEL_VALIDATE): cachemodel/validate.c cachemodel/model.c cachemodel/profile.c $(wildcard cachemodel/*.h) lib/prng.h
+$(MODEL_VALIDATE): tests/host/model_validate.c cachemodel/model.c cachemodel/profile.c $(wildcard cachemodel/*.h) lib/prng.h
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $(filter %.c,$^)

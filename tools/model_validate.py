@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cache model against published figures (make model-validate).
 
-Runs the model's microbenchmarks (cachemodel/validate.c, built as
+Runs the model's microbenchmarks (tests/host/model_validate.c, built as
 build/host/model_validate) for each profile of cachemodel/validation_data.json
 and prints, row by row, the modelled figure beside the published one, its
 source, the error, and per profile the mean absolute percentage error
