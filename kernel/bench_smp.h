@@ -43,10 +43,10 @@ unsigned bench_run_cpus(const struct cpumask *mask,
  * more than 200 us is time the host did not run that CPU (stolen time,
  * as a hypervisor would report it). The CPUs' running times, summed,
  * over the window: how many ran at once on average. Under QEMU -icount
- * (one tick per instruction) a waiting vCPU's clock stops, so the probe
- * finds every CPU. The result is a snapshot of the host's load, clamped
- * to 1..CPUs of mask. The caller must be in mask; the other CPUs of mask
- * must be idle.
+ * the vCPUs take turns on one host thread and the clock counts every
+ * vCPU's instructions, so the probe finds 1.0 there, as it is. The
+ * result is a snapshot of the host's load, clamped to 1..CPUs of mask.
+ * The caller must be in mask; the other CPUs of mask must be idle.
  * Returns 0 when mask has no online CPU.
  */
 #define BENCH_PARALLEL_WINDOW_MS 100
