@@ -2,6 +2,8 @@
 #
 #   make            build/kernel.elf and build/kernel.iso (BIOS + UEFI hybrid)
 #   make run        boot under SeaBIOS in QEMU, serial on this terminal
+#                   without its @@ lines (RAW=1 shows them); every line
+#                   in build/last-run.log
 #   make run-uefi   the same under OVMF
 #   make test       host unit tests + every boot in tests/boot.cfg, as TAP
 #   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
@@ -278,12 +280,19 @@ QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
 	$(MODEL_PLUGIN) $(if $(ACCEL),--accel $(ACCEL))
 GDB_PORT := 1234
 
+# make run and run-uefi write the whole serial output to RUN_LOG (the
+# file the tools read) and show it here without its @@ lines; RAW=1
+# shows those too (docs/output.md, "The console and the log").
+RUN_LOG ?= $(BUILD)/last-run.log
+RAW     ?=
+RUN_CONSOLE = --log $(RUN_LOG) $(if $(RAW),--raw)
+
 .PHONY: run run-uefi debug
 run: iso $(MODEL_DEP)
-	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(ISO) $(TCG_QEMU)
+	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(RUN_CONSOLE) $(ISO) $(TCG_QEMU)
 
 run-uefi: iso
-	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(ISO)
+	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(RUN_CONSOLE) $(ISO)
 
 debug: iso
 	$(Q)printf 'file %s\ntarget remote localhost:%s\n' $(BUILD)/kernel.elf $(GDB_PORT) > $(BUILD)/gdbinit

@@ -14,6 +14,11 @@ tools/testrun.py (as a module). It is the only place that knows
     halt, Ctrl-A X); any other even code is a QEMU error;
   - timeout(1)'s exit codes, when a boot runs under a time limit;
   - how a USB stick, a gdb stub, icount and TCG plugins are spelled;
+  - what a person sees of a run on this terminal: with a log file (--log)
+    every byte of the serial port goes to the log and the terminal gets
+    it through ConsoleFilter, which hides whole lines starting with "@@"
+    (the machine-readable lines the tools read from the log) unless
+    --raw; before and after the run it prints the host's load average;
   - which accelerator runs the guest: KVM with `-cpu host` when /dev/kvm
     is usable and nothing needs TCG, TCG otherwise (choose_accel). Only
     the command-line entry chooses; a Launch built in code (the test
@@ -25,8 +30,11 @@ Command line (the Makefile's use; see --help):
           [--mem SIZE] [--cpu MODEL] [--icount SHIFT] [--serial stdio|file:PATH]
           [--gdb PORT] [--paused] [--vars PATH] [--plugin FILE[,K=V...]]...
           [--plugin-log PATH] [--timeout S] [--accel auto|tcg|kvm]
-          [--raw-exit] [--dry-run] IMAGE [-- QEMU-ARGS...]
-It prints one line naming the accelerator on stderr and exits with the
+          [--log PATH [--raw]] [--raw-exit] [--dry-run]
+          IMAGE [-- QEMU-ARGS...]
+It prints one line naming the accelerator and one with the host's load
+average before and after the run on stderr (with --log, a last one naming
+the log), and exits with the
 kernel's status; when it is not 0 it prints `kernel exited with status N`
 on stderr. Without a status it says why and exits with 125 (124 when the
 time limit ran out); with 2 for a setting it cannot run (ACCEL=kvm where
@@ -36,8 +44,10 @@ Python 3 standard library only.
 """
 
 import argparse
+import errno
 import fcntl
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -400,23 +410,169 @@ def user_outcome(ex, timeout_s=None):
                           "(triple fault, QEMU error or exit=halt)" % ex.rc)
 
 
-def run(s, stdin=None, stdout=None, stderr=None, interactive=False):
+# --------------------------------------------------------------------------
+# The console: what a person sees of the serial port
+# --------------------------------------------------------------------------
+# A line of serial output that starts with this is for the tools
+# (@@ENV, @@RESULT, @@MISSING, @@MODEL...; docs/output.md); the console
+# hides it unless asked (--raw), the log keeps it.
+MACHINE_PREFIX = b"@@"
+# How long the console holds back the first bytes of a line that could
+# still become MACHINE_PREFIX (a lone "@") before it shows them anyway:
+# the kernel writes a line's bytes back to back, so only a prompt or a
+# user's echo waits longer, and neither must be held.
+HOLD_S = 0.3
+# Bytes read from QEMU's stdout at a time.
+READ_CHUNK = 4096
+
+
+class ConsoleFilter:
+    """The serial stream as a person sees it: whole lines that start with
+    MACHINE_PREFIX are dropped (their newline too), everything else is
+    passed on as soon as it arrives, a partial line included, so that a
+    prompt or a typed character shows at once.
+
+    Invariant: held is empty or a proper prefix of MACHINE_PREFIX that
+    began a line; it is the only output ever delayed. raw passes every
+    byte through unchanged."""
+
+    def __init__(self, raw=False):
+        self.raw = raw
+        self.at_line_start = True   # the next byte begins a line
+        self.hiding = False         # inside a machine line
+        self.held = b""
+
+    def holding(self):
+        """True while bytes are held back (see release)."""
+        return bool(self.held)
+
+    def feed(self, data):
+        """The part of data (bytes) to show now."""
+        if self.raw:
+            return data
+        out = bytearray()
+        for i in range(len(data)):
+            b = data[i:i + 1]
+            if self.hiding:
+                if b == b"\n":
+                    self.hiding = False
+                    self.at_line_start = True
+                continue
+            if self.at_line_start and b != b"\n":
+                self.held += b
+                if self.held == MACHINE_PREFIX:
+                    self.held = b""
+                    self.hiding = True
+                    self.at_line_start = False
+                elif not MACHINE_PREFIX.startswith(self.held):
+                    out += self.held
+                    self.held = b""
+                    self.at_line_start = False
+                continue
+            out += self.held + b
+            self.held = b""
+            self.at_line_start = b == b"\n"
+        return bytes(out)
+
+    def release(self):
+        """The held bytes, to show now (after HOLD_S or at the end): the
+        line they begin is then shown whole."""
+        out, self.held = self.held, b""
+        if out:
+            self.at_line_start = False
+        return out
+
+
+def write_all(fd, data):
+    """Write all of data to fd, waiting when it would block (QEMU makes
+    the terminal non-blocking, and stdin and stdout often share it)."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [])
+            continue
+        except OSError as err:
+            if err.errno == errno.EINTR:
+                continue
+            raise
+        view = view[n:]
+
+
+def pump(src, log, filt, out_fd, hold_s=HOLD_S):
+    """Copy src (a readable fd) to the file object log unfiltered and,
+    through filt, to out_fd, until end of file. A held partial line is
+    shown after hold_s seconds without more data."""
+    while True:
+        timeout = hold_s if filt.holding() else None
+        ready, _, _ = select.select([src], [], [], timeout)
+        if not ready:
+            write_all(out_fd, filt.release())
+            continue
+        try:
+            data = os.read(src, READ_CHUNK)
+        except InterruptedError:
+            continue
+        if not data:
+            break
+        log.write(data)
+        log.flush()
+        write_all(out_fd, filt.feed(data))
+    write_all(out_fd, filt.release())
+
+
+def load_line(when, loadavg=os.getloadavg):
+    """The launcher's line with the host's load average; None when the
+    system does not say."""
+    try:
+        one, five, fifteen = loadavg()
+    except OSError:
+        return None
+    return ("qemu: host load average %.2f %.2f %.2f (1, 5, 15 min) %s "
+            "the run" % (one, five, fifteen, when))
+
+
+def run(s, stdin=None, stdout=None, stderr=None, interactive=False,
+        log=None, raw=False):
     """Prepare and run settings s; returns (Exit, seconds). stdin, stdout
     and stderr are as for subprocess (None: this process's). interactive
     (main thread only): while QEMU runs, this process ignores SIGINT and
     leaves it to QEMU, as a shell would (with serial on stdio, Ctrl-C
-    belongs to the guest). Raises LaunchError before starting QEMU when a
-    setting is bad or QEMU cannot be started."""
+    belongs to the guest). log (a path; serial on stdio only): QEMU's
+    output, the serial port's every byte, is written there and shown on
+    this process's stdout through ConsoleFilter(raw). Raises LaunchError
+    before starting QEMU when a setting is bad or QEMU cannot be
+    started."""
     cmd = command(s)
+    if log is not None and s.serial != SERIAL_STDIO:
+        raise LaunchError("a console log needs the serial port on stdio")
     prepare(s)
+    logf = None
+    if log is not None:
+        d = os.path.dirname(log)
+        try:
+            if d:
+                os.makedirs(d, exist_ok=True)
+            logf = open(log, "wb")
+        except OSError as err:
+            raise LaunchError("cannot write the log %s: %s" % (log, err))
+        stdout = subprocess.PIPE
     start = time.monotonic()
     try:
         p = subprocess.Popen(cmd, stdin=stdin, stdout=stdout, stderr=stderr)
     except OSError as err:
+        if logf:
+            logf.close()
         raise LaunchError("cannot start %s: %s" % (cmd[0], err))
     if interactive:
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        if logf:
+            with logf:
+                pump(p.stdout.fileno(), logf, ConsoleFilter(raw),
+                     sys.stdout.fileno())
+            p.stdout.close()
         rc = p.wait()
     finally:
         if interactive:
@@ -463,6 +619,11 @@ def parse_args(argv):
                     default=ACCEL_AUTO,
                     help="auto (default): KVM when /dev/kvm is usable and "
                     "no TCG-only option is on, else TCG")
+    ap.add_argument("--log", metavar="PATH",
+                    help="write the serial output, every line, to PATH and "
+                    "show it here without its @@ lines (serial on stdio)")
+    ap.add_argument("--raw", action="store_true",
+                    help="with --log: show the @@ lines here too")
     ap.add_argument("--raw-exit", action="store_true",
                     help="exit with QEMU's own code, decode nothing")
     ap.add_argument("--dry-run", action="store_true",
@@ -476,6 +637,10 @@ def parse_args(argv):
                    paused=a.paused, vars=a.vars, plugins=plugins,
                    plugin_log=a.plugin_log, timeout=a.timeout, extra=extra)
         s.check()
+        if a.log is not None and s.serial != SERIAL_STDIO:
+            raise LaunchError("--log needs --serial stdio")
+        if a.raw and a.log is None:
+            raise LaunchError("--raw needs --log")
     except LaunchError as err:
         ap.error(str(err))
     return s, a
@@ -486,6 +651,13 @@ def resolve_accel(s, requested, kvm=None):
     line to print. Raises LaunchError as choose_accel does."""
     s.accel, reason = choose_accel(requested, s, kvm)
     return accel_line(s.accel, reason, cpu_model(s))
+
+
+def say_load(when):
+    """Print the host's load average line on stderr, if there is one."""
+    line = load_line(when)
+    if line:
+        print(line, file=sys.stderr)
 
 
 def main(argv):
@@ -499,11 +671,18 @@ def main(argv):
     if a.dry_run:
         print(" ".join(command(s)))
         return 0
+    say_load("before")
+    sys.stdout.flush()
     try:
-        ex, _ = run(s, interactive=True)
+        ex, _ = run(s, interactive=True, log=a.log, raw=a.raw)
     except LaunchError as err:
         print("qemu.py: %s" % err, file=sys.stderr)
         return NO_STATUS_RC
+    say_load("after")
+    if a.log is not None:
+        print("qemu: the whole serial output is in %s%s" % (
+            a.log, "" if a.raw else " (RAW=1 also shows its @@ lines here)"),
+            file=sys.stderr)
     if a.raw_exit:
         return ex.rc if ex.rc is not None and ex.rc >= 0 else NO_STATUS_RC
     code, msg = user_outcome(ex, s.timeout)

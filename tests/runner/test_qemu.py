@@ -359,6 +359,7 @@ class Outcome(unittest.TestCase):
 
 FAKE_QEMU = """#!/bin/sh
 printf '%s\\n' "$@" > "$FAKE_ARGS"
+[ -n "$FAKE_OUT" ] && printf '%s' "$FAKE_OUT"
 [ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 exit "$FAKE_RC"
 """
@@ -378,19 +379,30 @@ class CommandLineEntry(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def launch(self, rc, *argv, sleep=""):
+    def launch(self, rc, *argv, sleep="", out="", stdout=None):
         """Run the launcher; (exit code, stderr after its first line,
-        which must name the accelerator)."""
+        which must name the accelerator, without the load average
+        lines, which must be there). The fake QEMU prints out; the
+        launcher's stdout goes to the list stdout when one is given."""
         env = dict(os.environ, PATH=self.tmp + os.pathsep +
                    os.environ.get("PATH", ""), FAKE_ARGS=self.args,
-                   FAKE_RC=str(rc), FAKE_SLEEP=sleep)
+                   FAKE_RC=str(rc), FAKE_SLEEP=sleep, FAKE_OUT=out)
         p = subprocess.run([sys.executable, LAUNCHER] + list(argv),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=env, timeout=60)
+        if stdout is not None:
+            stdout.append(p.stdout)
         lines = p.stderr.decode().strip().split("\n")
         if p.returncode != 2:
             self.assertRegex(lines[0], r"^qemu: accelerator (TCG|KVM)")
-            lines = lines[1:]
+            self.assertRegex(lines[1], r"^qemu: host load average [0-9.]+ "
+                             r"[0-9.]+ [0-9.]+ \(1, 5, 15 min\) before the "
+                             r"run$")
+            lines = lines[2:]
+            after = [x for x in lines if x.startswith(
+                "qemu: host load average") and x.endswith("after the run")]
+            self.assertEqual(len(after), 1, lines)
+            lines.remove(after[0])
         return p.returncode, "\n".join(lines).strip()
 
     def passed_args(self):
@@ -432,10 +444,128 @@ class CommandLineEntry(unittest.TestCase):
         self.assertEqual(opt(args, "-plugin"), "file=p.so,a=1")
         self.assertEqual(args[-2:], ["-d", "int"])
 
+    def test_console_hides_machine_lines_log_keeps_all(self):
+        serial = ("boot\r\n@@ENV {}\r\ntable 1\r\n@@RESULT {\"a\":1}\r\n"
+                  "@ not a machine line\r\nverdict\r\n$ ")
+        log = os.path.join(self.tmp, "sub", "run.log")
+        shown = []
+        rc, err = self.launch(status_rc(0), "--log", log, "k.iso",
+                              out=serial, stdout=shown)
+        self.assertEqual(rc, 0)
+        self.assertEqual(shown[0], b"boot\r\ntable 1\r\n@ not a machine "
+                         b"line\r\nverdict\r\n$ ")
+        with open(log, "rb") as f:
+            self.assertEqual(f.read(), serial.encode())
+        self.assertEqual(err, "qemu: the whole serial output is in %s "
+                         "(RAW=1 also shows its @@ lines here)" % log)
+
+    def test_console_raw_shows_all(self):
+        serial = "a\r\n@@RESULT {}\r\nb\r\n"
+        log = os.path.join(self.tmp, "run.log")
+        shown = []
+        rc, err = self.launch(status_rc(0), "--log", log, "--raw", "k.iso",
+                              out=serial, stdout=shown)
+        self.assertEqual(rc, 0)
+        self.assertEqual(shown[0], serial.encode())
+        with open(log, "rb") as f:
+            self.assertEqual(f.read(), serial.encode())
+        self.assertEqual(err, "qemu: the whole serial output is in %s" % log)
+
+    def test_console_log_needs_stdio(self):
+        rc, err = self.launch(status_rc(0), "--log", "x.log", "--serial",
+                              "file:y.log", "k.iso")
+        self.assertEqual(rc, 2)
+        self.assertIn("--log needs --serial stdio", err)
+        rc, err = self.launch(status_rc(0), "--raw", "k.iso")
+        self.assertEqual(rc, 2)
+        self.assertIn("--raw needs --log", err)
+
     def test_usage_error(self):
         rc, err = self.launch(status_rc(0), "--firmware", "uefi", "k.iso")
         self.assertEqual(rc, 2)
         self.assertIn("variable store", err)
+
+
+def feed_all(filt, chunks):
+    """What filt shows of chunks fed one after another, then released."""
+    return b"".join(filt.feed(c) for c in chunks) + filt.release()
+
+
+class Console(unittest.TestCase):
+    """ConsoleFilter: whole @@ lines hidden, everything else at once."""
+
+    def test_hides_whole_machine_lines(self):
+        f = qemu.ConsoleFilter()
+        self.assertEqual(feed_all(f, [b"x\r\n@@RESULT {}\r\ny\r\n"]),
+                         b"x\r\ny\r\n")
+
+    def test_every_split_gives_the_same_screen(self):
+        text = (b"@@ENV {}\r\nhead\r\n@@RESULT {\"v\":1}\r\n\r\n"
+                b"@x\r\nmid @@RESULT stays\r\n@@MODEL z\r\n> ")
+        want = b"head\r\n\r\n@x\r\nmid @@RESULT stays\r\n> "
+        for cut in range(len(text) + 1):
+            f = qemu.ConsoleFilter()
+            self.assertEqual(feed_all(f, [text[:cut], text[cut:]]), want,
+                             cut)
+        f = qemu.ConsoleFilter()
+        self.assertEqual(feed_all(f, [text[i:i + 1]
+                                      for i in range(len(text))]), want)
+
+    def test_partial_line_shown_at_once(self):
+        # A prompt and the characters a user types are not held back.
+        f = qemu.ConsoleFilter()
+        self.assertEqual(f.feed(b"boot\r\nkmm> "), b"boot\r\nkmm> ")
+        self.assertFalse(f.holding())
+        self.assertEqual(f.feed(b"h"), b"h")
+        self.assertEqual(f.feed(b"@"), b"@")
+        self.assertEqual(f.feed(b"@x"), b"@x")
+
+    def test_lone_at_held_then_released(self):
+        f = qemu.ConsoleFilter()
+        self.assertEqual(f.feed(b"\r\n@"), b"\r\n")
+        self.assertTrue(f.holding())
+        self.assertEqual(f.release(), b"@")
+        # Once shown, the line is shown to its end, even as "@@".
+        self.assertEqual(f.feed(b"@tail\r\n@@h\r\n"), b"@tail\r\n")
+
+    def test_raw(self):
+        f = qemu.ConsoleFilter(raw=True)
+        self.assertEqual(feed_all(f, [b"@@RESULT {}\r\n"]),
+                         b"@@RESULT {}\r\n")
+
+    def test_pump_releases_held_bytes_after_the_hold(self):
+        # A line that begins "@" and then waits (a prompt) is shown after
+        # the hold; the log gets every byte.
+        r, w = os.pipe()
+        o_r, o_w = os.pipe()
+        os.write(w, b"ok\r\n@")
+        log = io.BytesIO()
+        import threading
+        t = threading.Thread(target=qemu.pump,
+                             args=(r, log, qemu.ConsoleFilter(), o_w, 0.05))
+        t.start()
+        got = b""
+        while not got.endswith(b"@"):
+            got += os.read(o_r, 100)
+        self.assertEqual(got, b"ok\r\n@")
+        os.write(w, b"@@RESULT {}\r\n@@x\r\n")
+        os.close(w)
+        t.join(10)
+        os.close(o_w)
+        rest = os.read(o_r, 100)
+        self.assertEqual(rest, b"@@RESULT {}\r\n")
+        self.assertEqual(log.getvalue(), b"ok\r\n@@@RESULT {}\r\n@@x\r\n")
+        for fd in (r, o_r):
+            os.close(fd)
+
+    def test_load_line(self):
+        self.assertEqual(qemu.load_line("before", lambda: (1.5, 0.25, 2)),
+                         "qemu: host load average 1.50 0.25 2.00 (1, 5, 15 "
+                         "min) before the run")
+
+        def fail():
+            raise OSError("no loadavg")
+        self.assertIsNone(qemu.load_line("after", fail))
 
 
 class AcceleratorEntry(unittest.TestCase):
