@@ -1079,5 +1079,50 @@ class LabsTest(unittest.TestCase):
                           "labs-model", None))
 
 
+class ModelTableTest(unittest.TestCase):
+    """results.py --model-table: what make run MODEL= prints after a run
+    (SYNTHETIC figures)."""
+
+    def fig(self, variant, median, cycles=None, valid=True):
+        r = {"experiment": "memtype", "variant": variant,
+             "metric": "latency", "unit": "tsc-cycles/load",
+             "median": median}
+        if cycles is not None:
+            r["model"] = {"profile": "tiny", "cycles_per_iter": cycles,
+                          "ns_per_iter": cycles / 2,
+                          "llc_misses_per_iter": 0.5, "valid": valid}
+        return r
+
+    def test_labelled_and_per_experiment(self):
+        info = {"profile": "tiny", "hello": True, "problems": [],
+                "unattributed": {"copy": "no regions"}}
+        res = [self.fig("WB", 147, 18), self.fig("UC", 150, 204,
+                                                 valid=False),
+               self.fig("WC", 29),
+               dict(self.fig("x", 1), experiment="copy")]
+        text = results.model_table(res, info)
+        lines = text.split("\n")
+        self.assertTrue(lines[0].startswith("=== MODELLED figures: cache "
+                                            "model, profile tiny"))
+        self.assertIn("memtype (MODELLED, profile tiny)", lines)
+        wb = next(x for x in lines if x.startswith("WB "))
+        self.assertEqual(wb.split(), ["WB", "latency", "tsc-cycles/load",
+                                      "147", "18", "9", "0.5"])
+        uc = next(x for x in lines if x.startswith("UC "))
+        self.assertIn("204 (INVALID: not paced)", uc)
+        self.assertIn("(1 more figure(s) of memtype not seen by the model)",
+                      lines)
+        self.assertIn("copy: no modelled figures (no regions)", lines)
+        self.assertNotIn("WARNING", text)
+        info["hello"] = False
+        self.assertIn("WARNING: the kernel never said hello",
+                      results.model_table(res, info))
+
+    def test_needs_model(self):
+        r = run_tool("results.py", SAMPLE, "--model-table")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--model-table needs --model", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
