@@ -99,13 +99,27 @@ static void rates_from(struct stats *out, const struct bench_result *r,
 	stats_compute(out, v, r->samples.reps, v);
 }
 
-static void explain(enum bench_tristate v)
+/*
+ * The verdict line. noisy: the WB or UC latency the verdict rests on is
+ * noisy (bench_figure_noisy()), so v is BENCH_UNKNOWN and the line says
+ * "inconclusive (noisy)" rather than a finding the figures cannot carry.
+ */
+static void explain(enum bench_tristate v, bool noisy)
 {
 	if (kopt.cachemodel[0])
 		kprintf("memtype: the cache model (profile %s) timed these "
 			"same repetitions with the types honoured: its figures "
-			"are in its own file (docs/cachemodel.md).\n",
+			"are in its own file (docs/cachemodel.md; make run "
+			"prints them after the run).\n",
 			kopt.cachemodel);
+	if (noisy) {
+		kprintf("memtype: verdict: inconclusive (noisy): the WB or UC "
+			"latency it rests on spread more than %u%% over its "
+			"repetitions (marked " BENCH_NOISY_MARK " above), so "
+			"the host's load may have set it; run again on a "
+			"quiet host.\n", BENCH_NOISY_SPREAD_PCT);
+		return;
+	}
 	if (bench_env_is_tcg()) {
 		kprintf("memtype: verdict: %s (measured). This is QEMU's TCG, "
 			"which models neither caches nor memory types: every "
@@ -155,6 +169,8 @@ static int memtype_run(enum experiment_mode mode)
 	struct probe_buf b = {0};
 	size_t nfig = 0;
 	uint64_t lat_wb = 0, lat_uc = 0;
+	bool noisy = false;
+	enum bench_tristate verdict;
 	int rc = 0;
 
 	if (experiment_param("kib", &v))
@@ -232,7 +248,10 @@ static int memtype_run(enum experiment_mode mode)
 				  "tsc-cycles/load", BENCH_SCALE_DIGITS,
 				  &r.ticks_per_iter);
 		figs[nfig].capped = r.capped;
-		figs[nfig++].size = b.m.bytes;
+		figs[nfig].size = b.m.bytes;
+		if (t == MEMTYPE_WB || t == MEMTYPE_UC)
+			noisy |= bench_figure_noisy(&figs[nfig]);
+		nfig++;
 		if (t == MEMTYPE_WB)
 			lat_wb = r.ticks_per_iter.median;
 		if (t == MEMTYPE_UC)
@@ -247,8 +266,10 @@ static int memtype_run(enum experiment_mode mode)
 
 	bench_report("memory-type probe (one buffer, six PAT types)", figs,
 		     nfig);
-	bench_env_set_memtypes(memtype_verdict_from(lat_wb, lat_uc));
-	explain(bench_env_memtypes());
+	/* No verdict rests on noisy figures: unknown, and said why. */
+	verdict = noisy ? BENCH_UNKNOWN : memtype_verdict_from(lat_wb, lat_uc);
+	bench_env_set_memtypes(verdict);
+	explain(bench_env_memtypes(), noisy);
 	return 0;
 }
 

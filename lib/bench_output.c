@@ -318,10 +318,18 @@ int bench_format_result_line(char *buf, size_t size,
 		sb_kv_u64(&sb, "clients", f->clients);
 	if (f->capped)
 		sb_kv_bool(&sb, "capped", true);
+	if (bench_figure_noisy(f))
+		sb_kv_bool(&sb, "noisy", true);
 	sb_kv_bool(&sb, "caches_modelled", caches_modelled);
 	sb_kv_u64(&sb, "schema", BENCH_SCHEMA_VERSION);
 	sb_puts(&sb, "}\n");
 	return sb_finish(&sb);
+}
+
+bool bench_figure_noisy(const struct bench_figure *f)
+{
+	return f->st.spread_ppm != STATS_PPM_UNDEFINED &&
+	       f->st.spread_ppm > BENCH_NOISY_SPREAD_PPM;
 }
 
 const char *bench_missing_status_name(enum bench_missing_status status)
@@ -571,7 +579,8 @@ static void table_cells(table_row row, const struct bench_figure *f)
 
 		stats_fmt_fixed(pct, sizeof(pct), f->st.spread_ppm,
 				PPM_PER_PCT_DIGITS, SPREAD_DECIMALS);
-		ksnprintf(row[COL_SPREAD], BENCH_CELL_MAX + 1, "%s%%", pct);
+		ksnprintf(row[COL_SPREAD], BENCH_CELL_MAX + 1, "%s%%%s", pct,
+			  bench_figure_noisy(f) ? " " BENCH_NOISY_MARK : "");
 	}
 	ksnprintf(row[COL_N], BENCH_CELL_MAX + 1, "%zu", f->st.n);
 }
@@ -604,7 +613,7 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 	size_t width[TABLE_COLS];
 	const char *cells[TABLE_COLS];
 	char rule[TABLE_LINE_MAX];
-	size_t total = 0;
+	size_t total = 0, noisy = 0;
 	table_row row;
 
 	for (unsigned c = 0; c < TABLE_COLS; c++)
@@ -631,6 +640,14 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 			cells[c] = row[c];
 		table_emit_row(cells, width);
 	}
+	for (size_t i = 0; i < n; i++)
+		noisy += bench_figure_noisy(&figs[i]);
+	if (noisy)
+		emit_printf("note: %zu of %zu figures " BENCH_NOISY_MARK ": their "
+			    "repetitions spread more than %u%% of the median, "
+			    "so the host's load, not the code, may set them; "
+			    "no verdict rests on them (docs/output.md, "
+			    "\"Noise\")\n", noisy, n, BENCH_NOISY_SPREAD_PCT);
 	for (size_t i = 0; i < n; i++)
 		if (figs[i].capped)
 			emit_printf("note: %s %s: capped: the iteration count "

@@ -36,6 +36,20 @@
 #define BENCH_CMDLINE_MAX 512
 /* Widest string cell in a human table; longer names are cut. */
 #define BENCH_CELL_MAX 40
+/*
+ * Noise: a figure whose repetitions spread, (max - min) / median, by more
+ * than BENCH_NOISY_SPREAD_PCT percent is noisy. Its table cell says
+ * BENCH_NOISY_MARK, its @@RESULT line carries "noisy":true, and no
+ * verdict may rest on it. 50 % (assumed): above it the repetitions
+ * disagree by more than the 1.5x margin the memory-type verdict reads
+ * as "not honoured" (kernel/memtype_check.h), so one busy repetition
+ * could decide a comparison; a quiet host stays within a few percent
+ * (docs/output.md, "Noise"). An undefined spread (median 0) is not
+ * called noisy: it is printed as n/a.
+ */
+#define BENCH_NOISY_SPREAD_PCT 50
+#define BENCH_NOISY_SPREAD_PPM (BENCH_NOISY_SPREAD_PCT * (STATS_PPM / 100))
+#define BENCH_NOISY_MARK "NOISY"
 /* Version of the line schema in docs/output.md ("schema" key). */
 #define BENCH_SCHEMA_VERSION 1
 
@@ -120,7 +134,9 @@ void bench_figure_init(struct bench_figure *f, const char *experiment,
 
 /*
  * Print a human table of n figures (columns sized to fit, numbers right-
- * aligned) under a title line, then one @@RESULT line per figure.
+ * aligned) under a title line, then one @@RESULT line per figure. A
+ * noisy figure's spread cell ends in BENCH_NOISY_MARK, and a note under
+ * the table says how many are noisy and what that means.
  */
 void bench_report(const char *title, const struct bench_figure *figs,
 		  size_t n);
@@ -131,6 +147,9 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 
 /* One @@RESULT line. */
 void bench_result_print(const struct bench_figure *f);
+
+/* True if f's spread exceeds BENCH_NOISY_SPREAD_PPM (see above). */
+bool bench_figure_noisy(const struct bench_figure *f);
 
 /*
  * Figures that were not measured. A comparison with a side that did not

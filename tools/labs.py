@@ -197,6 +197,8 @@ VOLATILE_RES = [
     # Printed when a loaded host made UC look slower than WB under TCG.
     re.compile(r"^bench: UC measured slower than WB under QEMU TCG"),
     re.compile(r"^falseshare: \w+: WARNING: in \d+ of \d+ repetitions"),
+    # How many figures a busy host made noisy (lib/bench_output.c).
+    re.compile(r"^note: \d+ of \d+ figures NOISY: "),
 ]
 # The memory-type verdict of the environment header comes from measured
 # latencies; under TCG it may read "no" or "unknown" from run to run.
@@ -219,9 +221,15 @@ WALK_ENTRY_RE = re.compile(r"^\s+L[1-4] ")
 WALK_AD_RE = re.compile(r"(?<= )[AD](?= |$)")
 
 
+# A table's spread cell marked noisy ("322.89% NOISY") and the same flag
+# in a @@RESULT line: the host's load decides them, not the code.
+NOISY_MARK_RE = re.compile(r"(?<=%) NOISY\b|,\"noisy\":true")
+
+
 def mask(line):
     if WALK_ENTRY_RE.match(line):
         line = WALK_AD_RE.sub("", line)
+    line = NOISY_MARK_RE.sub("", line)
     line = re.sub(r"\b(?=[0-9]*[a-f])[0-9a-f]{7,}(-dirty)?\b", "#",
                   line)  # git hashes, bare hex words
     line = re.sub(r"0x[0-9a-fA-F]+", "#", line)

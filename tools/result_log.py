@@ -74,6 +74,9 @@ RESULT_OPTIONAL = {
     "size": INT,
     "clients": INT,
     "capped": BOOL,
+    # true when the spread exceeds the kernel's noise threshold
+    # (lib/bench_output.h: BENCH_NOISY_SPREAD_PCT); omitted otherwise.
+    "noisy": BOOL,
 }
 
 # @@MISSING: figures that were not measured (docs/output.md).

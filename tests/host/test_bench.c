@@ -753,3 +753,53 @@ KTEST(bench_output, capped_is_reported)
 	host_capture_stop();
 	EXPECT_TRUE(strstr(out, "note: packed increment: capped") != NULL);
 }
+
+/* A figure whose spread exceeds BENCH_NOISY_SPREAD_PCT is marked in its
+ * table cell, counted in a note under the table and flagged "noisy":true
+ * in its @@RESULT line; one at the threshold, or with an undefined
+ * spread, is not. */
+KTEST(bench_output, noisy_is_marked)
+{
+	struct bench_figure f[2];
+	struct stats st;
+	/* spread (150 - 100) / 100 = 50 %: at the threshold, quiet */
+	uint64_t quiet[3] = {100, 100, 150};
+	/* spread (151 - 100) / 100 = 51 %: noisy */
+	uint64_t noisy[3] = {100, 100, 151};
+	uint64_t scratch[3];
+	char line[512], out[4096];
+
+	stats_compute(&st, quiet, 3, scratch);
+	bench_figure_init(&f[0], "memtype", "WB", "latency", "cycles", 0,
+			  &st);
+	stats_compute(&st, noisy, 3, scratch);
+	bench_figure_init(&f[1], "memtype", "UC", "latency", "cycles", 0,
+			  &st);
+	EXPECT_FALSE(bench_figure_noisy(&f[0]));
+	EXPECT_TRUE(bench_figure_noisy(&f[1]));
+
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f[0], false),
+		  0);
+	EXPECT_TRUE(strstr(line, "noisy") == NULL);
+	EXPECT_GT(bench_format_result_line(line, sizeof(line), &f[1], false),
+		  0);
+	EXPECT_TRUE(strstr(line, "\"spread_pct\":51.00,\"cpus\":1,"
+			      "\"noisy\":true,") != NULL);
+
+	host_capture_start(out, sizeof(out));
+	bench_table_print("t", f, 2);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, " 50.00%  3\n") != NULL);
+	EXPECT_TRUE(strstr(out, " 51.00% " BENCH_NOISY_MARK "  3\n") != NULL);
+	EXPECT_TRUE(strstr(out, "note: 1 of 2 figures " BENCH_NOISY_MARK
+			      ": their repetitions spread more than 50%")
+		    != NULL);
+
+	/* median 0, samples differ: spread undefined, printed n/a */
+	f[1].st.spread_ppm = STATS_PPM_UNDEFINED;
+	EXPECT_FALSE(bench_figure_noisy(&f[1]));
+	host_capture_start(out, sizeof(out));
+	bench_table_print("t", f, 2);
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, BENCH_NOISY_MARK) == NULL);
+}
