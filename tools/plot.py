@@ -23,7 +23,11 @@ Readability rules (each a named constant below):
     which platform: QEMU TCG, KVM, bare metal, from the @@ENV header) or
     modelled by the cache model (and with which profile). When the
     results carry the model's figures, 'auto' draws each chart twice:
-    measured, and modelled (BASE_modelled).
+    measured, and modelled (BASE_modelled);
+  - a measured figure the kernel flagged noisy (its spread is above the
+    threshold of docs/output.md, "Noise") is marked NOISY_MARK in its
+    bar's label or its line's key entry, and the title's second line
+    counts them.
 
 If gnuplot is not installed the charts are skipped with a message and the
 exit status is 0, so a report can still be made without them.
@@ -47,6 +51,9 @@ CHART_WIDTH = 800
 CHART_HEIGHT = 500
 GNUPLOT_TIMEOUT_S = 60
 TCG_NOTE = "caches not modelled"
+# How a noisy measured figure is marked (the kernel's "noisy" flag).
+NOISY_WORD = "NOISY"
+NOISY_MARK = " [%s]" % NOISY_WORD
 
 # Size axis: at most this many labelled ticks. A label is up to 7
 # characters ("512 KiB") in a 10-point font, about 60 pixels; 8 ticks on
@@ -182,7 +189,14 @@ def what_line(rows, envs, modelled=None):
         text += ": " + TCG_NOTE
         if where == "QEMU TCG":
             text += "; times are the emulator's, not hardware's"
-    return text
+    return text + noise_note(rows)
+
+
+def noise_note(rows):
+    """"; N of M figures NOISY" when the kernel flagged some of rows'
+    measured figures noisy, else ""."""
+    n = sum(1 for r in rows if r.get("noisy"))
+    return "; %d of %d figures %s" % (n, len(rows), NOISY_WORD) if n else ""
 
 
 def gp_title(first, second):
@@ -300,7 +314,8 @@ def bar_chart(res, experiment, metric, base, title=None, envs=None,
                          (experiment, metric))
     unit = MODEL_UNIT if modelled else rows[0]["unit"]
     figs = [_figures(r, modelled) for r in rows]
-    data = ["%s %r %r %r" % ((gp_str(_label(r, rows)),) + f)
+    data = ["%s %r %r %r" % ((gp_str(_label(r, rows) + (
+        NOISY_MARK if r.get("noisy") and not modelled else "")),) + f)
             for r, f in zip(rows, figs)]
     title = title or "%s: %s" % (experiment, metric)
     log_y = wants_log_y(f[0] for f in figs)
@@ -408,6 +423,9 @@ def line_chart(res, experiment, metric, x_key, base, title=None,
         pts.sort(key=lambda r: r[x_key])
         blocks.append(("s%d" % i, ["%d %r %r %r" % (
             (r[x_key],) + _figures(r, modelled)) for r in pts]))
+        noisy = 0 if modelled else sum(1 for r in pts if r.get("noisy"))
+        if noisy:
+            name += "%s (%d of %d points)" % (NOISY_MARK, noisy, len(pts))
         plots.append("$s%d using 1:2:3:4 with yerrorlines title %s" %
                      (i, gp_str(name)))
     curves = seed_curves(experiment, metric, unit, x_key) if seeds else {}

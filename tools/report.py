@@ -249,7 +249,6 @@ def section_results(res, charts, chart_note, report_dir, model=None):
                 "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|" +
                 ("--:|--:|--:|" if modelled else "")]
         for r in rows:
-            spread = r.get("spread_pct")
             m = r.get("model")
             mcols = ""
             if modelled:
@@ -264,9 +263,11 @@ def section_results(res, charts, chart_note, report_dir, model=None):
                            r.get("clients", ""), r.get("size", ""),
                            fmt_num(r["min"]), fmt_num(r["median"]),
                            fmt_num(r["max"]),
-                           "n/a" if spread is None else "%.2f%%" % spread,
-                           r["n"]) + mcols)
+                           spread_cell(r), r["n"]) + mcols)
         out.append("")
+        noisy = sum(1 for r in rows if r.get("noisy"))
+        if noisy:
+            out += [NOISY_NOTE % (noisy, len(rows)), ""]
         for cexp, metric, paths in charts:
             if cexp != exp:
                 continue
@@ -346,6 +347,21 @@ def seed_ratio(figs, spec):
     if spec.get("transform") == "one_minus_percent":
         num, den = PCT - num, PCT - den
     return None if den == 0 else num / den
+
+
+# Under a table with noisy figures (the kernel's "noisy" flag).
+NOISY_NOTE = ("**%d of %d figures NOISY**: their repetitions spread more "
+              "than the kernel's threshold (docs/output.md, \"Noise\"), "
+              "so the host's load may have set them; do not read a "
+              "difference into them.")
+
+
+def spread_cell(r):
+    """A figure's spread in percent, marked NOISY when the kernel flagged
+    it."""
+    spread = r.get("spread_pct")
+    text = "n/a" if spread is None else "%.2f%%" % spread
+    return text + " **NOISY**" if r.get("noisy") else text
 
 
 def model_valid(r):

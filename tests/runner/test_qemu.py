@@ -12,10 +12,12 @@ Run: python3 tests/runner/test_qemu.py  (tools/testrun.py runs it as the
 import contextlib
 import io
 import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -544,9 +546,10 @@ class Console(unittest.TestCase):
         t = threading.Thread(target=qemu.pump,
                              args=(r, log, qemu.ConsoleFilter(), o_w, 0.05))
         t.start()
-        got = b""
-        while not got.endswith(b"@"):
-            got += os.read(o_r, 100)
+        got, deadline = b"", time.monotonic() + 10
+        while not got.endswith(b"@") and time.monotonic() < deadline:
+            if select.select([o_r], [], [], 0.1)[0]:
+                got += os.read(o_r, 100)
         self.assertEqual(got, b"ok\r\n@")
         os.write(w, b"@@RESULT {}\r\n@@x\r\n")
         os.close(w)

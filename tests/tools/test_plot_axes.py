@@ -205,6 +205,30 @@ class Scripts(unittest.TestCase):
                      'set format y "%.0s%c"'):
             self.assertIn(line, modelled)
 
+    def test_noisy_figures_are_marked(self):
+        # The kernel's "noisy" flag marks the bar and the line's key
+        # entry, and the title counts them; the modelled chart of the
+        # same rows (one modelled value, no spread) is not marked.
+        rows = [row("WB", None, 41.0, noisy=True), row("UC", None, 40.0)]
+        gp = self.bar_script(rows)
+        self.assertIn('"WB [NOISY]" 41.0', gp)
+        self.assertIn('"UC" 40.0', gp)
+        self.assertIn("; 1 of 2 figures NOISY", gp)
+        self.assertNotIn("NOISY", self.bar_script([row("UC", None, 40.0)]))
+        pts = [row("movnti", 4096, 10.0, noisy=True),
+               row("movnti", 65536, 10.0)]
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "l")
+            plot.line_chart(pts, "copy", "copy", "size", base,
+                            envs=[TCG_ENV])
+            gp = self.script(base)
+            self.assertIn('title "movnti [NOISY] (1 of 2 points)"', gp)
+            for r in pts:
+                r["model"] = {"profile": "p", "cycles_per_iter": 5.0}
+            plot.line_chart(pts, "copy", "copy", "size", base,
+                            envs=[TCG_ENV], modelled=True)
+            self.assertNotIn("NOISY", self.script(base))
+
     def test_counts_from_one_print_plain_numbers(self):
         # 56 IPIs against 1: the axis starts at 0.1, printed as such.
         gp = self.bar_script([row("naive", None, 56.0, spread=0),

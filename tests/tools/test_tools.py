@@ -1079,6 +1079,38 @@ class LabsTest(unittest.TestCase):
                           "labs-model", None))
 
 
+class NoiseTest(unittest.TestCase):
+    """The kernel's "noisy" flag: optional, boolean, carried to the CSV
+    and marked in the report (SYNTHETIC figures)."""
+
+    def parse(self, *lines):
+        return results.parse_lines([sample_env_line()] + list(lines))
+
+    def test_schema(self):
+        _, res, errors = self.parse(result_line(), result_line(noisy=True))
+        self.assertEqual(errors, [])
+        self.assertNotIn("noisy", res[0])
+        self.assertIs(res[1]["noisy"], True)
+        _, _, errors = self.parse(result_line(noisy="yes"))
+        self.assertEqual(len(errors), 1)
+        self.assertIn("key 'noisy' should be bool", errors[0].message)
+        rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
+        self.assertEqual([r["noisy"] for r in rows], ["", "true"])
+
+    def test_report_marks_noisy_figures(self):
+        _, res, _ = self.parse(result_line(variant="a"),
+                               result_line(variant="b", noisy=True))
+        text = "\n".join(report.section_results(res, [], None, "."))
+        a = next(x for x in text.split("\n") if x.startswith("| a |"))
+        b = next(x for x in text.split("\n") if x.startswith("| b |"))
+        self.assertNotIn("NOISY", a)
+        self.assertIn("%.2f%% **NOISY** |" % GOOD_RESULT["spread_pct"], b)
+        self.assertIn("**1 of 2 figures NOISY**", text)
+        _, res, _ = self.parse(result_line(variant="a"))
+        self.assertNotIn("NOISY", "\n".join(
+            report.section_results(res, [], None, ".")))
+
+
 class ModelTableTest(unittest.TestCase):
     """results.py --model-table: what make run MODEL= prints after a run
     (SYNTHETIC figures)."""
