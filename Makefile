@@ -289,10 +289,10 @@ RUN_CONSOLE = --log $(RUN_LOG) $(if $(RAW),--raw)
 
 .PHONY: run run-uefi debug
 # With MODEL=, the modelled figures of the run follow as a table headed
-# MODELLED (tools/results.py --model-table).
+# MODELLED (tools/model_table.py).
 run: iso $(MODEL_DEP)
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(RUN_CONSOLE) $(ISO) $(TCG_QEMU)
-	$(if $(MODEL),$(Q)python3 tools/results.py $(RUN_LOG) --model $(MODEL_OUT) --model-table)
+	$(if $(MODEL),$(Q)python3 tools/model_table.py $(RUN_LOG) $(MODEL_OUT))
 
 run-uefi: iso
 	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(RUN_CONSOLE) $(ISO)

@@ -18,7 +18,6 @@ prefix but is not a valid object of the schema is an error: every such
 line is reported as LOG:LINE: message on stderr and the exit status is 1.
 
     results.py LOG [--csv OUT.csv] [--json OUT.json] [--model MODEL.jsonl]
-               [--model-table]
 
 --model merges the cache-model plugin's file (tools/model.py): each
 figure whose repetitions the model saw gets a "model" object (modelled
@@ -31,10 +30,6 @@ model_llc_misses_per_iter columns. Experiments that time themselves
 (copy, tbench, kbuild, pagecache_splice) label their regions by figure
 (tools/model.py: keyed); regions over several CPUs are summed.
 Modelled figures sit beside the measured ones, never in their place.
---model-table (with --model) prints, instead of the JSON, a compact
-table per experiment of the modelled figures beside the measured median,
-headed MODELLED with the profile: what `make run MODEL=<profile>` shows
-after the run (docs/output.md).
 
 With neither output option the JSON goes to stdout. Python 3 standard
 library only; plot.py and report.py import this module.
@@ -124,65 +119,6 @@ def to_csv(results):
     return out.getvalue()
 
 
-# The compact table's columns: heading, right-aligned.
-MODEL_TABLE_COLUMNS = (("variant", False), ("metric", False),
-                       ("unit", False), ("measured median (TCG)", True),
-                       ("modelled cycles/iter", True),
-                       ("modelled ns/iter", True),
-                       ("modelled LLC misses/iter", True))
-MODEL_TABLE_GAP = "  "
-
-
-def model_table(results, model_info):
-    """The modelled figures as text for a terminal: a heading that says
-    MODELLED and names the profile, then per experiment the figures the
-    model saw (measured median, modelled cycles, ns and LLC misses per
-    iteration; an invalid figure marked as tools/report.py marks it).
-    Figures the model did not see are counted, not listed."""
-    from report import fmt_num, modelled_cell
-    profile = model_info["profile"]
-    out = ["=== MODELLED figures: cache model, profile %s (a model of a "
-           "%s-class machine, not a measurement of hardware; the tables "
-           "above are TCG's timings) ===" % (profile, profile)]
-    if not model_info.get("hello"):
-        out.append("WARNING: the kernel never said hello to the model")
-    for p in model_info.get("problems", ()):
-        out.append("WARNING: %s" % p)
-    order = []
-    for r in results:
-        if r["experiment"] not in order:
-            order.append(r["experiment"])
-    for exp in order:
-        rows = [r for r in results if r["experiment"] == exp]
-        seen = [r for r in rows if "model" in r]
-        out.append("")
-        if not seen:
-            why = model_info.get("unattributed", {}).get(exp)
-            out.append("%s: no modelled figures%s" %
-                       (exp, " (%s)" % why if why else ""))
-            continue
-        table = [[h for h, _ in MODEL_TABLE_COLUMNS]]
-        for r in seen:
-            m = r["model"]
-            table.append([r["variant"], r["metric"], r["unit"],
-                          fmt_num(r["median"]),
-                          modelled_cell(m, fmt_num(m["cycles_per_iter"])),
-                          fmt_num(m["ns_per_iter"]),
-                          fmt_num(m["llc_misses_per_iter"])])
-        width = [max(len(row[i]) for row in table)
-                 for i in range(len(MODEL_TABLE_COLUMNS))]
-        out.append("%s (MODELLED, profile %s)" % (exp, profile))
-        for row in table:
-            out.append(MODEL_TABLE_GAP.join(
-                cell.rjust(w) if right else cell.ljust(w)
-                for cell, w, (_, right) in zip(row, width,
-                                               MODEL_TABLE_COLUMNS)).rstrip())
-        if len(seen) < len(rows):
-            out.append("(%d more figure(s) of %s not seen by the model)" %
-                       (len(rows) - len(seen), exp))
-    return "\n".join(out) + "\n"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Extract @@ENV/@@RESULT lines from a serial log.")
@@ -190,12 +126,7 @@ def main(argv=None):
     ap.add_argument("--csv", help="write the results as CSV here")
     ap.add_argument("--json", help="write envs and results as JSON here")
     ap.add_argument("--model", help="merge this cache-model plugin file")
-    ap.add_argument("--model-table", action="store_true",
-                    help="print the modelled figures as a table (needs "
-                    "--model) instead of the JSON")
     args = ap.parse_args(argv)
-    if args.model_table and not args.model:
-        ap.error("--model-table needs --model")
 
     missing = []
     try:
@@ -238,9 +169,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             f.write(to_json(envs, results, model_info, missing))
-    if args.model_table:
-        sys.stdout.write(model_table(results, model_info))
-    elif not args.csv and not args.json:
+    if not args.csv and not args.json:
         sys.stdout.write(to_json(envs, results, model_info, missing))
     for m in missing:
         print("results: not measured (%s): %s %s %s: %s" % (

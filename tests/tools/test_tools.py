@@ -26,6 +26,7 @@ TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
 
 import model  # noqa: E402
+import model_table  # noqa: E402
 import plot  # noqa: E402
 import report  # noqa: E402
 import results  # noqa: E402
@@ -1112,7 +1113,7 @@ class NoiseTest(unittest.TestCase):
 
 
 class ModelTableTest(unittest.TestCase):
-    """results.py --model-table: what make run MODEL= prints after a run
+    """tools/model_table.py: what make run MODEL= prints after a run
     (SYNTHETIC figures)."""
 
     def fig(self, variant, median, cycles=None, valid=True):
@@ -1132,7 +1133,7 @@ class ModelTableTest(unittest.TestCase):
                                                  valid=False),
                self.fig("WC", 29),
                dict(self.fig("x", 1), experiment="copy")]
-        text = results.model_table(res, info)
+        text = model_table.model_table(res, info)
         lines = text.split("\n")
         self.assertTrue(lines[0].startswith("=== MODELLED figures: cache "
                                             "model, profile tiny"))
@@ -1148,12 +1149,12 @@ class ModelTableTest(unittest.TestCase):
         self.assertNotIn("WARNING", text)
         info["hello"] = False
         self.assertIn("WARNING: the kernel never said hello",
-                      results.model_table(res, info))
+                      model_table.model_table(res, info))
 
-    def test_needs_model(self):
-        r = run_tool("results.py", SAMPLE, "--model-table")
-        self.assertEqual(r.returncode, 2)
-        self.assertIn("--model-table needs --model", r.stderr)
+    def test_bad_model_file(self):
+        r = run_tool("model_table.py", SAMPLE, os.path.join(HERE, "none"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("model_table: model file:", r.stderr)
 
 
 if __name__ == "__main__":
