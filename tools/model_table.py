@@ -36,8 +36,9 @@ MODEL_TABLE_GAP = "  "
 def model_table(res, model_info):
     """The modelled figures as text for a terminal: a heading that says
     MODELLED and names the profile, then per experiment the figures the
-    model saw (measured median, modelled cycles, ns and LLC misses per
-    iteration; an invalid figure marked as tools/report.py marks it).
+    model saw (measured median, marked NOISY when the kernel flagged it;
+    modelled cycles, ns and LLC misses per iteration, an invalid figure
+    marked as tools/report.py marks it).
     Figures the model did not see are counted, not listed."""
     profile = model_info["profile"]
     out = ["=== MODELLED figures: cache model, profile %s (a model of a "
@@ -64,7 +65,8 @@ def model_table(res, model_info):
         for r in seen:
             m = r["model"]
             table.append([r["variant"], r["metric"], r["unit"],
-                          fmt_num(r["median"]),
+                          fmt_num(r["median"]) +
+                          (" NOISY" if r.get("noisy") else ""),
                           modelled_cell(m, fmt_num(m["cycles_per_iter"])),
                           fmt_num(m["ns_per_iter"]),
                           fmt_num(m["llc_misses_per_iter"])])

@@ -1129,8 +1129,9 @@ class ModelTableTest(unittest.TestCase):
     def test_labelled_and_per_experiment(self):
         info = {"profile": "tiny", "hello": True, "problems": [],
                 "unattributed": {"copy": "no regions"}}
-        res = [self.fig("WB", 147, 18), self.fig("UC", 150, 204,
-                                                 valid=False),
+        res = [self.fig("WB", 147, 18), dict(self.fig("UC", 150, 204,
+                                                      valid=False),
+                                             noisy=True),
                self.fig("WC", 29),
                dict(self.fig("x", 1), experiment="copy")]
         text = model_table.model_table(res, info)
@@ -1142,6 +1143,7 @@ class ModelTableTest(unittest.TestCase):
         self.assertEqual(wb.split(), ["WB", "latency", "tsc-cycles/load",
                                       "147", "18", "9", "0.5"])
         uc = next(x for x in lines if x.startswith("UC "))
+        self.assertIn("150 NOISY", uc)
         self.assertIn("204 (INVALID: not paced)", uc)
         self.assertIn("(1 more figure(s) of memtype not seen by the model)",
                       lines)
