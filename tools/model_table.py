@@ -11,7 +11,8 @@ by tools/results.py (parse_log, merge_model), the cells formatted as
 tools/report.py formats them; the table is headed MODELLED and names the
 profile, one table per experiment, each figure's TCG median beside the
 modelled cycles, ns and LLC misses per iteration. Exits 1 (saying why on
-stderr) when the log or the model file cannot be read or is malformed.
+stderr) when the log or the model file cannot be read or is malformed
+(the log's first bad line; tools/results.py lists them all).
 Python 3 standard library only.
 """
 
@@ -91,18 +92,10 @@ def main(argv=None):
     ap.add_argument("model", help="the cache-model plugin's file")
     args = ap.parse_args(argv)
     try:
-        envs, res, errors = results.parse_log(args.log)
-    except OSError as e:
-        print("model_table: %s" % e, file=sys.stderr)
-        return 1
-    for e in errors:
-        print("%s:%d: %s" % (args.log, e.line, e.message), file=sys.stderr)
-    if errors:
-        return 1
-    try:
+        res = results.load(args.log)["results"]
         info = results.merge_model(res, args.model)
-    except (OSError, model.ModelError) as e:
-        print("model_table: model file: %s" % e, file=sys.stderr)
+    except (OSError, results.LogError, model.ModelError) as e:
+        print("model_table: %s" % e, file=sys.stderr)
         return 1
     sys.stdout.write(model_table(res, info))
     return 0

@@ -1156,7 +1156,12 @@ class ModelTableTest(unittest.TestCase):
     def test_bad_model_file(self):
         r = run_tool("model_table.py", SAMPLE, os.path.join(HERE, "none"))
         self.assertEqual(r.returncode, 1)
-        self.assertIn("model_table: model file:", r.stderr)
+        self.assertIn("model_table: ", r.stderr)
+        self.assertIn("none", r.stderr)
+        r = run_tool("model_table.py", os.path.join(HERE, "bad_json.log"),
+                     os.path.join(HERE, "none"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("line 5: @@RESULT: bad JSON", r.stderr)
 
 
 if __name__ == "__main__":
