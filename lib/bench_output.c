@@ -645,8 +645,8 @@ void bench_table_print(const char *title, const struct bench_figure *figs,
 	if (noisy)
 		emit_printf("note: %zu of %zu figures " BENCH_NOISY_MARK ": their "
 			    "repetitions spread more than %u%% of the median, "
-			    "so the host's load, not the code, may set them; "
-			    "no verdict rests on them (docs/output.md, "
+			    "so the host's load, not the code, may set them: "
+			    "read no difference into them (docs/output.md, "
 			    "\"Noise\")\n", noisy, n, BENCH_NOISY_SPREAD_PCT);
 	for (size_t i = 0; i < n; i++)
 		if (figs[i].capped)

@@ -26,7 +26,7 @@ Readability rules (each a named constant below):
     measured, and modelled (BASE_modelled);
   - a measured figure the kernel flagged noisy (its spread is above the
     threshold of docs/output.md, "Noise") is marked NOISY_MARK in its
-    bar's label or its line's key entry, and the title's second line
+    bar's label or its line's key entry, and a third line of the title
     counts them.
 
 If gnuplot is not installed the charts are skipped with a message and the
@@ -189,19 +189,25 @@ def what_line(rows, envs, modelled=None):
         text += ": " + TCG_NOTE
         if where == "QEMU TCG":
             text += "; times are the emulator's, not hardware's"
-    return text + noise_note(rows)
+    return text
 
 
 def noise_note(rows):
-    """"; N of M figures NOISY" when the kernel flagged some of rows'
-    measured figures noisy, else ""."""
+    """"N of M figures NOISY ..." when the kernel flagged some of rows'
+    measured figures noisy, else None."""
     n = sum(1 for r in rows if r.get("noisy"))
-    return "; %d of %d figures %s" % (n, len(rows), NOISY_WORD) if n else ""
+    if not n:
+        return None
+    return "%d of %d figures %s (marked%s): their repetitions spread too " \
+        "much to compare" % (n, len(rows), NOISY_WORD, NOISY_MARK)
 
 
-def gp_title(first, second):
-    """A two-line gnuplot title."""
-    return gp_str(first)[:-1] + "\\n" + gp_str(second)[1:]
+def gp_title(first, second, third=None):
+    """A gnuplot title of two lines, or three."""
+    title = gp_str(first)[:-1] + "\\n" + gp_str(second)[1:]
+    if third:
+        title = title[:-1] + "\\n" + gp_str(third)[1:]
+    return title
 
 
 def log_floor(values):
@@ -320,7 +326,8 @@ def bar_chart(res, experiment, metric, base, title=None, envs=None,
     title = title or "%s: %s" % (experiment, metric)
     log_y = wants_log_y(f[0] for f in figs)
     preamble = [
-        "set title %s" % gp_title(title, what_line(rows, envs, profile)),
+        "set title %s" % gp_title(title, what_line(rows, envs, profile),
+                                  None if modelled else noise_note(rows)),
         "set ylabel %s" % gp_str(unit + (" (log scale)" if log_y else "")),
         "set style data histograms",
         "set style histogram errorbars gap 1 lw 1",
@@ -437,7 +444,8 @@ def line_chart(res, experiment, metric, x_key, base, title=None,
     title = title or "%s: %s vs %s" % (experiment, metric, x_key)
     log_y = wants_log_y(_figures(r, modelled)[0] for r in rows)
     preamble = [
-        "set title %s" % gp_title(title, what_line(rows, envs, profile)),
+        "set title %s" % gp_title(title, what_line(rows, envs, profile),
+                                  None if modelled else noise_note(rows)),
         "set xlabel %s" % gp_str(X_LABELS[x_key] +
                                  (" (log scale)" if x_key == "size"
                                   else "")),

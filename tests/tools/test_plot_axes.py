@@ -213,7 +213,8 @@ class Scripts(unittest.TestCase):
         gp = self.bar_script(rows)
         self.assertIn('"WB [NOISY]" 41.0', gp)
         self.assertIn('"UC" 40.0', gp)
-        self.assertIn("; 1 of 2 figures NOISY", gp)
+        self.assertIn('\\n1 of 2 figures NOISY (marked [NOISY]): their '
+                      'repetitions spread too much to compare"', gp)
         self.assertNotIn("NOISY", self.bar_script([row("UC", None, 40.0)]))
         pts = [row("movnti", 4096, 10.0, noisy=True),
                row("movnti", 65536, 10.0)]
