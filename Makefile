@@ -16,6 +16,7 @@
 #   make grade LAB=<name>   score your code for a coding lab (labs/)
 #
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
+#            RAW=1 (run, run-uefi: the @@ lines on the terminal too)
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
