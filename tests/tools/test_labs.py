@@ -55,6 +55,19 @@ class LabsTest(unittest.TestCase):
         self.assertNotEqual(labs.mask("tsc: 2600 MHz"),
                             labs.mask("tsc: 2600 GHz"))
 
+    def test_noise_marks_masked(self):
+        # Whether a figure is noisy follows the host's load, not the code.
+        self.assertEqual(labs.mask("memtype  WB  read  MB/s  1.0  2.0  3.0"
+                                   "  322.89% NOISY  5"),
+                         labs.mask("memtype  WB  read  MB/s  1.0  2.0  3.0"
+                                   "   6.54%  5"))
+        self.assertEqual(labs.mask('@@RESULT {"cpus":1,"noisy":true,'
+                                   '"schema":1}'),
+                         labs.mask('@@RESULT {"cpus":1,"schema":1}'))
+        self.assertNotEqual(labs.mask("NOISY"), labs.mask(""))
+        self.assertEqual(labs.comparable(
+            ["note: 3 of 18 figures NOISY: their repetitions ..."]), [])
+
     def test_walk_accessed_dirty_masked_other_flags_not(self):
         a = "  L2 PD  [254] = 000000001fee9027 P W U A"
         self.assertEqual(labs.mask(a), labs.mask(a[:-2]))
