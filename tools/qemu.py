@@ -451,14 +451,22 @@ class ConsoleFilter:
         if self.raw:
             return data
         out = bytearray()
-        for i in range(len(data)):
-            b = data[i:i + 1]
+        i = 0
+        while i < len(data):
             if self.hiding:
+                j = data.find(b"\n", i)
+                if j < 0:
+                    break
+                self.hiding = False
+                self.at_line_start = True
+                i = j + 1
+            elif self.at_line_start:
+                b = data[i:i + 1]
+                i += 1
                 if b == b"\n":
-                    self.hiding = False
-                    self.at_line_start = True
-                continue
-            if self.at_line_start and b != b"\n":
+                    out += self.held + b
+                    self.held = b""
+                    continue
                 self.held += b
                 if self.held == MACHINE_PREFIX:
                     self.held = b""
@@ -468,10 +476,13 @@ class ConsoleFilter:
                     out += self.held
                     self.held = b""
                     self.at_line_start = False
-                continue
-            out += self.held + b
-            self.held = b""
-            self.at_line_start = b == b"\n"
+            else:
+                # Inside a shown line: up to and with its newline at once.
+                j = data.find(b"\n", i)
+                end = len(data) if j < 0 else j + 1
+                out += data[i:end]
+                self.at_line_start = j >= 0
+                i = end
         return bytes(out)
 
     def release(self):

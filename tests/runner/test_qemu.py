@@ -529,6 +529,9 @@ class Console(unittest.TestCase):
         self.assertEqual(f.release(), b"@")
         # Once shown, the line is shown to its end, even as "@@".
         self.assertEqual(f.feed(b"@tail\r\n@@h\r\n"), b"@tail\r\n")
+        # A line that is only "@" is shown with its newline.
+        self.assertEqual(f.feed(b"@"), b"")
+        self.assertEqual(f.feed(b"\n"), b"@\n")
 
     def test_raw(self):
         f = qemu.ConsoleFilter(raw=True)
