@@ -23,7 +23,10 @@
  *                       pages' references at the same moments (an
  *                       artifact of a synchronised start, kept visible).
  * Each point runs for a fixed time; the figure is the aggregate MiB/s over
- * the repetitions (and one line per client). Lock statistics and RCU
+ * the repetitions (and one line per client). Under a cache model each
+ * client instead splices a fixed number of chunks: a time limit read on
+ * the host's clock would make the modelled work per repetition, and so
+ * the modelled elapsed time per chunk, depend on the host's load. Lock statistics and RCU
  * grace periods completed while the clients ran follow each point.
  */
 #include "arch/x86_64/model_doorbell.h"
@@ -52,6 +55,10 @@
 #define SPLICE_RUN_US_QUICK 30000    /* per repetition */
 #define SPLICE_RUN_US_FULL 300000
 #define SPLICE_REPS_QUICK 3
+/* Chunks per client and repetition under a cache model (16 passes over
+ * the quick file, 4 over the full one). */
+#define SPLICE_MODEL_CHUNKS_QUICK 256
+#define SPLICE_MODEL_CHUNKS_FULL 1024
 #define SPLICE_REPS_FULL 5
 #define USEC_PER_SEC 1000000ull
 #define MIB (1ull << 20)
@@ -86,7 +93,8 @@ struct client {
 struct run {
 	struct client clients[MAX_CPUS];
 	unsigned nclients;
-	uint64_t run_cycles;
+	uint64_t run_cycles;	/* each client's run, or 0: ... */
+	uint64_t run_chunks;	/* ... this many chunks each (a cache model) */
 	struct smp_barrier barrier;
 	uint32_t file_pages;
 };
@@ -147,7 +155,10 @@ static void client_main(void *arg)
 
 	smp_barrier_wait(&r->barrier);
 	t0 = cycles_now();
-	while (cycles_now() - t0 < r->run_cycles) {
+	for (uint64_t chunk = 0; r->run_cycles ?
+					 cycles_now() - t0 < r->run_cycles :
+					 chunk < r->run_chunks;
+	     chunk++) {
 		bytes += (uint64_t)do_splice_to(c, &pipe, r->file_pages) *
 			 PAGE_SIZE;
 		/* One work item runs the whole client: report quiescent
@@ -215,6 +226,12 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 	r.run_cycles = bench_kernel_clock()->hz / USEC_PER_SEC *
 		       (mode == EXPERIMENT_FULL ? SPLICE_RUN_US_FULL :
 						  SPLICE_RUN_US_QUICK);
+	if (kopt.cachemodel[0]) {
+		r.run_chunks = mode == EXPERIMENT_FULL ?
+				       SPLICE_MODEL_CHUNKS_FULL :
+				       SPLICE_MODEL_CHUNKS_QUICK;
+		r.run_cycles = 0;
+	}
 	uint64_t w0 = cycles_now();
 
 	for (unsigned f = 0; f < nfiles; f++) {
