@@ -456,8 +456,13 @@ def compare(seeds, res, cache_ok, missing=()):
             for n in (nnote, dnote):
                 if n and n not in notes:
                     notes.append(n)
+        mratio = (modelled_ratio(num, den)
+                  if num is not None and den is not None else None)
         if ours is not None and c.get("needs_caches") and not cache_ok:
-            notes.append("caches not modelled: not meaningful here")
+            notes.append("caches not modelled: not meaningful here"
+                         if mratio is None else
+                         "caches not modelled: our ratio not meaningful "
+                         "here, the modelled one models them")
         if (num is not None and den is not None and "model" in num and
                 "model" in den and not (model_valid(num) and
                                         model_valid(den))):
@@ -466,9 +471,7 @@ def compare(seeds, res, cache_ok, missing=()):
         rows.append({
             "id": c["id"], "title": c["title"], "seed": c["seed"],
             "seed_ratio": s, "our_ratio": ours,
-            "model_ratio": (modelled_ratio(num, den)
-                            if num is not None and den is not None
-                            else None),
+            "model_ratio": mratio,
             "ours_over_seed": (ours / s if ours is not None and s
                                else None),
             "num": num, "den": den,
