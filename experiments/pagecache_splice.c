@@ -26,8 +26,9 @@
  * the repetitions (and one line per client). Under a cache model each
  * client instead splices a fixed number of chunks: a time limit read on
  * the host's clock would make the modelled work per repetition, and so
- * the modelled elapsed time per chunk, depend on the host's load. Lock statistics and RCU
- * grace periods completed while the clients ran follow each point.
+ * the modelled elapsed time per chunk, depend on the host's load. Lock
+ * statistics and RCU grace periods completed while the clients ran
+ * follow each point.
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "cachemodel/doorbell.h"
@@ -93,8 +94,8 @@ struct client {
 struct run {
 	struct client clients[MAX_CPUS];
 	unsigned nclients;
-	uint64_t run_cycles;	/* each client's run, or 0: ... */
-	uint64_t run_chunks;	/* ... this many chunks each (a cache model) */
+	uint64_t run_cycles;	/* each client's run, or 0: */
+	uint64_t run_chunks;	/* this many chunks each (a cache model) */
 	struct smp_barrier barrier;
 	uint32_t file_pages;
 };
