@@ -9,6 +9,8 @@
 #   make debug      QEMU paused with its gdb stub; gdb -x build/gdbinit
 #   make bench      the full experiment set; log, CSV, JSON, charts and a
 #                   report in build/results/
+#   make bench-seeds MODEL=<profile>   the seed table's experiments on 4
+#                   CPUs, modelled column included
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make usb DEV=/dev/sdX   write the image to a USB stick
 #   make labs       regenerate the quoted output of docs/labs/ (one boot)
@@ -320,6 +322,16 @@ bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
 		$(if $(and $(MODEL),$(wildcard $(BUILD)/cost/cost.json)),--cost $(BUILD)/cost/cost.json)
 	@echo "bench: report in $(BUILD)/results/report.md"
+
+.PHONY: bench-seeds
+# The experiments of "Seeds side by side" in one bench run, on 4 CPUs (the
+# page cache's 4 clients, tlb_purge's job CPUs); with MODEL=<profile> the
+# table's modelled column too (docs/output.md, "The seed table").
+SEEDS_CMDLINE := run=tlb_purge,pagecache_splice,tbench,kbuild,copy
+SEEDS_SMP ?= 4
+bench-seeds:
+	$(Q)$(MAKE) --no-print-directory bench SMP=$(SEEDS_SMP) \
+		BENCH_CMDLINE="$(SEEDS_CMDLINE)"
 
 # --------------------------------------------------------------------------
 # Diagrams: Graphviz sources in docs/diagrams/*.dot, each drawn as an SVG

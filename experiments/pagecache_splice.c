@@ -23,8 +23,12 @@
  *                       pages' references at the same moments (an
  *                       artifact of a synchronised start, kept visible).
  * Each point runs for a fixed time; the figure is the aggregate MiB/s over
- * the repetitions (and one line per client). Lock statistics and RCU
- * grace periods completed while the clients ran follow each point.
+ * the repetitions (and one line per client). Under a cache model each
+ * client instead splices a fixed number of chunks: a time limit read on
+ * the host's clock would make the modelled work per repetition, and so
+ * the modelled elapsed time per chunk, depend on the host's load. Lock
+ * statistics and RCU grace periods completed while the clients ran
+ * follow each point.
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "cachemodel/doorbell.h"
@@ -52,6 +56,10 @@
 #define SPLICE_RUN_US_QUICK 30000    /* per repetition */
 #define SPLICE_RUN_US_FULL 300000
 #define SPLICE_REPS_QUICK 3
+/* Chunks per client and repetition under a cache model (16 passes over
+ * the quick file, 4 over the full one). */
+#define SPLICE_MODEL_CHUNKS_QUICK 256
+#define SPLICE_MODEL_CHUNKS_FULL 1024
 #define SPLICE_REPS_FULL 5
 #define USEC_PER_SEC 1000000ull
 #define MIB (1ull << 20)
@@ -86,7 +94,8 @@ struct client {
 struct run {
 	struct client clients[MAX_CPUS];
 	unsigned nclients;
-	uint64_t run_cycles;
+	uint64_t run_cycles;	/* each client's run, or 0: */
+	uint64_t run_chunks;	/* this many chunks each (a cache model) */
 	struct smp_barrier barrier;
 	uint32_t file_pages;
 };
@@ -147,7 +156,10 @@ static void client_main(void *arg)
 
 	smp_barrier_wait(&r->barrier);
 	t0 = cycles_now();
-	while (cycles_now() - t0 < r->run_cycles) {
+	for (uint64_t chunk = 0; r->run_cycles ?
+					 cycles_now() - t0 < r->run_cycles :
+					 chunk < r->run_chunks;
+	     chunk++) {
 		bytes += (uint64_t)do_splice_to(c, &pipe, r->file_pages) *
 			 PAGE_SIZE;
 		/* One work item runs the whole client: report quiescent
@@ -175,6 +187,23 @@ struct point {
 	struct lock_stats locks;         /* the tree lock lookups take */
 	uint64_t contended, acquisitions, wait_cycles, grace_periods, misses;
 };
+
+/* Set the clients of r up for one repetition: file, readahead state,
+ * starting page (layout), counters; and the start barrier. */
+static void clients_init(struct run *r, struct address_space *files,
+			 enum splice_layout layout)
+{
+	for (unsigned i = 0; i < r->nclients; i++) {
+		struct client *c = &r->clients[i];
+
+		c->m = &files[layout == PER_FILE ? i : 0];
+		file_ra_state_init(&c->ra);
+		c->pos = layout == LOCKSTEP ?
+				 0 : (uint64_t)i * r->file_pages / r->nclients;
+		c->bytes = c->cycles = 0;
+	}
+	smp_barrier_init(&r->barrier, r->nclients);
+}
 
 /* Warm the cache: read the whole file in. */
 static void warm(struct address_space *m)
@@ -215,6 +244,12 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 	r.run_cycles = bench_kernel_clock()->hz / USEC_PER_SEC *
 		       (mode == EXPERIMENT_FULL ? SPLICE_RUN_US_FULL :
 						  SPLICE_RUN_US_QUICK);
+	if (kopt.cachemodel[0]) {
+		r.run_chunks = mode == EXPERIMENT_FULL ?
+				       SPLICE_MODEL_CHUNKS_FULL :
+				       SPLICE_MODEL_CHUNKS_QUICK;
+		r.run_cycles = 0;
+	}
 	uint64_t w0 = cycles_now();
 
 	for (unsigned f = 0; f < nfiles; f++) {
@@ -235,10 +270,6 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 		for (unsigned f = 0; f < nfiles; f++)
 			warm_pages += pf[f].reads;
 	}
-	/* Count only the clients' lock traffic, not the warm-up's inserts. */
-	lock_stats_reset(&rw_stats.read);
-	lock_stats_reset(&rw_stats.write);
-	lock_stats_reset(&spin_stats);
 	cpumask_clear(&mask);
 	r.nclients = 0;
 	for (unsigned cpu = 0; cpu < MAX_CPUS && r.nclients < nclients; cpu++)
@@ -246,6 +277,17 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 			cpumask_set(&mask, cpu);
 			r.clients[r.nclients++].ncpu = cpu;
 		}
+	/* A cache model's caches are cold for the clients' lines (the
+	 * warm-up read the file on this CPU): one unmeasured repetition
+	 * first, as the harness's warm-up runs. */
+	if (kopt.cachemodel[0] && !rc) {
+		clients_init(&r, files, layout);
+		smp_run_on(&mask, client_main, &r);
+	}
+	/* Count only the clients' lock traffic, not the warm-up's inserts. */
+	lock_stats_reset(&rw_stats.read);
+	lock_stats_reset(&rw_stats.write);
+	lock_stats_reset(&spin_stats);
 	rcu_stats_get(&rs0);
 	if (profile) {
 		profile_stop();
@@ -259,16 +301,7 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 	for (unsigned rep = 0; rep < reps && !rc; rep++) {
 		uint64_t bytes = 0, cyc = 0, region;
 
-		for (unsigned i = 0; i < nclients; i++) {
-			struct client *c = &r.clients[i];
-
-			c->m = &files[per_file ? i : 0];
-			file_ra_state_init(&c->ra);
-			c->pos = layout == LOCKSTEP ?
-					 0 : (uint64_t)i * r.file_pages / nclients;
-			c->bytes = c->cycles = 0;
-		}
-		smp_barrier_init(&r.barrier, nclients);
+		clients_init(&r, files, layout);
 		model_doorbell_label(label);
 		region = bench_region_begin_all();
 		smp_run_on(&mask, client_main, &r);

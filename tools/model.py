@@ -29,8 +29,10 @@ the experiment's regions stay unattributed, never guessed.
 Keyed regions. An experiment that times itself (not through the harness)
 labels each region "EXPERIMENT|VARIANT|METRIC|SIZE" (SIZE: the figure's
 size, 0 when it has none; METRIC may be several joined by "+", as
-"throughput+ops"). A figure with n repetitions owns the next n regions of
-its key; the figures of one multi-metric key share its regions. A
+"throughput+ops", and so may VARIANT, for variants measured in one pass
+over the same work). A figure with n repetitions owns the next n regions
+of its key; the figures of one multi-metric or multi-variant key share
+its regions. A
 distribution timed in one pass (n samples of one event, as trace_cost's
 event_cycles) owns the next region alone when that region ran exactly n
 iterations. Keyed regions never enter the order-based attribution above.
@@ -77,10 +79,11 @@ PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
 CAL_TOLERANCE = 0.02
 LINE_BYTES = 64
 KIB = 1024
-# Keyed region labels: EXPERIMENT|VARIANT|METRIC|SIZE, METRIC may name
-# several metrics joined by "+".
+# Keyed region labels: EXPERIMENT|VARIANT|METRIC|SIZE, VARIANT and METRIC
+# may each name several joined by "+".
 KEY_SEP = "|"
 METRIC_SEP = "+"
+VARIANT_SEP = "+"
 
 
 class ModelError(Exception):
@@ -252,6 +255,17 @@ def region_key(label):
     return parts[0], parts[1], parts[2], int(parts[3])
 
 
+def region_spread_pct(figs):
+    """Spread of the repetitions' modelled cycles per iteration, as the
+    kernel's spread_pct ((max - min) / median, in %), or None with fewer
+    than two repetitions or a zero median."""
+    per = [f["cycles_per_iter"] for f in figs]
+    mid = statistics.median(per)
+    if len(per) < 2 or mid == 0:
+        return None
+    return 100.0 * (max(per) - min(per)) / mid
+
+
 def set_model(res, rs, profile, freq):
     figs = [region_figures(r, freq) for r in rs]
     res["model"] = {
@@ -260,6 +274,7 @@ def set_model(res, rs, profile, freq):
         **{k: (None if any(f[k] is None for f in figs) else
                statistics.median(f[k] for f in figs)) for k in figs[0]},
         "basis": region_basis(rs[0]),
+        "spread_pct": region_spread_pct(figs),
         "valid": all(region_valid(r) for r in rs),
         "pace_breaks": sum(r.get("pace_breaks", 0) for r in rs),
         "paced": min((r["paced"] for r in rs if "paced" in r),
@@ -271,12 +286,13 @@ def attribute_keyed(results, keyed, profile, freq):
     """Attach keyed regions ({key: [regions in id order]}) to results.
     Returns {experiment: reason} for experiments with keyed regions that
     did not add up."""
-    owner = {}                # (exp, variant, one metric, size) -> key
+    owner = {}                # (exp, one variant, one metric, size) -> key
     for k in keyed:
-        for m in k[2].split(METRIC_SEP):
-            owner[(k[0], k[1], m, k[3])] = k
+        for v in k[1].split(VARIANT_SEP):
+            for m in k[2].split(METRIC_SEP):
+                owner[(k[0], v, m, k[3])] = k
     cursor = {}
-    served = {}               # key -> metrics served at its cursor
+    served = {}               # key -> (variant, metric)s served at its cursor
     width = {}                # key -> repetitions of its current figures
     problems = {}
     for res in results:
@@ -285,10 +301,11 @@ def attribute_keyed(results, keyed, profile, freq):
         if k is None:
             continue
         seen = served.setdefault(k, set())
-        if res["metric"] in seen:             # the variant's next run
+        vm = (res["variant"], res["metric"])
+        if vm in seen:                        # the variant's next run
             cursor[k] = cursor.get(k, 0) + width[k]
             seen.clear()
-        seen.add(res["metric"])
+        seen.add(vm)
         width[k] = res["n"]
         pos = cursor.get(k, 0)
         rs = keyed[k][pos:pos + res["n"]]

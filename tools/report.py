@@ -379,19 +379,70 @@ def modelled_cell(m, text):
                                  else "not paced")
 
 
+# Units whose first word is one of these are times (per unit of work).
+TIME_UNITS = ("s", "ms", "us", "ns", "cycles", "tsc-cycles")
+
+
+def unit_kind(unit):
+    """"rate" (a unit per second), "time" (seconds or cycles, maybe per
+    unit of work) or "count" (events: purges, IPIs, pages)."""
+    if "/s" in unit:
+        return "rate"
+    if unit.split("/")[0].split(" ")[0] in TIME_UNITS:
+        return "time"
+    return "count"
+
+
 def modelled_ratio(num, den):
     """The same ratio on the cache model's figures (cycles per iteration
     of the same repetitions), or None. A rate (a unit per second) is the
-    inverse of a time, so its ratio is taken the other way round."""
+    inverse of a time, so its ratio is taken the other way round. A count
+    (events the run counted, as the ia64 model's global purges) has no
+    modelled value of its own: it becomes a rate, the count over its
+    regions' modelled cycles, so the ratio is the counts' ratio measured
+    in the modelled run, divided by the ratio of their modelled times."""
     if "model" not in num or "model" not in den:
         return None
     if not (model_valid(num) and model_valid(den)):
         return None
     a = num["model"]["cycles_per_iter"]
     b = den["model"]["cycles_per_iter"]
-    if "/s" in num["unit"]:
+    if unit_kind(num["unit"]) == "count":
+        if not a or not b or den["median"] == 0:
+            return None
+        return (num["median"] / a) / (den["median"] / b)
+    if unit_kind(num["unit"]) == "rate":
         a, b = b, a
     return a / b if b else None
+
+
+def fmt_spread(spread, n):
+    """A figure's spread between its n repetitions, for the seed table."""
+    if n < 2:
+        return "1 repetition"
+    if spread is None:
+        return "n/a (%d repetitions)" % n
+    return "%.2f %% (%d repetitions)" % (spread, n)
+
+
+def spread_line(num, den, model=None):
+    """The text under a seed row: the spread ((max - min) / median)
+    between the repetitions of its numerator and denominator, measured
+    and, with a model, modelled (cycles per iteration); None when the
+    row has no figures."""
+    if num is None or den is None:
+        return None
+    text = "spread between repetitions: numerator %s, denominator %s" % (
+        fmt_spread(num.get("spread_pct"), num["n"]),
+        fmt_spread(den.get("spread_pct"), den["n"]))
+    if model and "model" in num and "model" in den:
+        nm, dm = num["model"], den["model"]
+        text += "; modelled: numerator %s, denominator %s" % (
+            fmt_spread(nm.get("spread_pct"), len(nm.get("regions", ()))),
+            fmt_spread(dm.get("spread_pct"), len(dm.get("regions", ()))))
+        if nm.get("regions") == dm.get("regions"):
+            text += " (one region for both)"
+    return text
 
 
 def compare(seeds, res, cache_ok, missing=()):
@@ -421,8 +472,13 @@ def compare(seeds, res, cache_ok, missing=()):
             for n in (nnote, dnote):
                 if n and n not in notes:
                     notes.append(n)
+        mratio = (modelled_ratio(num, den)
+                  if num is not None and den is not None else None)
         if ours is not None and c.get("needs_caches") and not cache_ok:
-            notes.append("caches not modelled: not meaningful here")
+            notes.append("caches not modelled: not meaningful here"
+                         if mratio is None else
+                         "caches not modelled: our ratio not meaningful "
+                         "here, the modelled one models them")
         if (num is not None and den is not None and "model" in num and
                 "model" in den and not (model_valid(num) and
                                         model_valid(den))):
@@ -431,11 +487,10 @@ def compare(seeds, res, cache_ok, missing=()):
         rows.append({
             "id": c["id"], "title": c["title"], "seed": c["seed"],
             "seed_ratio": s, "our_ratio": ours,
-            "model_ratio": (modelled_ratio(num, den)
-                            if num is not None and den is not None
-                            else None),
+            "model_ratio": mratio,
             "ours_over_seed": (ours / s if ours is not None and s
                                else None),
+            "num": num, "den": den,
             "reading": c.get("reading", ""), "notes": "; ".join(notes),
         })
     return rows
@@ -445,7 +500,9 @@ def section_seeds(seeds, res, cache_ok, model=None, missing=()):
     out = ["## Seeds side by side", "",
            "Each row divides two figures of one seed post and the same two "
            "figures of this run. Ratios only: the seeds' absolute numbers "
-           "come from 2005-2009 machines and other workloads.", ""]
+           "come from 2005-2009 machines and other workloads. Under each "
+           "row, the spread ((max - min) / median) between the "
+           "repetitions of its two figures.", ""]
     if not cache_ok:
         out += ["Rows that depend on cache behaviour are marked: on this "
                 "platform caches are not modelled.", ""]
@@ -453,7 +510,10 @@ def section_seeds(seeds, res, cache_ok, model=None, missing=()):
     if model:
         out += ["The modelled ratio divides the same two figures as "
                 "modelled by the cache model (profile %s): a model, not "
-                "a measurement." % md_escape(model["profile"]), ""]
+                "a measurement. For a count (as the ia64 model's global "
+                "purges) it is the ratio of the counts made in the "
+                "modelled run per modelled cycle of their regions." %
+                md_escape(model["profile"]), ""]
         mhead, mrule = " modelled ratio (profile %s) |" % md_escape(
             model["profile"]), "--:|"
     out += ["| comparison | seed | seed ratio | our ratio | ours / seed |" +
@@ -465,6 +525,10 @@ def section_seeds(seeds, res, cache_ok, model=None, missing=()):
             md_escape(r["title"]), r["seed"], fmt_ratio(r["seed_ratio"]),
             fmt_ratio(r["our_ratio"]), fmt_ratio(r["ours_over_seed"]),
             mcol, md_escape(r["reading"]), md_escape(r["notes"])))
+        spread = spread_line(r["num"], r["den"], model)
+        if spread:
+            out.append("| _%s_ | | | | |%s | |" % (
+                md_escape(spread), " |" if model else ""))
     out += ["", "### Seed figures used", "",
             "| id | seed file | quantity | variant | value | unit | where |",
             "|---|---|---|---|--:|---|---|"]

@@ -691,6 +691,33 @@ class ModelTest(unittest.TestCase):
             model.parse_lines([model_line("start"),
                                model_region("x", 1, valid="yes")])
 
+    def test_keyed_attribution_of_variants_in_one_pass(self):
+        # tlb_purge-like: two variants counted over one run share its
+        # region; each variant's metrics take it once, the spread of one
+        # region is undefined, of three it is (max - min) / median.
+        objs = model.parse_lines([
+            model_line("start", freq_mhz=1000),
+            model_region("tp|old+new|purges+calls|0", 1, cycles=500),
+            model_region("pc|v|tp|0", 2, cycles=100),
+            model_region("pc|v|tp|0", 3, cycles=200),
+            model_region("pc|v|tp|0", 4, cycles=110)])
+        res = [dict(figure("tp", v, 1), metric=m)
+               for v in ("old", "new") for m in ("purges", "calls")]
+        res.append(dict(figure("pc", "v", 3), metric="tp"))
+        skipped = model.attribute(res, objs)
+        self.assertEqual(skipped, {})
+        for r in res[:4]:
+            self.assertEqual(r["model"]["regions"], [1])
+        self.assertIsNone(res[0]["model"]["spread_pct"])
+        self.assertAlmostEqual(res[4]["model"]["spread_pct"],
+                               100.0 * (2.0 - 1.0) / 1.1)
+        # a second run of the same variants wants a second region
+        res2 = res[:4] + [dict(figure("tp", "old", 1), metric="purges")]
+        for r in res2:
+            r.pop("model", None)
+        skipped = model.attribute(res2, objs[:2])
+        self.assertIn("0 regions for 1 repetitions", skipped["tp"])
+
     def test_keyed_attribution_refuses_short_counts(self):
         objs = model.parse_lines([model_line("start"),
                                   model_region("cp|x|copy|64", 1)])
@@ -750,6 +777,32 @@ class ModelTest(unittest.TestCase):
         r2 = {"unit": "MB/s", "model": {"cycles_per_iter": 10.0}}
         self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
         self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
+        # a count: counts per modelled cycle of their regions
+        c1 = {"unit": "purges (ia64 model)", "median": 6.0,
+              "model": {"cycles_per_iter": 100.0}}
+        c2 = {"unit": "purges (ia64 model)", "median": 3.0,
+              "model": {"cycles_per_iter": 200.0}}
+        self.assertEqual(report.modelled_ratio(c1, c2), 4.0)
+        self.assertEqual(report.modelled_ratio(dict(c1, median=0.0), c2),
+                         0.0)
+        self.assertIsNone(report.modelled_ratio(c1, dict(c2, median=0.0)))
+        self.assertEqual(report.unit_kind("tsc-cycles/KiB"), "time")
+        self.assertEqual(report.unit_kind("ms"), "time")
+        self.assertEqual(report.unit_kind("MiB/s"), "rate")
+        self.assertEqual(report.unit_kind("IPIs/1000 pages"), "count")
+
+    def test_report_seed_spread_line(self):
+        num = {"n": 3, "spread_pct": 2.5,
+               "model": {"regions": [1, 2, 3], "spread_pct": 0.5}}
+        den = {"n": 1, "spread_pct": None,
+               "model": {"regions": [4], "spread_pct": None}}
+        self.assertEqual(
+            report.spread_line(num, den, {"profile": "tiny"}),
+            "spread between repetitions: numerator 2.50 % (3 "
+            "repetitions), denominator 1 repetition; modelled: numerator "
+            "0.50 % (3 repetitions), denominator 1 repetition")
+        self.assertNotIn("modelled", report.spread_line(num, den))
+        self.assertIsNone(report.spread_line(None, den))
 
     def test_report_cost_section(self):
         cost = {"profile": "tiny", "cpus": 2, "cmdline": "run=default",
