@@ -270,7 +270,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
 
-	failures += experiments_run(kopt.run, kopt.runmode);
+	failures += experiments_run(kopt.run, kopt.runmode, kopt.profile);
 
 	if (kopt.shell)
 		shell_run(failures);

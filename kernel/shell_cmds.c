@@ -245,7 +245,8 @@ static int cmd_run(const struct shell_parsed *p, bool profile)
 				 mode->present && mode->choice == SHELL_RUN_FULL ?
 					 EXPERIMENT_FULL :
 					 EXPERIMENT_QUICK,
-				 s, p->nsettings, profile, err, sizeof(err));
+				 s, p->nsettings, profile || kopt.profile, err,
+				 sizeof(err));
 	if (rc < 0) {
 		shell_error(err);
 		return 0;
@@ -321,6 +322,7 @@ static void cmd_cmdline(void)
 {
 	kprintf("cmdline: \"%s\"\n", boot_info.cmdline);
 	options_print();
+	options_list_experiment_options();
 	/* A rejected option keeps its default: say so again here, where
 	 * someone checks what applies (the reasons are in the boot log). */
 	if (kopt.errors)
