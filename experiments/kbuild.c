@@ -19,7 +19,7 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tsc.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"

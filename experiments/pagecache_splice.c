@@ -28,7 +28,8 @@
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/profile.h"

@@ -6,7 +6,7 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench.h"

@@ -27,7 +27,7 @@ reproduced as written:
     in it;
   - `build/host/NAME ...`: tests/host/NAME.c exists;
   - shell commands (`run copy size=2097152 reps=3`): the command is in
-    kernel/shell_table.c; for run and profile, the experiment exists and
+    kernel/shell/shell_table.c; for run and profile, the experiment exists and
     every KEY= is one of its declared settings;
   - `objdump ...` and the like (HOST_TOOLS) are host programs: not checked.
 
@@ -69,7 +69,7 @@ class Tree:
                                       self._read("kernel/options.c"), re.M))
         self.shell_cmds = set(re.findall(
             r'\[SHELL_CMD_\w+\]\s*=\s*\{"(\w+)"',
-            self._read("kernel/shell_table.c")))
+            self._read("kernel/shell/shell_table.c")))
         self.profiles = set(re.findall(
             r"^\[([\w.-]+)\]", self._read("cachemodel/profiles.txt"), re.M))
         self.experiments = {}

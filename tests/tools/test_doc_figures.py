@@ -21,7 +21,7 @@ FILES = {
                 "iso: $(KERNEL)\n.PHONY: run\nhost-bench: x\n",
     "kernel/options.c": '\tKOPT("run", OPT_STRING, run, NULL, 0, 0,\n'
                         '\tKOPT("shell", OPT_FLAG, shell, NULL, 0, 0,\n',
-    "kernel/shell_table.c": '\t[SHELL_CMD_RUN] = {"run", "run NAME",\n',
+    "kernel/shell/shell_table.c": '\t[SHELL_CMD_RUN] = {"run", "run NAME",\n',
     "cachemodel/profiles.txt": "[core2-2007]\nl1d = 32768\n",
     "experiments/copy.c":
         "static const struct experiment_param copy_params[] = {\n"

@@ -1,5 +1,5 @@
 /*
- * The shell's commands (see kernel/shell_cmds.h): mostly the boot
+ * The shell's commands (see kernel/shell/shell_cmds.h): mostly the boot
  * report's printers, on demand, plus the page-table walk, a memory-type
  * demonstration and the experiment runner.
  */
@@ -17,15 +17,15 @@
 #include "arch/x86_64/tsc.h"
 #include "kernel/acpi.h"
 #include "kernel/acpi_boot.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/experiment.h"
-#include "kernel/hw_quirks.h"
+#include "kernel/bench/hw_quirks.h"
 #include "kernel/ksyms.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
-#include "kernel/shell_cmds.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/shell_cmds.h"
+#include "kernel/shell/shell_table.h"
 #include "kernel/smp.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
