@@ -64,7 +64,7 @@
 static unsigned pcache_latency_us;
 OPTION_UINT(pcache_latency, "pagecache_splice", "pcache.latency",
 	    pcache_latency_us, 0, 0, PCACHE_LATENCY_MAX_US,
-	    "pagecache_splice: simulated device latency per page read (us)");
+	    "simulated device latency per page read (us)");
 
 enum splice_layout { SAME_FILE, PER_FILE, LOCKSTEP, SPLICE_LAYOUTS };
 static const char *const layout_suffix[SPLICE_LAYOUTS] = {

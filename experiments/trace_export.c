@@ -47,14 +47,14 @@ static unsigned trace_export_kib;
 static enum crash_kind trace_crash;
 OPTION_STRING(trace_memtype, "trace_export", "trace.memtype", trace_memtype,
 	      "WB",
-	      "trace_export buffer memory type: WB, WC, UC, UC- or WT, any "
+	      "buffer memory type: WB, WC, UC, UC- or WT, any "
 	      "case");
 OPTION_UINT(trace_export, "trace_export", "trace.export", trace_export_kib,
 	    EXPORT_KIB_DEFAULT, EXPORT_KIB_MIN, EXPORT_KIB_MAX,
-	    "trace_export: flight-recorder KiB exported over serial");
+	    "flight-recorder KiB exported over serial");
 OPTION_ENUM(trace_crash, "trace_export", "trace.crash", trace_crash,
 	    crash_kind_names, CRASH_NONE,
-	    "trace_export: this crash= failure while recording (panic export)");
+	    "this crash= failure while recording (panic export)");
 
 static void serial_sink(const char *s, size_t n)
 {
