@@ -117,7 +117,7 @@ deps-bench:
 # --------------------------------------------------------------------------
 # Kernel
 # --------------------------------------------------------------------------
-KSRC_DIRS := boot arch/x86_64 arch/ia64 kernel lib mm trace workloads experiments tests/kernel
+KSRC_DIRS := boot arch/x86_64 arch/ia64 kernel kernel/bench kernel/shell lib mm trace workloads experiments tests/kernel
 # KEXCLUDE: sources to leave out (e.g. work in progress), space separated.
 KCSRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.c)))
 KASRCS    := $(filter-out $(KEXCLUDE),$(foreach d,$(KSRC_DIRS),$(wildcard $(d)/*.asm)))

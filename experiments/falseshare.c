@@ -10,8 +10,9 @@
  * Also the showcase of bench_run_cpus(): all CPUs run each repetition
  * together behind a barrier; per-CPU and aggregate figures.
  */
-#include "kernel/bench_env.h"
-#include "kernel/bench_smp.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
+#include "kernel/bench/bench_smp.h"
 #include "kernel/experiment.h"
 #include "lib/assert.h"
 #include "lib/bench_output.h"
@@ -177,7 +178,7 @@ static const struct experiment_param fs_params[] = {
 
 /*
  * Quick mode's CPUs: all online ones, unless the host runs fewer than a
- * third of them at once (measured, kernel/bench_smp.h): then as many as
+ * third of them at once (measured, kernel/bench/bench_smp.h): then as many as
  * it runs, at least 2, the lowest-numbered. Sixteen vCPUs on a 2-core
  * host never ran a repetition together; three or four on it overlap.
  */

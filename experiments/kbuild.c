@@ -19,7 +19,7 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tsc.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/smp_call.h"
@@ -136,6 +136,23 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 #define KB_TRACE_QUICK_REPS 1
 #define KB_TRACE_VARIANTS 4
 
+/* What a traced build needs besides its name: run() of
+ * struct traced_workload. */
+struct kb_traced {
+	unsigned jobs;
+	uint64_t expect;
+	struct bench_figure *figs;
+	size_t *nfig;
+};
+
+static int kb_traced_build(void *arg, const char *variant, uint64_t *ticks)
+{
+	struct kb_traced *t = arg;
+
+	return kb_variant(t->jobs, t->expect, t->figs, t->nfig, variant,
+			  ticks);
+}
+
 /*
  * The build at -j jobs under each seed-000 tracing variant, after the
  * direct map was split for the buffers. Returns 0 or 1.
@@ -146,7 +163,14 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 {
 	const struct kbuild_size *size = kb_run.size;
 	struct kbuild_size traced = *size;
-	uint64_t off_ticks = 0, real[BENCH_MAX_REPS];
+	struct kb_traced t = {jobs, expect, figs, nfig};
+	/* Under -icount: instructions per file, slowdown over trace_off
+	 * (the real_ms window: every worker's work). */
+	struct traced_workload w = {
+		.exp = "kbuild", .op = "file", .unit = "insns/file",
+		.run = kb_traced_build, .arg = &t,
+		.figs = figs, .nfig = nfig, .room = KB_MAX_FIGS,
+	};
 	int rc = 0;
 
 	/* Quick mode (make run, make test): one repetition per variant;
@@ -155,29 +179,11 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
 		traced.reps = KB_TRACE_QUICK_REPS;
 	kb_run.size = &traced;
+	w.ops = traced.corpus.files;
+	w.reps = traced.reps;
 	trace_variants_prepare();
-	for (unsigned i = 0; i < KB_TRACE_VARIANTS && !rc; i++) {
-		const struct trace_variant *v = &trace_variants[i];
-		uint64_t events;
-
-		if (trace_variant_start(v) != 0) {
-			rc = 1;
-			break;
-		}
-		rc |= kb_variant(jobs, expect, figs, nfig, v->name, real);
-		events = trace_variant_stop(v);
-		trace_variant_describe("kbuild", v, events,
-				       (uint64_t)kb_run.size->corpus.files *
-					       kb_run.size->reps);
-		/* Under -icount: instructions per file, slowdown over
-		 * trace_off (the real_ms window: every worker's work). */
-		if (!rc)
-			*nfig += trace_work_figures(
-				"kbuild", v, real, kb_run.size->reps,
-				kb_run.size->corpus.files, "file",
-				"insns/file", &off_ticks, figs + *nfig,
-				KB_MAX_FIGS - *nfig);
-	}
+	for (unsigned i = 0; i < KB_TRACE_VARIANTS && !rc; i++)
+		rc |= trace_variant_run(&w, &trace_variants[i]);
 	kb_run.size = size;
 	return rc;
 }
@@ -253,7 +259,7 @@ static int kbuild_run(enum experiment_mode mode)
 	}
 	if (cpus > 1 && !rc)
 		rc |= kb_variant(cpus, expect, figs, &nfig, NULL, NULL);
-	if (!rc && !(experiment_param("trace", &v) && v == 0))
+	if (!rc && trace_variants_wanted())
 		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
 	if (rc) {

@@ -10,16 +10,17 @@
  *   write    sequential 64-bit stores over the whole buffer  (MB/s)
  *   latency  a dependent-load chase through a random cyclic
  *            permutation of cache lines                      (TSC cycles)
- * The verdict compares UC and WB latency (kernel/memtype_check.h, which
+ * The verdict compares UC and WB latency (kernel/bench/memtype_check.h, which
  * also owns the chase): on hardware that honours memory types an uncached
  * load costs a trip to DRAM every time. QEMU's TCG models no caches and
  * KVM on Intel normally ignores the guest's PAT for RAM, so there the
  * experiment says so instead of presenting equal numbers as a finding.
  */
 #include "arch/x86_64/layout.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
-#include "kernel/memtype_check.h"
+#include "kernel/bench/memtype_check.h"
 #include "kernel/options.h"
 #include "arch/x86_64/cpufeature.h"
 #include "lib/kprintf.h"

@@ -27,7 +27,8 @@
  */
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/model_doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "lib/bench.h"
 #include "lib/bench_output.h"

@@ -32,7 +32,8 @@
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/profile.h"
@@ -65,6 +66,13 @@
 #define MIB (1ull << 20)
 #define MIBS_SCALE 3 /* MiB/s with three decimals */
 #define PROFILE_SPLICE_TOP 6 /* functions in a per-point profile */
+#define PCACHE_LATENCY_MAX_US 10000
+
+/* pcache.latency=: simulated device latency per page read (us). */
+static unsigned pcache_latency_us;
+OPTION_UINT(pcache_latency, "pagecache_splice", "pcache.latency",
+	    pcache_latency_us, 0, 0, PCACHE_LATENCY_MAX_US,
+	    "simulated device latency per page read (us)");
 
 enum splice_layout { SAME_FILE, PER_FILE, LOCKSTEP, SPLICE_LAYOUTS };
 static const char *const layout_suffix[SPLICE_LAYOUTS] = {
@@ -513,7 +521,7 @@ static int pagecache_splice_run(enum experiment_mode mode)
 
 	bench_env_report();
 	device_latency = stats_muldiv(bench_kernel_clock()->hz,
-				      kopt.pcache_latency_us, USEC_PER_SEC);
+				      pcache_latency_us, USEC_PER_SEC);
 	warm_cycles = warm_pages = 0;
 	if (max_clients > 4)
 		max_clients = 4; /* the seed's graph stops at 4 */
@@ -600,7 +608,7 @@ static int pagecache_splice_run(enum experiment_mode mode)
 	kprintf("pagecache_splice: device latency %u us per page read "
 		"(pcache.latency=): the first point read %lu pages from the "
 		"device in %lu us; cached reads never wait for it\n",
-		kopt.pcache_latency_us, (unsigned long)warm_pages,
+		pcache_latency_us, (unsigned long)warm_pages,
 		(unsigned long)stats_muldiv(warm_cycles, USEC_PER_SEC,
 					    bench_kernel_clock()->hz));
 	/* The figures the design is judged by, printed, not asserted. */

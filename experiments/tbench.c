@@ -21,7 +21,8 @@
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/smp_call.h"
@@ -161,38 +162,31 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 /* Timed emits per memory type for the per-event cost figures. */
 #define TB_EVENT_COST_SAMPLES 20000
 
-/*
- * One traced run: the largest pair count under trace variant v; under
- * QEMU -icount also its instructions per request and, against trace_off
- * (whose median ticks *off_ticks keeps), the slowdown they make.
- */
-static int tb_traced(const struct trace_variant *v, unsigned npairs,
-		     const struct tbench_size *size,
-		     const struct tbench_check *ref, struct bench_figure *figs,
-		     size_t *nfig, uint64_t *off_ticks)
-{
-	uint64_t events, wall[BENCH_MAX_REPS];
-	int rc;
+/* What a traced run needs besides its name: run() of
+ * struct traced_workload. */
+struct tb_traced {
+	unsigned npairs;
+	const struct tbench_size *size;
+	const struct tbench_check *ref;
+	struct bench_figure *figs;
+	size_t *nfig;
+};
 
-	if (trace_variant_start(v) != 0)
-		return 1;
-	rc = tb_variant(npairs, size, ref, figs, nfig, v->name, wall);
-	events = trace_variant_stop(v);
-	/* ref->ops: requests of all clients in one repetition. */
-	trace_variant_describe("tbench", v, events, ref->ops * size->reps);
-	if (!rc)
-		*nfig += trace_work_figures("tbench", v, wall, size->reps,
-					    ref->ops, "request",
-					    "insns/request", off_ticks,
-					    figs + *nfig, TB_MAX_FIGS - *nfig);
-	return rc;
+static int tb_traced_run(void *arg, const char *variant, uint64_t *ticks)
+{
+	struct tb_traced *t = arg;
+
+	return tb_variant(t->npairs, t->size, t->ref, t->figs, t->nfig,
+			  variant, ticks);
 }
 
 /*
  * The tracing variants (seeds 000 and 004), all on the largest pair
  * count, after the direct map was split for the buffers; full mode adds
- * every combination of the seed-004 switches. Then the per-event cost
- * for each buffer memory type. Returns 0 or 1.
+ * every combination of the seed-004 switches. Under QEMU -icount each
+ * also gives its instructions per request and, against trace_off, the
+ * slowdown they make. Then the per-event cost for each buffer memory
+ * type. Returns 0 or 1.
  */
 static int tb_trace_variants(enum experiment_mode mode,
 			     const struct tbench_size *size,
@@ -201,7 +195,13 @@ static int tb_trace_variants(enum experiment_mode mode,
 			     unsigned maxpairs)
 {
 	struct tbench_size traced = *size;
-	uint64_t off_ticks = 0;
+	struct tb_traced t = {maxpairs, &traced, ref, figs, nfig};
+	/* ref->ops: requests of all clients in one repetition. */
+	struct traced_workload w = {
+		.exp = "tbench", .op = "request", .unit = "insns/request",
+		.ops = ref->ops, .run = tb_traced_run, .arg = &t,
+		.figs = figs, .nfig = nfig, .room = TB_MAX_FIGS,
+	};
 	int rc = 0;
 
 	/* Quick mode (make run, make test): one repetition per variant;
@@ -209,15 +209,13 @@ static int tb_trace_variants(enum experiment_mode mode,
 	 * seed table reports (the model's figures barely move). */
 	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
 		traced.reps = TB_TRACE_QUICK_REPS;
-	size = &traced;
+	w.reps = traced.reps;
 	trace_variants_prepare();
 	for (size_t i = 0; i < trace_variants_count && !rc; i++)
-		rc |= tb_traced(&trace_variants[i], maxpairs, size, ref, figs,
-				nfig, &off_ticks);
+		rc |= trace_variant_run(&w, &trace_variants[i]);
 	for (unsigned i = 0; mode == EXPERIMENT_FULL && i < TRACE_COMBOS &&
 			     !rc; i++)
-		rc |= tb_traced(trace_combo(i), maxpairs, size, ref, figs,
-				nfig, &off_ticks);
+		rc |= trace_variant_run(&w, trace_combo(i));
 	if (!rc)
 		*nfig += trace_event_cost("tbench", figs + *nfig,
 					  TB_MAX_FIGS - *nfig,
@@ -390,7 +388,7 @@ static int tbench_run(enum experiment_mode mode)
 				break;
 		}
 	}
-	if (!rc && !(experiment_param("trace", &v) && v == 0))
+	if (!rc && trace_variants_wanted())
 		rc |= tb_trace_variants(mode, size, &ref, figs, &nfig,
 					maxpairs);
 	/* Pages neither free again nor held by kmalloc's slab caches

@@ -61,8 +61,8 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/tsc.h"
-#include "kernel/bench_env.h"
-#include "kernel/bench_smp.h"
+#include "kernel/bench/env_report.h"
+#include "kernel/bench/bench_smp.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "kernel/smp_call.h"
@@ -964,7 +964,7 @@ static void model_teardown(void)
 
 /*
  * Quick mode's CPUs: no more than the host runs at once (measured,
- * kernel/bench_smp.h), at least 2. A naive shootdown to a vCPU that the
+ * kernel/bench/bench_smp.h), at least 2. A naive shootdown to a vCPU that the
  * host has descheduled waits for that vCPU's time slice: 15 job CPUs on
  * a 2-core host made one reclaim pass last most of a minute. The other
  * CPUs stay idle in the kernel's space, so no shootdown goes to them.

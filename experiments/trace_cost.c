@@ -5,7 +5,7 @@
  * tbench and lives in experiments/trace_variants.c.
  */
 #include "experiments/trace_variants.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
 #include "lib/bench.h"
 

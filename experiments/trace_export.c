@@ -37,6 +37,24 @@
 #define CPU_CHURN_OBJECTS 64
 #define CPU_CHURN_ROUNDS 40
 #define STREAM_NAME_MAX 16
+#define EXPORT_KIB_MIN 64
+#define EXPORT_KIB_MAX 65536
+#define EXPORT_KIB_DEFAULT 256
+
+/* The options this experiment reads from the command line. */
+static char trace_memtype[OPT_STRING_MAX];
+static unsigned trace_export_kib;
+static enum crash_kind trace_crash;
+OPTION_STRING(trace_memtype, "trace_export", "trace.memtype", trace_memtype,
+	      "WB",
+	      "buffer memory type: WB, WC, UC, UC- or WT, any "
+	      "case");
+OPTION_UINT(trace_export, "trace_export", "trace.export", trace_export_kib,
+	    EXPORT_KIB_DEFAULT, EXPORT_KIB_MIN, EXPORT_KIB_MAX,
+	    "flight-recorder KiB exported over serial");
+OPTION_ENUM(trace_crash, "trace_export", "trace.crash", trace_crash,
+	    crash_kind_names, CRASH_NONE,
+	    "this crash= failure while recording (panic export)");
 
 static void serial_sink(const char *s, size_t n)
 {
@@ -122,9 +140,9 @@ static void cpu_churn(void *arg __unused)
 
 static int trace_export_run(enum experiment_mode mode __unused)
 {
-	enum memtype type = memtype_from_name(kopt.trace_memtype);
+	enum memtype type = memtype_from_name(trace_memtype);
 	unsigned ncpus = percpu_count();
-	uint64_t per_cpu = ((uint64_t)kopt.trace_export_kib << 10) / ncpus;
+	uint64_t per_cpu = ((uint64_t)trace_export_kib << 10) / ncpus;
 	struct trace_config cfg;
 	struct tbench_check ref;
 	struct cpumask all;
@@ -133,7 +151,7 @@ static int trace_export_run(enum experiment_mode mode __unused)
 
 	if (type == MEMTYPE_UNDEFINED || type == MEMTYPE_WP) {
 		kprintf("trace_export: trace.memtype=%s: not a buffer memory "
-			"type (WB, WC, UC, UC- or WT)\n", kopt.trace_memtype);
+			"type (WB, WC, UC, UC- or WT)\n", trace_memtype);
 		return 1;
 	}
 	trace_default_config(&cfg);
@@ -165,7 +183,7 @@ static int trace_export_run(enum experiment_mode mode __unused)
 	cpumask_online(&all, false);
 	smp_call(&all, cpu_churn, NULL, true);
 	/* trace.crash=: panic now, so the panic notifier exports. */
-	crash_if_asked(kopt.trace_crash);
+	crash_if_asked(trace_crash);
 
 	trace_enable_all(false);
 	panic_notifier_unregister(export_on_panic);

@@ -6,7 +6,8 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "cachemodel/doorbell.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/experiment.h"
 #include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench.h"
@@ -136,6 +137,34 @@ void trace_variant_describe(const char *experiment,
 		(unsigned long)(per % FRAC_DIGITS_SCALE),
 		experiment[0] == 'k' ? "file" : "request",
 		verdict_name(bench_env_memtypes()));
+}
+
+bool trace_variants_wanted(void)
+{
+	uint64_t v;
+
+	return !(experiment_param("trace", &v) && v == 0);
+}
+
+int trace_variant_run(struct traced_workload *w,
+		      const struct trace_variant *v)
+{
+	uint64_t events, ticks[BENCH_MAX_REPS];
+	int rc;
+
+	kassert(w->reps <= BENCH_MAX_REPS && *w->nfig <= w->room);
+	if (trace_variant_start(v) != 0)
+		return 1;
+	rc = w->run(w->arg, v->name, ticks);
+	events = trace_variant_stop(v);
+	trace_variant_describe(w->exp, v, events, w->ops * w->reps);
+	if (!rc)
+		*w->nfig += trace_work_figures(w->exp, v, ticks, w->reps,
+					       w->ops, w->op, w->unit,
+					       &w->off_ticks,
+					       w->figs + *w->nfig,
+					       w->room - *w->nfig);
+	return rc;
 }
 
 size_t trace_work_figures(const char *exp, const struct trace_variant *v,

@@ -90,6 +90,43 @@ size_t trace_work_figures(const char *exp, const struct trace_variant *v,
 			  struct bench_figure *figs, size_t room);
 
 /*
+ * An experiment's workload, as the traced runs see it: run() measures
+ * it reps times under the variant name given, appends its figures at
+ * figs[*nfig] (figs holds room), and leaves each repetition's ticks in
+ * ticks[0..reps); it returns 0, or 1 on a failure. ops: the operations
+ * of one repetition, each an op ("file"); unit names the work figure's
+ * ("insns/file"). arg is the experiment's. Set off_ticks to 0 before
+ * the first variant: trace_off's median is kept there for the others.
+ */
+struct traced_workload {
+	const char *exp, *op, *unit;
+	uint64_t ops;
+	unsigned reps;
+	int (*run)(void *arg, const char *variant, uint64_t *ticks);
+	void *arg;
+	struct bench_figure *figs;
+	size_t *nfig, room;
+	uint64_t off_ticks;
+};
+
+/*
+ * The shell setting trace= every experiment with traced variants
+ * declares ({"trace", 0, 1, ...} in its parameter table): false when
+ * this run set trace=0, so the experiment skips its traced variants.
+ */
+bool trace_variants_wanted(void);
+
+/*
+ * One traced run of w under v, the same for every experiment: start the
+ * channel, run, stop, print the variant's line (events per operation),
+ * then, under QEMU -icount and when the run succeeded, the work figures
+ * (trace_work_figures()). Returns 0, or 1 when the channel did not start
+ * or the run failed.
+ */
+int trace_variant_run(struct traced_workload *w,
+		      const struct trace_variant *v);
+
+/*
  * Per-event cost of the fast path on this CPU for each memory type the
  * seed compares (WB, WC, UC): n timed emits of a 16-byte payload, median
  * and 99th percentile in cycles, printed and appended to figs as

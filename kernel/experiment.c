@@ -3,7 +3,6 @@
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "kernel/experiment.h"
-#include "kernel/options.h"
 #include "kernel/profile.h"
 #include "lib/cmdline.h"
 #include "lib/kprintf.h"
@@ -55,10 +54,9 @@ bool experiment_param(const char *name, uint64_t *value)
 	return false;
 }
 
-/* The shell's profile command: profile this run whatever profile= says. */
-static bool profile_forced;
-
-static int run_one(const struct experiment *e, enum experiment_mode mode)
+/* Run e in mode, under the sampling profiler when profile is true. */
+static int run_one(const struct experiment *e, enum experiment_mode mode,
+		   bool profile)
 {
 	bool profiling;
 	int rc;
@@ -68,8 +66,7 @@ static int run_one(const struct experiment *e, enum experiment_mode mode)
 	kprintf("%s\n", e->description);
 	/* A cache model names this experiment's regions after it. */
 	model_doorbell_label(e->name);
-	profiling = (kopt.profile || profile_forced) &&
-		    profile_start(PROFILE_HZ);
+	profiling = profile && profile_start(PROFILE_HZ);
 	rc = e->run(mode);
 	if (profiling) {
 		profile_stop();
@@ -138,14 +135,12 @@ int experiment_run_with(const struct experiment *e, enum experiment_mode mode,
 	for (unsigned i = 0; i < ncurrent; i++)
 		kprintf("run: %s=%lu\n", current[i].key,
 			(unsigned long)current[i].value);
-	profile_forced = profile;
-	rc = run_one(e, mode);
-	profile_forced = false;
+	rc = run_one(e, mode, profile);
 	ncurrent = 0;
 	return rc;
 }
 
-int experiments_run(const char *sel, enum experiment_mode mode)
+int experiments_run(const char *sel, enum experiment_mode mode, bool profile)
 {
 	int failed = 0;
 	const char *p = sel, *end = sel + strlen(sel), *name;
@@ -173,13 +168,13 @@ int experiments_run(const char *sel, enum experiment_mode mode)
 					next = e;
 			if (!next)
 				break;
-			failed += run_one(next, mode);
+			failed += run_one(next, mode, profile);
 			last = next->order;
 		}
 		for (const struct experiment *e = __start_experiments;
 		     all && e < __stop_experiments; e++)
 			if (!e->order)
-				failed += run_one(e, mode);
+				failed += run_one(e, mode, profile);
 		return failed;
 	}
 	while ((name = cmdline_list_next(&p, end, &len))) {
@@ -197,7 +192,7 @@ int experiments_run(const char *sel, enum experiment_mode mode)
 			failed++;
 			continue;
 		}
-		failed += run_one(found, mode);
+		failed += run_one(found, mode, profile);
 	}
 	return failed;
 }

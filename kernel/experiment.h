@@ -65,11 +65,13 @@ struct experiment {
 			ARRAY_SIZE(params_)}
 
 /*
- * Run what selection names ("default", "all", "list", "none" or a list).
+ * Run what selection names ("default", "all", "list", "none" or a list),
+ * each under the sampling profiler when profile is true (profile=1).
  * Unknown names are reported and counted as failures. Returns the number
  * of experiments that failed.
  */
-int experiments_run(const char *selection, enum experiment_mode mode);
+int experiments_run(const char *selection, enum experiment_mode mode,
+		    bool profile);
 /* The registry, with each experiment's parameters and their ranges. */
 void experiments_list(void);
 /* The experiment called name, or NULL. */

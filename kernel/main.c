@@ -23,18 +23,18 @@
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vga.h"
 #include "kernel/acpi_boot.h"
-#include "kernel/cache_sweep.h"
+#include "kernel/bench/cache_sweep.h"
 #include "kernel/console.h"
 #include "kernel/crash.h"
 #include "kernel/fbcon.h"
-#include "kernel/hw_quirks.h"
+#include "kernel/bench/hw_quirks.h"
 #include "kernel/experiment.h"
 #include "kernel/log.h"
 #include "kernel/version.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "kernel/smp.h"
 #include "kernel/smp_call.h"
 #include "kernel/tsc_sync.h"
@@ -270,7 +270,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
 
-	failures += experiments_run(kopt.run, kopt.runmode);
+	failures += experiments_run(kopt.run, kopt.runmode, kopt.profile);
 
 	if (kopt.shell)
 		shell_run(failures);

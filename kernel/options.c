@@ -1,6 +1,10 @@
 /*
- * Kernel command-line options: one table, typed parsing, clear messages.
- * Portable (no hardware access), so it is also tested on the host.
+ * Kernel command-line options: the kernel's own table, the experiments'
+ * declared options (OPTION_* in kernel/options.h), typed parsing, clear
+ * messages. Portable (no hardware access), so it is also tested on the
+ * host.
+ *
+ * The kernel's own options:
  *
  *   option     type    values                         default
  *   console=   list    serial,vga,fb                  all found
@@ -11,9 +15,6 @@
  *   nosmp      flag                                   off
  *   loglevel=  number  0..7 (5: summaries, 6: full report, 7: debug)  6
  *   crash=     enum    none|pf|ud|gp|assert|triple|hang|stack   none
- *   trace.memtype= string WB|WC|UC|UC-|WT, any case (trace_export)  WB
- *   trace.export= number 64..65536 KiB exported by trace_export  256
- *   trace.crash= enum  as crash=, inside trace_export   none
  *   poison     flag    poison freed pages             off
  *   runmode=   enum    quick|full                     quick
  *   icount     flag    QEMU runs with -icount (set by make ICOUNT=1)
@@ -24,7 +25,10 @@
  *   tlb.ceiling= number 1..4096 pages flushed one by one  33
  *   shell      flag    the interactive shell after the runs  off
  *   profile=   number  1: profile every experiment         0
- *   pcache.latency= number 0..10000 us per page read (pagecache_splice) 0
+ *
+ * Declared by the experiments that read them (`run=list` shows them):
+ * trace.memtype=, trace.export=, trace.crash= (experiments/trace_export.c),
+ * pcache.latency= (experiments/pagecache_splice.c).
  */
 #include <stddef.h>
 #include "kernel/options.h"
@@ -34,74 +38,62 @@
 
 struct kernel_options kopt;
 
-enum opt_type { OPT_FLAG, OPT_UINT, OPT_ENUM, OPT_STRING, OPT_CONSOLES };
-
-struct option_desc {
-	const char *name;
-	enum opt_type type;
-	size_t offset;
-	const char *const *choices; /* OPT_ENUM: index is the value */
-	unsigned min, max; /* OPT_UINT */
-	const char *help;
-};
-
 static const char *const exit_names[] = {"qemu", "halt", "reboot", NULL};
 /* Indexed by enum experiment_mode. */
 static const char *const runmode_names[] = {"quick", "full", NULL};
-static const char *const crash_names[] = {"none",   "pf",	  "ud",
-					  "gp",	    "assert", "triple",
-					  "hang",   "stack",  NULL};
+const char *const crash_kind_names[] = {"none",   "pf",	"ud",
+					"gp",	  "assert", "triple",
+					"hang",	  "stack",  NULL};
 
-#define OFF(field) offsetof(struct kernel_options, field)
+/* The experiments' options (none in a host program that declares none). */
+extern const struct option_desc __start_experiment_options[]
+	__attribute__((weak));
+extern const struct option_desc __stop_experiment_options[]
+	__attribute__((weak));
+
+/* One of the kernel's own options, a field of kopt. */
+#define KOPT(name, type, field, choices, min, max, help)                   \
+	{name, type, &kopt.field, choices, min, max, help, NULL, 0, NULL}
 
 static const struct option_desc options[] = {
-	{"console", OPT_CONSOLES, OFF(consoles), NULL, 0, 0,
-	 "consoles to use: serial,vga,fb"},
-	{"exit", OPT_ENUM, OFF(exit), exit_names, 0, 0,
-	 "at the end: qemu (debug-exit port), halt or reboot"},
-	{"ktest", OPT_STRING, OFF(ktest), NULL, 0, 0,
-	 "in-kernel test suites: all, none or SUITE[,SUITE]"},
-	{"run", OPT_STRING, OFF(run), NULL, 0, 0,
-	 "experiments: default, all, none, list or NAME[,NAME]"},
-	{"maxcpus", OPT_UINT, OFF(maxcpus), NULL, 1, MAX_CPUS,
-	 "use at most this many CPUs"},
-	{"nosmp", OPT_FLAG, OFF(nosmp), NULL, 0, 0,
-	 "boot CPU only (same as maxcpus=1)"},
-	{"loglevel", OPT_UINT, OFF(loglevel), NULL, 0, 7,
-	 "0 quiet .. 7 debug"},
-	{"crash", OPT_ENUM, OFF(crash), crash_names, 0, 0,
-	 "deliberate failure, for testing the panic path"},
-	{"poison", OPT_FLAG, OFF(poison), NULL, 0, 0,
-	 "fill freed pages with a pattern"},
-	{"icount", OPT_FLAG, OFF(icount), NULL, 0, 0,
-	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"},
-	{"cachemodel", OPT_STRING, OFF(cachemodel), NULL, 0, 0,
-	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"},
-	{"cachemodel.caches", OPT_STRING, OFF(cachemodel_caches), NULL, 0, 0,
-	 "the profile's caches, l1d:BYTES:WAYS,llc:BYTES:WAYS (make MODEL=)"},
-	{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,
-	 "interactive shell after tests and runs (serial and keyboard)"},
-	{"runmode", OPT_ENUM, OFF(runmode), runmode_names, 0, 0,
-	 "experiment size: quick (tests, make run) or full (make bench)"},
-	{"cpuhole", OPT_UINT, OFF(cpuhole), NULL, 1, MAX_CPUS - 1,
+	KOPT("console", OPT_CONSOLES, consoles, NULL, 0, 0,
+	 "consoles to use: serial,vga,fb"),
+	KOPT("exit", OPT_ENUM, exit, exit_names, 0, 0,
+	 "at the end: qemu (debug-exit port), halt or reboot"),
+	KOPT("ktest", OPT_STRING, ktest, NULL, 0, 0,
+	 "in-kernel test suites: all, none or SUITE[,SUITE]"),
+	KOPT("run", OPT_STRING, run, NULL, 0, 0,
+	 "experiments: default, all, none, list or NAME[,NAME]"),
+	KOPT("maxcpus", OPT_UINT, maxcpus, NULL, 1, MAX_CPUS,
+	 "use at most this many CPUs"),
+	KOPT("nosmp", OPT_FLAG, nosmp, NULL, 0, 0,
+	 "boot CPU only (same as maxcpus=1)"),
+	KOPT("loglevel", OPT_UINT, loglevel, NULL, 0, 7,
+	 "0 quiet .. 7 debug"),
+	KOPT("crash", OPT_ENUM, crash, crash_kind_names, 0, 0,
+	 "deliberate failure, for testing the panic path"),
+	KOPT("poison", OPT_FLAG, poison, NULL, 0, 0,
+	 "fill freed pages with a pattern"),
+	KOPT("icount", OPT_FLAG, icount, NULL, 0, 0,
+	 "QEMU -icount: TSC ticks count instructions (make ICOUNT=1)"),
+	KOPT("cachemodel", OPT_STRING, cachemodel, NULL, 0, 0,
+	 "QEMU runs the cache-model plugin with this profile (make MODEL=)"),
+	KOPT("cachemodel.caches", OPT_STRING, cachemodel_caches, NULL, 0, 0,
+	 "the profile's caches, l1d:BYTES:WAYS,llc:BYTES:WAYS (make MODEL=)"),
+	KOPT("shell", OPT_FLAG, shell, NULL, 0, 0,
+	 "interactive shell after tests and runs (serial and keyboard)"),
+	KOPT("runmode", OPT_ENUM, runmode, runmode_names, 0, 0,
+	 "experiment size: quick (tests, make run) or full (make bench)"),
+	KOPT("cpuhole", OPT_UINT, cpuhole, NULL, 1, MAX_CPUS - 1,
 	 "test: do not start the AP that would get this CPU number, as if "
-	 "it did not answer (online CPU numbers then have a gap)"},
-	{"trace.memtype", OPT_STRING, OFF(trace_memtype), NULL, 0, 0,
-	 "trace_export buffer memory type: WB, WC, UC, UC- or WT, any case"},
-	{"trace.export", OPT_UINT, OFF(trace_export_kib), NULL, 64, 65536,
-	 "trace_export: flight-recorder KiB exported over serial"},
-	{"trace.crash", OPT_ENUM, OFF(trace_crash), crash_names, 0, 0,
-	 "trace_export: this crash= failure while recording (panic export)"},
-	{"nopcid", OPT_FLAG, OFF(nopcid), NULL, 0, 0,
-	 "do not tag TLB entries with PCIDs"},
-	{"tlb.ceiling", OPT_UINT, OFF(tlb_ceiling), NULL, 1, OPT_TLB_CEILING_MAX,
-	 "range flushes up to this many pages go page by page (default 33)"},
-	{"profile", OPT_UINT, OFF(profile), NULL, 0, 1,
+	 "it did not answer (online CPU numbers then have a gap)"),
+	KOPT("nopcid", OPT_FLAG, nopcid, NULL, 0, 0,
+	 "do not tag TLB entries with PCIDs"),
+	KOPT("tlb.ceiling", OPT_UINT, tlb_ceiling, NULL, 1, OPT_TLB_CEILING_MAX,
+	 "range flushes up to this many pages go page by page (default 33)"),
+	KOPT("profile", OPT_UINT, profile, NULL, 0, 1,
 	 "1: sample every experiment with the LAPIC timer, report the top "
-	 "functions"},
-	{"pcache.latency", OPT_UINT, OFF(pcache_latency_us), NULL, 0,
-	 OPT_PCACHE_LATENCY_MAX_US,
-	 "pagecache_splice: simulated device latency per page read (us)"},
+	 "functions"),
 };
 
 static void set_defaults(void)
@@ -114,9 +106,17 @@ static void set_defaults(void)
 	kopt.maxcpus = MAX_CPUS;
 	kopt.loglevel = 6;
 	kopt.crash = CRASH_NONE;
-	strlcpy(kopt.trace_memtype, "WB", sizeof(kopt.trace_memtype));
-	kopt.trace_export_kib = 256;
-	kopt.trace_crash = CRASH_NONE;
+	for (const struct option_desc *o = __start_experiment_options;
+	     o < __stop_experiment_options; o++) {
+		if (o->type == OPT_STRING)
+			strlcpy(o->field, o->def_string, OPT_STRING_MAX);
+		else if (o->type == OPT_ENUM)
+			*(int *)o->field = (int)o->def;
+		else if (o->type == OPT_FLAG)
+			*(bool *)o->field = false;
+		else
+			*(unsigned *)o->field = o->def;
+	}
 }
 
 static void report(const struct cmdline_token *t, const char *fmt,
@@ -130,7 +130,7 @@ static void report(const struct cmdline_token *t, const char *fmt,
 
 static void apply(const struct option_desc *o, const struct cmdline_token *t)
 {
-	void *field = (char *)&kopt + o->offset;
+	void *field = o->field;
 	unsigned long long v;
 
 	if (o->type == OPT_FLAG) {
@@ -202,6 +202,19 @@ static void apply(const struct option_desc *o, const struct cmdline_token *t)
 	}
 }
 
+/* The option t names, from the kernel's table or an experiment's. */
+static const struct option_desc *find(const struct cmdline_token *t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		if (cmdline_eq(t->key, t->key_len, options[i].name))
+			return &options[i];
+	for (const struct option_desc *o = __start_experiment_options;
+	     o < __stop_experiment_options; o++)
+		if (cmdline_eq(t->key, t->key_len, o->name))
+			return o;
+	return NULL;
+}
+
 unsigned options_parse(const char *line)
 {
 	struct cmdline_iter it;
@@ -220,10 +233,7 @@ unsigned options_parse(const char *line)
 			kopt.errors++;
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(options) / sizeof(options[0]);
-		     i++)
-			if (cmdline_eq(t.key, t.key_len, options[i].name))
-				o = &options[i];
+		o = find(&t);
 		if (!o) {
 			kprintf("cmdline: unknown option '%.*s'; ignored\n",
 				(int)t.key_len, t.key);
@@ -252,9 +262,36 @@ void options_print(void)
 		kprintf(" tlb.ceiling=%u", kopt.tlb_ceiling);
 	if (kopt.profile)
 		kprintf(" profile=%u", kopt.profile);
-	if (kopt.pcache_latency_us)
-		kprintf(" pcache.latency=%u", kopt.pcache_latency_us);
 	if (kopt.cpuhole)
 		kprintf(" cpuhole=%u", kopt.cpuhole);
+	for (const struct option_desc *o = __start_experiment_options;
+	     o < __stop_experiment_options; o++) {
+		if (o->type == OPT_UINT && *(unsigned *)o->field != o->def)
+			kprintf(" %s=%u", o->name, *(unsigned *)o->field);
+		else if (o->type == OPT_ENUM &&
+			 *(int *)o->field != (int)o->def)
+			kprintf(" %s=%s", o->name,
+				o->choices[*(int *)o->field]);
+		else if (o->type == OPT_STRING &&
+			 strcmp(o->field, o->def_string) != 0)
+			kprintf(" %s=%s", o->name, (const char *)o->field);
+	}
 	kprintf("\n");
+}
+
+void options_list_experiment_options(void)
+{
+	kprintf("experiment options (on the command line, NAME=VALUE):\n");
+	for (const struct option_desc *o = __start_experiment_options;
+	     o < __stop_experiment_options; o++) {
+		kprintf("  %-14s %s=", o->owner, o->name);
+		if (o->type == OPT_UINT)
+			kprintf("%u..%u", o->min, o->max);
+		else if (o->type == OPT_ENUM)
+			for (unsigned i = 0; o->choices[i]; i++)
+				kprintf("%s%s", i ? "|" : "", o->choices[i]);
+		else
+			kprintf("STRING");
+		kprintf(": %s\n", o->help);
+	}
 }

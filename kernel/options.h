@@ -1,12 +1,15 @@
 /*
  * The kernel command line, parsed once at boot into typed options.
- * The table in kernel/options.c is the single list of options; docs/
- * cmdline.md shows the same table for people.
+ * The table in kernel/options.c lists the kernel's own options (kopt);
+ * an experiment declares the options it reads next to its code with
+ * OPTION_UINT/OPTION_ENUM/OPTION_STRING below, into its own variables.
+ * docs/cmdline.md shows both for people.
  */
 #ifndef KERNEL_OPTIONS_H
 #define KERNEL_OPTIONS_H
 
 #include <stdbool.h>
+#include "lib/compiler.h"
 #include "kernel/experiment.h"
 #include "lib/config.h"
 
@@ -29,8 +32,6 @@ enum crash_kind {
 #define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
 
 #define OPT_STRING_MAX 128
-/* pcache.latency= upper bound (microseconds per page read). */
-#define OPT_PCACHE_LATENCY_MAX_US 10000
 /* tlb.ceiling= upper bound (pages). */
 #define OPT_TLB_CEILING_MAX 4096
 
@@ -47,11 +48,6 @@ struct kernel_options {
 	enum experiment_mode runmode; /* quick (default) or full */
 	bool icount; /* QEMU runs with -icount: one TSC tick per instruction */
 	unsigned cpuhole; /* 0, or a CPU number left unstarted (tests) */
-	/* The trace_export experiment: buffer memory type, export size. */
-	char trace_memtype[OPT_STRING_MAX];
-	unsigned trace_export_kib;
-	/* trace_export: a deliberate failure once the workload is traced. */
-	enum crash_kind trace_crash;
 	char cachemodel[OPT_STRING_MAX]; /* cache-model plugin profile, or "" */
 	/* Its cache geometry (lib/cache_geometry.h), or "". */
 	char cachemodel_caches[OPT_STRING_MAX];
@@ -59,17 +55,65 @@ struct kernel_options {
 	unsigned tlb_ceiling; /* pages flushed one by one at most; 0: default */
 	bool shell; /* the interactive shell after the runs */
 	unsigned profile; /* 1: sample every experiment (kernel/profile.h) */
-	/* pagecache_splice: simulated device latency per page read (us). */
-	unsigned pcache_latency_us;
 	unsigned errors; /* options reported as unknown or malformed */
 };
 
 extern struct kernel_options kopt;
 
-/* Reset kopt to the defaults, then apply line. Never fails: bad options
- * are reported by name and ignored. Returns the number of errors. */
+/* crash= and the options that take the same kinds: indexed by enum
+ * crash_kind, NULL-terminated. */
+extern const char *const crash_kind_names[];
+
+enum opt_type { OPT_FLAG, OPT_UINT, OPT_ENUM, OPT_STRING, OPT_CONSOLES };
+
+/*
+ * One option: its name as typed, its type and where its value lives.
+ * An OPT_ENUM field is an int (an enum), set to the index of the choice;
+ * an OPT_STRING field holds OPT_STRING_MAX bytes. owner is the experiment
+ * that reads it, or NULL for the kernel's own (defaults: see
+ * options_parse()).
+ */
+struct option_desc {
+	const char *name;
+	enum opt_type type;
+	void *field;
+	const char *const *choices; /* OPT_ENUM: index is the value */
+	unsigned min, max; /* OPT_UINT */
+	const char *help;
+	const char *owner;
+	unsigned def; /* OPT_UINT, OPT_ENUM: the default */
+	const char *def_string; /* OPT_STRING: the default */
+};
+
+/*
+ * An experiment's own option, declared beside the code that reads it:
+ * the descriptor lands in the "experiment_options" linker section, which
+ * options_parse() walks after the kernel's table. var is the experiment's
+ * static variable (unsigned; an enum for OPTION_ENUM; char[OPT_STRING_MAX]
+ * for OPTION_STRING), reset to def on every parse.
+ */
+#define OPTION_DECLARE_(ident, ...)                                          \
+	static const struct option_desc option_##ident __used               \
+		__section("experiment_options") __aligned(8) = {__VA_ARGS__}
+#define OPTION_UINT(ident, owner_, name_, var, def_, min_, max_, help_)    \
+	OPTION_DECLARE_(ident, name_, OPT_UINT, &(var), NULL, min_, max_,  \
+			help_, owner_, def_, NULL)
+#define OPTION_ENUM(ident, owner_, name_, var, choices_, def_, help_)      \
+	OPTION_DECLARE_(ident, name_, OPT_ENUM, &(var), choices_, 0, 0,    \
+			help_, owner_, def_, NULL)
+#define OPTION_STRING(ident, owner_, name_, var, def_, help_)              \
+	OPTION_DECLARE_(ident, name_, OPT_STRING, &(var), NULL, 0, 0,      \
+			help_, owner_, 0, def_)
+
+/* Reset kopt and every experiment's options to their defaults, then
+ * apply line. Never fails: bad options are reported by name and ignored.
+ * Returns the number of errors. */
 unsigned options_parse(const char *line);
-/* Print the option table (name, value, help) for the boot report. */
+/* Print the options' values for the boot report: the kernel's, then each
+ * experiment option set away from its default, as name=value. */
 void options_print(void);
+/* Print the experiments' options (name, range or choices, help), each
+ * under the experiment that reads it. */
+void options_list_experiment_options(void);
 
 #endif

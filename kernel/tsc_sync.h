@@ -2,7 +2,7 @@
  * Do the CPUs' time-stamp counters agree? tsc_sync_check() measures the
  * offset between the boot CPU's TSC and every AP's by ping-pong through
  * shared memory, with each AP answering from its work loop
- * (kernel/smp_call.h). Per-CPU benchmark figures (kernel/bench_smp.h)
+ * (kernel/smp_call.h). Per-CPU benchmark figures (kernel/bench/bench_smp.h)
  * compare TSC readings across CPUs and rely on this.
  */
 #ifndef KERNEL_TSC_SYNC_H

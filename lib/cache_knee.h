@@ -4,7 +4,7 @@
  * cache costs little while the set fits a cache and jumps where it stops
  * fitting (a "knee"); on a platform that models no caches the line is
  * flat. This file turns the points into knees and a verdict; the
- * measurement is kernel/cache_sweep.c. Pure arithmetic, host-tested.
+ * measurement is kernel/bench/cache_sweep.c. Pure arithmetic, host-tested.
  */
 #ifndef LIB_CACHE_KNEE_H
 #define LIB_CACHE_KNEE_H

@@ -21,6 +21,12 @@ machine. Four checks, over every folder of the tree:
    model's doorbell).
 4. Cycles. No file may reach itself through includes or imports, however
    long the path.
+5. Rooms. kernel/ is three rooms (ROOMS): the core (kernel/), the
+   benchmark environment (kernel/bench/) and the shell (kernel/shell/);
+   a room includes its own and the rooms below it, and only the boot
+   sequence (ROOM_TOP) starts every room. Inside the rooms, a module (a
+   .c file and its .h, as one) may not reach itself either: x.c
+   including y.h while y.c includes x.h is a cycle of two ideas.
 
 A file in no layer (a new top-level folder) is reported too. A problem
 prints
@@ -71,6 +77,16 @@ ALLOWED = {
     # tools/grade.py splices into them for a host build.
     "labs": None,
 }
+
+# kernel/'s rooms -> the rooms their files may include (own included):
+# the core, the benchmark environment on it, the shell on both.
+ROOMS = {
+    "kernel": {"kernel"},
+    "kernel/bench": {"kernel", "kernel/bench"},
+    "kernel/shell": {"kernel", "kernel/bench", "kernel/shell"},
+}
+# The boot sequence, kmain(): it starts every room, so it may include any.
+ROOM_TOP = {"kernel/main.c"}
 
 # Layer -> the layers its Python files may import. tools/ is the bottom
 # (the runner, results, the model's tools); the tests import it.
@@ -194,6 +210,36 @@ def violation(src, target):
     if allowed is None or tlayer in allowed:
         return None
     return "includes %s: %s may not include %s" % (target, layer, tlayer)
+
+
+def room_of(path):
+    """The room of kernel/ a path is in, or None outside kernel/."""
+    d = os.path.dirname(path)
+    return d if d in ROOMS else None
+
+
+def room_violation(src, target):
+    """Why src may not include target across kernel/'s rooms, or None."""
+    room, troom = room_of(src), room_of(target)
+    if room is None or troom is None or src in ROOM_TOP or \
+            troom in ROOMS[room]:
+        return None
+    return "includes %s: the %s room may not include the %s room" % (
+        target, room, troom)
+
+
+def room_cycles(incs):
+    """Cycles of modules (x.c and x.h as one node) inside kernel/'s
+    rooms, reported at the first include of each."""
+    def module(path):
+        return os.path.splitext(path)[0]
+    edges, first = [], {}
+    for s, n, t in incs:
+        if room_of(s) and room_of(t) and module(s) != module(t):
+            edges.append((module(s), n, module(t)))
+            first.setdefault((module(s), module(t), n), s)
+    return [(first[(src, nxt, n)], n, nxt, "module " + why)
+            for src, n, nxt, why in cycles(edges)]
 
 
 def _lines(root, path):
@@ -362,8 +408,15 @@ def check(root):
               for why in [violation(s, t)] if why]
     found += [(s, n, t, why) for s, n, t in imps
               for why in [import_violation(s, t)] if why]
+    found += [(s, n, t, why) for s, n, t in incs
+              for why in [room_violation(s, t)] if why]
     found += upward_calls(root)
-    found += cycles(incs) + cycles(imps)
+    file_cycles = cycles(incs)
+    # A cycle of files is also one of modules: said once, as files.
+    on_file_cycle = {f for _, _, _, why in file_cycles
+                     for f in why.split(": ", 1)[1].split(" -> ")}
+    found += file_cycles + cycles(imps)
+    found += [c for c in room_cycles(incs) if c[0] not in on_file_cycle]
     return found
 
 

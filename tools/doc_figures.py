@@ -20,13 +20,14 @@ reproduced as written:
   - `make [VAR=VALUE...] TARGET...`: each target is a target of the
     Makefile, each variable is one the Makefile reads; MODEL= names a
     profile of cachemodel/profiles.txt; KCMDLINE= holds only options of
-    kernel/options.c, and its run= only experiments that exist;
+    kernel/options.c or declared by an experiment (OPTION_*), and its
+    run= only experiments that exist;
   - `python3 tools/X.py [SUBCOMMAND] [--option...]`: the tool exists,
     its subcommand (when it has subcommands) and --options are declared
     in it;
   - `build/host/NAME ...`: tests/host/NAME.c exists;
   - shell commands (`run copy size=2097152 reps=3`): the command is in
-    kernel/shell_table.c; for run and profile, the experiment exists and
+    kernel/shell/shell_table.c; for run and profile, the experiment exists and
     every KEY= is one of its declared settings;
   - `objdump ...` and the like (HOST_TOOLS) are host programs: not checked.
 
@@ -64,17 +65,21 @@ class Tree:
         for m in re.finditer(r"^([A-Za-z0-9_.%/$()\- ]+?)\s*:(?!=)",
                              self.makefile, re.M):
             self.targets.update(m.group(1).split())
-        self.options = set(re.findall(r'^\s*\{"([\w.]+)", OPT_',
+        self.options = set(re.findall(r'^\s*KOPT\("([\w.]+)", OPT_',
                                       self._read("kernel/options.c"), re.M))
         self.shell_cmds = set(re.findall(
             r'\[SHELL_CMD_\w+\]\s*=\s*\{"(\w+)"',
-            self._read("kernel/shell_table.c")))
+            self._read("kernel/shell/shell_table.c")))
         self.profiles = set(re.findall(
             r"^\[([\w.-]+)\]", self._read("cachemodel/profiles.txt"), re.M))
         self.experiments = {}
         for path in sorted(glob.glob(os.path.join(root, "experiments",
                                                   "*.c"))):
-            self._experiments_of(self._read(os.path.relpath(path, root)))
+            src = self._read(os.path.relpath(path, root))
+            self._experiments_of(src)
+            self.options.update(re.findall(
+                r'\bOPTION_(?:UINT|ENUM|STRING)\(\s*\w+,\s*"\w+",\s*'
+                r'"([\w.]+)"', src))
 
     def _read(self, rel):
         try:

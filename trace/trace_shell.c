@@ -1,5 +1,5 @@
 /*
- * The shell's trace command (kernel/shell_table.c has its grammar): turn
+ * The shell's trace command (kernel/shell/shell_table.c has its grammar): turn
  * the flight recorder on and off, per event; count the records lost, by
  * cause; decode and print the newest records of every CPU. It lives in
  * trace/ because the shell (kernel/) sits below the trace buffers; the
@@ -26,8 +26,8 @@
  */
 #include <stdint.h>
 #include "arch/x86_64/percpu.h"
-#include "kernel/shell_cmds.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/shell_cmds.h"
+#include "kernel/shell/shell_table.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"

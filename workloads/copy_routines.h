@@ -96,6 +96,33 @@ static inline void copy_small(unsigned char *d, const unsigned char *s,
 		*d++ = *s++;
 }
 
+/* Copies body bytes (a multiple of COPY_BLOCK) from s to d, d aligned as
+ * the routine asked copy_blocks() for. */
+typedef void (*copy_body_fn)(unsigned char *d, const unsigned char *s,
+			     size_t body);
+
+/*
+ * The shape every block routine shares: ordinary stores for the head up
+ * to dst aligned to 'align', body() for the whole COPY_BLOCK blocks
+ * from there, ordinary stores for the tail. body() is a constant at each
+ * call, so the compiler inlines it and the routine's code is the same as
+ * if written out (__always_inline makes sure).
+ */
+static inline __attribute__((always_inline)) void
+copy_blocks(void *dst, const void *src, size_t n, size_t align,
+	    copy_body_fn body)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	struct copy_split sp = copy_split((uintptr_t)d, n, align, COPY_BLOCK);
+
+	copy_small(d, s, sp.head);
+	d += sp.head;
+	s += sp.head;
+	body(d, s, sp.body);
+	copy_small(d + sp.body, s + sp.body, sp.tail);
+}
+
 static inline void copy_rep_movsb(void *dst, const void *src, size_t n)
 {
 	/* The ABI guarantees DF = 0, so the copy goes upwards. */
@@ -105,19 +132,12 @@ static inline void copy_rep_movsb(void *dst, const void *src, size_t n)
 			 : "memory");
 }
 
-static inline void copy_unrolled64(void *dst, const void *src, size_t n)
+/* All loads first, then all stores: eight independent general
+ * registers per cache line. */
+static inline void copy_unrolled64_body(unsigned char *d,
+					const unsigned char *s, size_t body)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	struct copy_split sp =
-		copy_split((uintptr_t)d, n, COPY_ALIGN_GPR, COPY_BLOCK);
-
-	copy_small(d, s, sp.head);
-	d += sp.head;
-	s += sp.head;
-	for (size_t i = 0; i < sp.body; i += COPY_BLOCK) {
-		/* All loads first, then all stores: eight independent
-		 * general registers per cache line. */
+	for (size_t i = 0; i < body; i += COPY_BLOCK) {
 		uint64_t w0 = copy_load64(s + i), w1 = copy_load64(s + i + 8),
 			 w2 = copy_load64(s + i + 16),
 			 w3 = copy_load64(s + i + 24),
@@ -135,7 +155,11 @@ static inline void copy_unrolled64(void *dst, const void *src, size_t n)
 		copy_store64(d + i + 48, w6);
 		copy_store64(d + i + 56, w7);
 	}
-	copy_small(d + sp.body, s + sp.body, sp.tail);
+}
+
+static inline void copy_unrolled64(void *dst, const void *src, size_t n)
+{
+	copy_blocks(dst, src, n, COPY_ALIGN_GPR, copy_unrolled64_body);
 }
 
 /* copy_simd.c (SSE2; fpu_init_cpu() first in the kernel). */

@@ -22,17 +22,9 @@ static inline void sfence(void)
 	__asm__ volatile("sfence" : : : "memory");
 }
 
-void copy_sse2(void *dst, const void *src, size_t n)
+static void sse2_body(unsigned char *d, const unsigned char *s, size_t body)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	struct copy_split sp =
-		copy_split((uintptr_t)d, n, COPY_ALIGN_SSE, COPY_BLOCK);
-
-	copy_small(d, s, sp.head);
-	d += sp.head;
-	s += sp.head;
-	for (size_t i = 0; i < sp.body; i += COPY_BLOCK)
+	for (size_t i = 0; i < body; i += COPY_BLOCK)
 		__asm__ volatile("movdqu   (%[s]), %%xmm0\n\t"
 				 "movdqu 16(%[s]), %%xmm1\n\t"
 				 "movdqu 32(%[s]), %%xmm2\n\t"
@@ -44,20 +36,19 @@ void copy_sse2(void *dst, const void *src, size_t n)
 				 :
 				 : [s] "r"(s + i), [d] "r"(d + i)
 				 : "xmm0", "xmm1", "xmm2", "xmm3", "memory");
-	copy_small(d + sp.body, s + sp.body, sp.tail);
 }
 
-void copy_movntdq(void *dst, const void *src, size_t n)
+void copy_sse2(void *dst, const void *src, size_t n)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	struct copy_split sp =
-		copy_split((uintptr_t)d, n, COPY_ALIGN_NT, COPY_BLOCK);
+	copy_blocks(dst, src, n, COPY_ALIGN_SSE, sse2_body);
+}
 
-	copy_small(d, s, sp.head);
-	d += sp.head;
-	s += sp.head;
-	for (size_t i = 0; i < sp.body; i += COPY_BLOCK)
+/* The non-temporal bodies end with sfence, before the tail's ordinary
+ * stores. */
+static void movntdq_body(unsigned char *d, const unsigned char *s,
+			 size_t body)
+{
+	for (size_t i = 0; i < body; i += COPY_BLOCK)
 		__asm__ volatile("movdqu    (%[s]), %%xmm0\n\t"
 				 "movdqu  16(%[s]), %%xmm1\n\t"
 				 "movdqu  32(%[s]), %%xmm2\n\t"
@@ -70,20 +61,16 @@ void copy_movntdq(void *dst, const void *src, size_t n)
 				 : [s] "r"(s + i), [d] "r"(d + i)
 				 : "xmm0", "xmm1", "xmm2", "xmm3", "memory");
 	sfence();
-	copy_small(d + sp.body, s + sp.body, sp.tail);
 }
 
-void copy_movnti(void *dst, const void *src, size_t n)
+void copy_movntdq(void *dst, const void *src, size_t n)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	struct copy_split sp =
-		copy_split((uintptr_t)d, n, COPY_ALIGN_NT, COPY_BLOCK);
+	copy_blocks(dst, src, n, COPY_ALIGN_NT, movntdq_body);
+}
 
-	copy_small(d, s, sp.head);
-	d += sp.head;
-	s += sp.head;
-	for (size_t i = 0; i < sp.body; i += COPY_BLOCK) {
+static void movnti_body(unsigned char *d, const unsigned char *s, size_t body)
+{
+	for (size_t i = 0; i < body; i += COPY_BLOCK) {
 		uint64_t t0, t1, t2, t3;
 
 		/* Two halves of four words: four scratch registers keep
@@ -110,7 +97,11 @@ void copy_movnti(void *dst, const void *src, size_t n)
 				 : "memory");
 	}
 	sfence();
-	copy_small(d + sp.body, s + sp.body, sp.tail);
+}
+
+void copy_movnti(void *dst, const void *src, size_t n)
+{
+	copy_blocks(dst, src, n, COPY_ALIGN_NT, movnti_body);
 }
 
 void copy_clear_nt(void *dst, size_t n)

@@ -2,7 +2,7 @@
  * The kbuild-like engine (see kbuild.h): populate, the workers, the
  * object hash and the reference compile.
  */
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/kprintf.h"

@@ -2,7 +2,7 @@
  * The tbench-like client/server engine (see tbench.h): the server's
  * request handling, the clients' scripts, and runs over pairs of CPUs.
  */
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"

@@ -1,21 +1,21 @@
 /*
  * libFuzzer harness for the shell's input path: the bytes go through the
- * serial key decoder (kernel/line_edit.c) into the line editor, and every
+ * serial key decoder (kernel/shell/line_edit.c) into the line editor, and every
  * line the editor completes, plus the raw input as one line, goes to the
- * command parser (kernel/shell_parse.c) with the kernel's own command
- * table (kernel/shell_table.c). Checked: the parser's verdict is
+ * command parser (kernel/shell/shell_parse.c) with the kernel's own command
+ * table (kernel/shell/shell_table.c). Checked: the parser's verdict is
  * consistent (a command on SHELL_OK, a non-empty one-line message on
  * SHELL_ERROR), every word and setting lies inside the line, and the
  * editor keeps its invariants. The corpus is tests/fuzz/corpus/shell/,
  * which tests/host/test_shell.c replays on every make test.
  */
-// HOST_SRCS: kernel/shell_parse.c kernel/shell_table.c kernel/line_edit.c lib/term_esc.c lib/cmdline.c lib/string.c
+// HOST_SRCS: kernel/shell/shell_parse.c kernel/shell/shell_table.c kernel/shell/line_edit.c lib/term_esc.c lib/cmdline.c lib/string.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernel/line_edit.h"
-#include "kernel/shell_parse.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/line_edit.h"
+#include "kernel/shell/shell_parse.h"
+#include "kernel/shell/shell_table.h"
 #include "lib/assert.h"
 #include "lib/keys.h"
 

@@ -1,7 +1,9 @@
 /*
  * Host tests for the command-line tokenizer (lib/cmdline.c) and the typed
  * kernel options (kernel/options.c): good lines, every kind of malformed
- * token, and that one bad option never hides the ones after it.
+ * token, that one bad option never hides the ones after it, and options
+ * an experiment declares with OPTION_* (three declared here, as an
+ * experiment declares its own).
  */
 // HOST_SRCS: lib/cmdline.c kernel/options.c
 #include <stdio.h>
@@ -10,6 +12,17 @@
 #include "lib/cmdline.h"
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
+
+/* An experiment's options, declared as experiments/ declares them. */
+static unsigned demo_kib;
+static char demo_name[OPT_STRING_MAX];
+static enum crash_kind demo_crash;
+OPTION_UINT(demo_kib, "demo", "demo.kib", demo_kib, 256, 64, 1024,
+	    "a number with a default inside its range");
+OPTION_STRING(demo_name, "demo", "demo.name", demo_name, "WB",
+	      "a string with a default");
+OPTION_ENUM(demo_crash, "demo", "demo.crash", demo_crash, crash_kind_names,
+	    CRASH_NONE, "an enum sharing crash='s names");
 
 struct seen {
 	int tokens, errors;
@@ -239,4 +252,52 @@ KTEST(options, overlong_string_rejected)
 	line[sizeof(line) - 1] = '\0';
 	EXPECT_EQ(options_parse(line), 1);
 	EXPECT_STREQ(kopt.run, "default");
+}
+
+KTEST(options, experiment_options_typed_and_reset)
+{
+	char out[1024];
+
+	EXPECT_EQ(options_parse("demo.kib=512 demo.name=wc demo.crash=pf "
+				"maxcpus=2"),
+		  0);
+	EXPECT_EQ(demo_kib, 512);
+	EXPECT_STREQ(demo_name, "wc");
+	EXPECT_EQ(demo_crash, CRASH_PAGE_FAULT);
+	EXPECT_EQ(kopt.maxcpus, 2);
+	/* Set away from the default: the boot report shows them. */
+	host_capture_start(out, sizeof(out));
+	options_print();
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, " demo.kib=512") != NULL);
+	EXPECT_TRUE(strstr(out, " demo.name=wc") != NULL);
+	EXPECT_TRUE(strstr(out, " demo.crash=pf") != NULL);
+	/* Every parse starts from the defaults. */
+	EXPECT_EQ(options_parse(""), 0);
+	EXPECT_EQ(demo_kib, 256);
+	EXPECT_STREQ(demo_name, "WB");
+	EXPECT_EQ(demo_crash, CRASH_NONE);
+	host_capture_start(out, sizeof(out));
+	options_print();
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "demo.") == NULL);
+}
+
+KTEST(options, experiment_options_checked)
+{
+	char out[1024];
+
+	/* Out of range, unknown choice, flag-style: refused, defaults kept. */
+	EXPECT_EQ(options_parse("demo.kib=63 demo.kib=1025 demo.crash=boom "
+				"demo.name"),
+		  4);
+	EXPECT_EQ(demo_kib, 256);
+	EXPECT_EQ(demo_crash, CRASH_NONE);
+	EXPECT_STREQ(demo_name, "WB");
+	host_capture_start(out, sizeof(out));
+	options_list_experiment_options();
+	host_capture_stop();
+	EXPECT_TRUE(strstr(out, "demo") != NULL);
+	EXPECT_TRUE(strstr(out, "demo.kib=64..1024") != NULL);
+	EXPECT_TRUE(strstr(out, "demo.crash=none|pf|") != NULL);
 }

@@ -1,20 +1,20 @@
 /*
  * Host tests for the shell's portable parts: the command parser against
- * the kernel's own command table (kernel/shell_parse.c,
- * kernel/shell_table.c), the line editor and the serial key decoder
- * (kernel/line_edit.c), and the screen consoles' control-sequence
+ * the kernel's own command table (kernel/shell/shell_parse.c,
+ * kernel/shell/shell_table.c), the line editor and the serial key decoder
+ * (kernel/shell/line_edit.c), and the screen consoles' control-sequence
  * interpreter (lib/term_esc.c), which here plays the terminal the
  * editor draws on. The fuzz corpus in tests/fuzz/corpus/shell/ is
  * replayed as a regression test: every file must parse to a command or
  * to a one-line error, under ASan and UBSan.
  */
-// HOST_SRCS: kernel/shell_parse.c kernel/shell_table.c kernel/line_edit.c lib/term_esc.c lib/cmdline.c lib/string.c
+// HOST_SRCS: kernel/shell/shell_parse.c kernel/shell/shell_table.c kernel/shell/line_edit.c lib/term_esc.c lib/cmdline.c lib/string.c
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
-#include "kernel/line_edit.h"
-#include "kernel/shell_parse.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/line_edit.h"
+#include "kernel/shell/shell_parse.h"
+#include "kernel/shell/shell_table.h"
 #include "lib/keys.h"
 #include "lib/ktest.h"
 #include "lib/term_esc.h"

@@ -2,7 +2,7 @@
  * In-kernel test of bench_run_cpus(): every online CPU takes part, every
  * round is recorded, and the aggregate adds up the CPUs' work.
  */
-#include "kernel/bench_smp.h"
+#include "kernel/bench/bench_smp.h"
 #include "lib/ktest.h"
 #include "lib/string.h"
 

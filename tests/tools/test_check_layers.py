@@ -116,10 +116,10 @@ class LayerCheck(unittest.TestCase):
         ])
 
     def test_nothing_below_experiments_includes_them(self):
-        self.write("kernel/bench_env.c", '#include "experiments/memtype.h"\n')
+        self.write("kernel/bench/bench_env.c", '#include "experiments/memtype.h"\n')
         self.write("workloads/tbench.c", '#include "experiments/memtype.h"\n')
         self.assertEqual(sorted(self.found()), [
-            ("kernel/bench_env.c", 1, "experiments/memtype.h"),
+            ("kernel/bench/bench_env.c", 1, "experiments/memtype.h"),
             ("workloads/tbench.c", 1, "experiments/memtype.h"),
         ])
 
@@ -195,6 +195,37 @@ class LayerCheck(unittest.TestCase):
                          "kernel/c.h -> kernel/a.h")
         self.assertEqual(found[1][3],
                          "cycle: kernel/self.h -> kernel/self.h")
+
+    def test_module_cycle_inside_a_room_fails(self):
+        # x.c includes y.h, y.c includes x.h: no file reaches itself, but
+        # the two modules need each other.
+        self.write("kernel/bench/x.h", "")
+        self.write("kernel/bench/y.h", "")
+        self.write("kernel/bench/x.c", '#include "kernel/bench/x.h"\n'
+                   '#include "kernel/bench/y.h"\n')
+        self.write("kernel/bench/y.c", '#include "kernel/bench/y.h"\n'
+                   '#include "kernel/bench/x.h"\n')
+        found = check_layers.check(self.root)
+        self.assertEqual(found, [(
+            "kernel/bench/x.c", 2, "kernel/bench/y",
+            "module cycle: kernel/bench/x -> kernel/bench/y -> "
+            "kernel/bench/x")])
+
+    def test_rooms_point_down(self):
+        self.write("kernel/shell/shell.h", "")
+        self.write("kernel/bench/env.h", "")
+        self.write("kernel/shell/cmds.c", '#include "kernel/bench/env.h"\n'
+                   '#include "kernel/options.h"\n')
+        self.write("kernel/bench/env.c", '#include "kernel/options.h"\n'
+                   '#include "kernel/shell/shell.h"\n')
+        self.write("kernel/experiment.c", '#include "kernel/bench/env.h"\n')
+        # The boot sequence starts every room.
+        self.write("kernel/main.c", '#include "kernel/shell/shell.h"\n'
+                   '#include "kernel/bench/env.h"\n')
+        self.assertEqual(sorted(self.found()), [
+            ("kernel/bench/env.c", 2, "kernel/shell/shell.h"),
+            ("kernel/experiment.c", 1, "kernel/bench/env.h"),
+        ])
 
     def test_import_cycle_fails(self):
         self.write("tools/model.py", "import json\n\ndef f():\n"

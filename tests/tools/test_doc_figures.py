@@ -19,16 +19,18 @@ import doc_figures  # noqa: E402
 FILES = {
     "Makefile": "MODEL ?=\nKCMDLINE ?= run=default\nrun: iso\n"
                 "iso: $(KERNEL)\n.PHONY: run\nhost-bench: x\n",
-    "kernel/options.c": '\t{"run", OPT_STRING, OFF(run), NULL, 0, 0,\n'
-                        '\t{"shell", OPT_FLAG, OFF(shell), NULL, 0, 0,\n',
-    "kernel/shell_table.c": '\t[SHELL_CMD_RUN] = {"run", "run NAME",\n',
+    "kernel/options.c": '\tKOPT("run", OPT_STRING, run, NULL, 0, 0,\n'
+                        '\tKOPT("shell", OPT_FLAG, shell, NULL, 0, 0,\n',
+    "kernel/shell/shell_table.c": '\t[SHELL_CMD_RUN] = {"run", "run NAME",\n',
     "cachemodel/profiles.txt": "[core2-2007]\nl1d = 32768\n",
     "experiments/copy.c":
         "static const struct experiment_param copy_params[] = {\n"
         '\t{"size", 1, 2, "bytes"},\n\t{"reps", 1, 9, "n"},\n};\n'
         'EXPERIMENT_PARAMS(copy, "copy",\n\t"copies", "001", 20,\n'
         "\tcopy_run, copy_params);\n",
-    "experiments/cal.c": 'EXPERIMENT(cal, "cal", "x", "-", 0, cal_run);\n',
+    "experiments/cal.c": 'EXPERIMENT(cal, "cal", "x", "-", 0, cal_run);\n'
+                         'OPTION_UINT(cal_n, "cal", "cal.n", cal_n, 1, 1, 9,'
+                         '\n\t"n");\n',
     "tools/model.py": 'sub.add_parser("tracing")\n'
                       'ap.add_argument("--model")\n',
     "tests/host/bench_pagecache.c": "int main(void) { return 0; }\n",
@@ -58,7 +60,8 @@ class DocFiguresTest(unittest.TestCase):
 
     def test_good_line_passes(self):
         probs, count = self.problems(
-            P + '`make run MODEL=core2-2007 KCMDLINE="shell run=copy,cal"`,'
+            P + '`make run MODEL=core2-2007 KCMDLINE="shell run=copy,cal '
+            'cal.n=2"`,'
             ' then `run copy size=4096 reps=3 full`; `python3 tools/model.py'
             ' tracing LOG --model x`; `build/host/bench_pagecache 2`; '
             '`make host-bench`; `objdump -d build/kernel.elf`.')

@@ -1,8 +1,8 @@
 /*
- * The shell's command table (see kernel/shell_table.h).
+ * The shell's command table (see kernel/shell/shell_table.h).
  */
 #include <stdint.h>
-#include "kernel/shell_table.h"
+#include "kernel/shell/shell_table.h"
 #include "lib/compiler.h"
 
 static const char *const info_topics[] = {

@@ -2,7 +2,7 @@
  * The shell's command parser, portable (host-tested and fuzzed): a line
  * is split into words, the first names a command in a table, the others
  * are checked against that command's argument specs. Nothing is run
- * here; kernel/shell.c dispatches what this returns.
+ * here; kernel/shell/shell.c dispatches what this returns.
  *
  *   ARG_CHOICE    one word of a fixed list       info cpu
  *   ARG_NUMBER    decimal or 0x-hex, in [min,max] pt 0xffffffff80100000

@@ -2,13 +2,13 @@
  * The shell's commands as a grammar: names, argument specs, help text.
  * Portable, so the host tests and the fuzz harness parse against the
  * very table the kernel uses. What each command does is in
- * kernel/shell_cmds.c, indexed by enum shell_cmd_id.
+ * kernel/shell/shell_cmds.c, indexed by enum shell_cmd_id.
  */
 #ifndef KERNEL_SHELL_TABLE_H
 #define KERNEL_SHELL_TABLE_H
 
 #include <stddef.h>
-#include "kernel/shell_parse.h"
+#include "kernel/shell/shell_parse.h"
 
 /* Index of each command in shell_commands[]. */
 enum shell_cmd_id {

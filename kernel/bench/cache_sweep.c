@@ -19,8 +19,8 @@
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
-#include "kernel/bench_env.h"
-#include "kernel/cache_sweep.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/cache_sweep.h"
 #include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench.h"

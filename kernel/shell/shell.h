@@ -1,7 +1,7 @@
 /*
  * The interactive shell: a prompt on every console, keys from the serial
  * line and the PS/2 keyboard, the line editor, the command table
- * (kernel/shell_table.c) and its commands (kernel/shell_cmds.c).
+ * (kernel/shell/shell_table.c) and its commands (kernel/shell/shell_cmds.c).
  * Started by `shell` on the command line (the GRUB entry "interactive").
  */
 #ifndef KERNEL_SHELL_H

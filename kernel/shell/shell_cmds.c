@@ -1,5 +1,5 @@
 /*
- * The shell's commands (see kernel/shell_cmds.h): mostly the boot
+ * The shell's commands (see kernel/shell/shell_cmds.h): mostly the boot
  * report's printers, on demand, plus the page-table walk, a memory-type
  * demonstration and the experiment runner.
  */
@@ -17,15 +17,15 @@
 #include "arch/x86_64/tsc.h"
 #include "kernel/acpi.h"
 #include "kernel/acpi_boot.h"
-#include "kernel/bench_env.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/experiment.h"
-#include "kernel/hw_quirks.h"
+#include "kernel/bench/hw_quirks.h"
 #include "kernel/ksyms.h"
 #include "kernel/multiboot2.h"
 #include "kernel/options.h"
 #include "kernel/panic.h"
-#include "kernel/shell_cmds.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/shell_cmds.h"
+#include "kernel/shell/shell_table.h"
 #include "kernel/smp.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
@@ -245,7 +245,8 @@ static int cmd_run(const struct shell_parsed *p, bool profile)
 				 mode->present && mode->choice == SHELL_RUN_FULL ?
 					 EXPERIMENT_FULL :
 					 EXPERIMENT_QUICK,
-				 s, p->nsettings, profile, err, sizeof(err));
+				 s, p->nsettings, profile || kopt.profile, err,
+				 sizeof(err));
 	if (rc < 0) {
 		shell_error(err);
 		return 0;
@@ -321,6 +322,7 @@ static void cmd_cmdline(void)
 {
 	kprintf("cmdline: \"%s\"\n", boot_info.cmdline);
 	options_print();
+	options_list_experiment_options();
 	/* A rejected option keeps its default: say so again here, where
 	 * someone checks what applies (the reasons are in the boot log). */
 	if (kopt.errors)

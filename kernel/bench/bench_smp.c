@@ -8,8 +8,8 @@
  * wall time over total work. The clock is the TSC, which the boot check
  * (tsc_sync_check) found synchronised across CPUs.
  */
-#include "kernel/bench_env.h"
-#include "kernel/bench_smp.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/bench_smp.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/compiler.h"

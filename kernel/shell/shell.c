@@ -1,5 +1,5 @@
 /*
- * The shell's read-eval loop (see kernel/shell.h). Both input devices
+ * The shell's read-eval loop (see kernel/shell/shell.h). Both input devices
  * are polled in turn; whichever the person uses works, and the echo goes
  * to every console, so serial and screen show the same session.
  */
@@ -10,10 +10,10 @@
 #include "arch/x86_64/tsc.h"
 #include "kernel/console.h"
 #include "kernel/fbcon.h"
-#include "kernel/line_edit.h"
-#include "kernel/shell.h"
-#include "kernel/shell_cmds.h"
-#include "kernel/shell_table.h"
+#include "kernel/shell/line_edit.h"
+#include "kernel/shell/shell.h"
+#include "kernel/shell/shell_cmds.h"
+#include "kernel/shell/shell_table.h"
 #include "kernel/version.h"
 #include "lib/keys.h"
 #include "lib/kprintf.h"

@@ -1,5 +1,5 @@
 /*
- * The hardware-quirks table (see kernel/hw_quirks.h). Each entry says
+ * The hardware-quirks table (see kernel/bench/hw_quirks.h). Each entry says
  * how to detect the quirk and what it does to the figures; the comment
  * above each says where it was met.
  */
@@ -12,8 +12,8 @@
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/topology.h"
 #include "kernel/acpi_boot.h"
-#include "kernel/bench_env.h"
-#include "kernel/hw_quirks.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/hw_quirks.h"
 #include "kernel/smp_call.h"
 #include "lib/compiler.h"
 #include "lib/config.h"

@@ -1,10 +1,10 @@
 /*
- * What the shell's commands do (their grammar is kernel/shell_table.c).
+ * What the shell's commands do (their grammar is kernel/shell/shell_table.c).
  */
 #ifndef KERNEL_SHELL_CMDS_H
 #define KERNEL_SHELL_CMDS_H
 
-#include "kernel/shell_parse.h"
+#include "kernel/shell/shell_parse.h"
 #include "lib/compiler.h"
 
 /*

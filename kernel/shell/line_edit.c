@@ -1,5 +1,5 @@
 /*
- * Line editing for the shell (see kernel/line_edit.h).
+ * Line editing for the shell (see kernel/shell/line_edit.h).
  *
  * Invariants:
  *   1. 0 <= cur <= len <= LINE_EDIT_MAX and buf[len] == '\0'.
@@ -10,7 +10,7 @@
  *   5. dropped > 0 only if a printable key met a full line since the line
  *      started or was last edited, and then the notice has been printed.
  */
-#include "kernel/line_edit.h"
+#include "kernel/shell/line_edit.h"
 #include "lib/assert.h"
 #include "lib/keys.h"
 #include "lib/kprintf.h"

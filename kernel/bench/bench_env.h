@@ -1,7 +1,7 @@
 /*
  * The kernel side of the benchmark harness (lib/bench.h): the TSC as the
- * harness's clock, the PMU as its counters, and the environment header
- * every benchmark run starts with.
+ * harness's clock, the PMU as its counters, and the facts the
+ * environment header states (kernel/bench/env_report.h prints it).
  */
 #ifndef KERNEL_BENCH_ENV_H
 #define KERNEL_BENCH_ENV_H
@@ -16,14 +16,15 @@ const struct bench_counters *bench_kernel_counters(void);
  * bench_kernel_counters() since are not measured and must not be
  * published (they would read as zero). */
 bool bench_kernel_counters_failed(void);
-/* Print the environment header once per boot (later calls do nothing). */
-void bench_env_report(void);
 /* The memory-type verdict the header states (set by the probe). Under
  * QEMU TCG, which applies no memory type, a measured BENCH_YES is noise
  * and is recorded, with a message, as BENCH_UNKNOWN; read the recorded
  * verdict back with bench_env_memtypes(). */
 void bench_env_set_memtypes(enum bench_tristate honoured);
 enum bench_tristate bench_env_memtypes(void);
+/* True once a verdict was set (by the memtype experiment or the header's
+ * own quick probe). */
+bool bench_env_memtypes_checked(void);
 /* True under QEMU's TCG, where caches and memory types are not modelled. */
 bool bench_env_is_tcg(void);
 /*

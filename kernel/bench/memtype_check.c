@@ -1,8 +1,8 @@
 /*
  * The WB-versus-UC chase and its verdict (see memtype_check.h).
  */
-#include "kernel/bench_env.h"
-#include "kernel/memtype_check.h"
+#include "kernel/bench/bench_env.h"
+#include "kernel/bench/memtype_check.h"
 #include "lib/assert.h"
 #include "lib/bench.h"
 #include "lib/kprintf.h"

@@ -1,24 +1,19 @@
 /*
- * Environment header and hardware glue for the benchmark harness.
+ * Hardware glue for the benchmark harness: the TSC clock, the PMU
+ * counters, TCG, the cache sizes and the memory-type verdict the
+ * environment header states (kernel/bench/env_report.c prints it).
  */
 #include "arch/x86_64/cpu_caches.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pmu.h"
 #include "arch/x86_64/tsc.h"
-#include "kernel/bench_env.h"
-#include "kernel/cache_sweep.h"
-#include "kernel/memtype_check.h"
-#include "kernel/multiboot2.h"
+#include "kernel/bench/bench_env.h"
 #include "kernel/options.h"
-#include "kernel/version.h"
-#include "kernel/smp_call.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
-#include "mm/page_alloc.h"
 
 static enum bench_tristate memtypes = BENCH_UNKNOWN;
 static bool memtypes_checked;
-static bool env_printed;
 
 static uint64_t tsc_now(void)
 {
@@ -119,6 +114,11 @@ enum bench_tristate bench_env_memtypes(void)
 	return memtypes;
 }
 
+bool bench_env_memtypes_checked(void)
+{
+	return memtypes_checked;
+}
+
 const struct cache_geometry *bench_env_model_caches(void)
 {
 	static struct cache_geometry geom;
@@ -185,43 +185,4 @@ const char *bench_env_llc_text(void)
 		ksnprintf(text, sizeof(text), "LLC %lu KiB %s",
 			  (unsigned long)(b >> 10), source);
 	return text;
-}
-
-void bench_env_report(void)
-{
-	struct bench_env env;
-	const char *brand = cpu_info.brand;
-
-	if (env_printed)
-		return;
-	env_printed = true;
-	if (!memtypes_checked)
-		bench_env_set_memtypes(memtype_check_quick());
-	while (*brand == ' ')
-		brand++;
-	memset(&env, 0, sizeof(env));
-	env.cpu_model = brand;
-	env.hypervisor = cpu_info.hypervisor[0] ? cpu_info.hypervisor : NULL;
-	env.caches_modelled = cache_sweep_caches_modelled();
-	if (cache_sweep_verdict() == BENCH_NO && memtypes == BENCH_YES) {
-		/* UC slower than WB needs a cache to skip: with a flat
-		 * sweep the two measurements contradict each other. */
-		kprintf("bench: the memtype probe says honoured but the "
-			"latency sweep finds no cache: memtypes_honoured "
-			"unknown\n");
-		memtypes = BENCH_UNKNOWN;
-	}
-	env.cpus_online = smp_cpus_online();
-	env.ram_bytes = page_alloc_total_pages() << 12;
-	env.tsc_hz = tsc_hz();
-	env.tsc_source = tsc_source_name(tsc_source());
-	env.pmu = pmu_caps()->present;
-	env.memtypes_honoured = memtypes;
-	env.kernel_version = kernel_version;
-	env.git_hash = kernel_git_hash;
-	env.cmdline = boot_info.cmdline;
-	env.mode = kopt.icount ? BENCH_MODE_ICOUNT : BENCH_MODE_NORMAL;
-	env.cache_model = kopt.cachemodel[0] ? kopt.cachemodel : NULL;
-	env.model_caches = bench_env_model_caches();
-	bench_output_env(&env);
 }

@@ -6,7 +6,7 @@
  * ignores the guest's PAT for RAM, so there the two are about equal.
  *
  * The memtype experiment (experiments/memtype.c) runs the same chase at
- * full length over six types; the environment header (kernel/bench_env.h)
+ * full length over six types; the environment header (kernel/bench/bench_env.h)
  * needs only the verdict, and gets it from memtype_check_quick() when no
  * experiment has measured it yet.
  */

@@ -1,5 +1,5 @@
 /*
- * Shell command parser (see kernel/shell_parse.h).
+ * Shell command parser (see kernel/shell/shell_parse.h).
  *
  * Invariants:
  *   1. Every word handed out points into the caller's line, which stays
@@ -8,7 +8,7 @@
  *   3. Bytes outside printable ASCII are refused before any lookup, so
  *      messages that quote a word never carry control characters.
  */
-#include "kernel/shell_parse.h"
+#include "kernel/shell/shell_parse.h"
 #include "lib/cmdline.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
