@@ -42,7 +42,7 @@
  * BENCH_NOISY_MARK, its @@RESULT line carries "noisy":true, and no
  * verdict may rest on it. 50 % (assumed): above it the repetitions
  * disagree by more than the 1.5x margin the memory-type verdict reads
- * as "not honoured" (kernel/memtype_check.h), so one busy repetition
+ * as "not honoured" (kernel/bench/memtype_check.h), so one busy repetition
  * could decide a comparison; a quiet host stays within a few percent
  * (docs/output.md, "Noise"). An undefined spread (median 0) is not
  * called noisy: it is printed as n/a.
