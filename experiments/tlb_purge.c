@@ -2,30 +2,22 @@
  * The tlb_purge experiment (seed 003): how much TLB-flush work reclaim
  * costs when it unmaps pages of address spaces that are not running.
  *
- * Load, on N CPUs:
- *   CPU 0 (the caller) streams: it reads the pages of TP_FILES files, in
- *     turn and over and over, into the page cache (the seed's find / |
+ * Load, on N CPUs (workloads/purge_load.h):
+ *   CPU 0 (the caller) streams: it reads the pages of PURGE_FILES files,
+ *     in turn and over and over, into the page cache (the seed's find / |
  *     xargs cat), with its own small space loaded; when free memory falls
- *     below the run's budget it reclaims: RECLAIM_BATCH_DEFAULT of the
- *     oldest cached file pages (unmapping them from every space that maps
- *     them) and as many anonymous pages of the jobs (oldest first).
+ *     below the run's budget it reclaims (here): RECLAIM_BATCH_DEFAULT of
+ *     the oldest cached file pages (unmapping them from every space that
+ *     maps them) and as many anonymous pages of the jobs (oldest first).
  *   CPUs 1..N-1 run compile-shaped jobs (the seed's make -j50): each
- *     runs TP_JOB_SPACES spaces in turn, switching from one straight to
- *     the next, so (like a CPU of a make -j50 box, which always has more
- *     jobs than CPUs) it always has one job's space loaded and the others
- *     wait. Every space maps the toolchain, TP_TOOL_FILES files (the
- *     compiler and its C library) shared by every job, and has an
+ *     runs PURGE_JOB_SPACES spaces in turn, switching from one straight
+ *     to the next, so (like a CPU of a make -j50 box, which always has
+ *     more jobs than CPUs) it always has one job's space loaded and the
+ *     others wait. Every space maps the toolchain, PURGE_TOOL_FILES files
+ *     (the compiler and its C library) shared by every job, and has an
  *     anonymous heap; its turn executes toolchain pages and faults in and
- *     writes part of its heap; a space exits after TP_SPACE_LIFE turns
- *     and a new one takes its place.
- * The files live in the kernel's page cache (mm/filemap.h, contents from
- * workloads/pagefile.h): cat reads them with find_get_page() and
- * readahead, a job's toolchain regions map the cached pages, and reclaim
- * takes the oldest cached pages out of the cache and unmaps them from
- * every space (mm/reclaim.h). There is no swap: a reclaimed anonymous
- * page comes back zeroed. The jobs check every word they read: a
- * toolchain word must hold the file's pattern, a heap word zero or what
- * the space wrote.
+ *     writes part of its heap; a space exits after a few turns and a new
+ *     one takes its place. The jobs check every word they read.
  *
  * What a reclaimed page costs in shootdowns (the reason for this shape):
  * a shootdown goes only to the CPUs that have one of the page's spaces
@@ -44,7 +36,8 @@
  * second of TSC time a line in the seed's style:
  *   tlb: shootdown IPIs 11612 (naive) 9 (batched)
  *   PTC.E: 1161198 (old) 0 (new)
- * The second line is the ia64 model (arch/ia64/): the same stream of
+ * The second line is the ia64 model (arch/ia64/, fed by
+ * experiments/tlb_purge_model.c): the same stream of
  * events (spaces created, loaded, faulting, exiting; every reclaimed
  * page a purge request from CPU 0) is fed to two modelled machines, one
  * per version of ia64_global_tlb_purge(). Reclaim alternates between a
@@ -53,9 +46,6 @@
  * counts flush_tlb_all() calls (global purges), as the seed did.
  */
 #include "arch/ia64/machine.h"
-#include "arch/ia64/space.h"
-#include "arch/ia64/tc.h"
-#include "arch/ia64/tlb.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/model_doorbell.h"
@@ -65,42 +55,25 @@
 #include "kernel/bench/bench_smp.h"
 #include "kernel/experiment.h"
 #include "kernel/options.h"
+#include "experiments/tlb_purge_model.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/bench.h"
 #include "lib/bench_output.h"
 #include "lib/kprintf.h"
-#include "lib/spinlock.h"
 #include "lib/stats.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
-#include "mm/filemap.h"
 #include "mm/page_alloc.h"
 #include "mm/reclaim.h"
-#include "mm/rmap.h"
 #include "mm/space.h"
 #include "mm/tlb.h"
-#include "workloads/pagefile.h"
+#include "workloads/purge_load.h"
 
-#define TP_UVA 0x0000000040000000ull /* every job heap starts here */
-#define TP_TOOL_VA 0x0000000080000000ull /* and the toolchain here */
-#define TP_FILES 128		     /* files the streamer reads in turn */
-#define TP_FILE_PAGES 16	     /* pages per file */
-#define TP_TOOL_FILES 2	     /* the compiler and its C library */
-#define TP_TOOL_PAGES 32	     /* pages per toolchain file */
-#define TP_TOOL_ID_BASE 0x380	     /* pagefile ids of the toolchain */
-#define TP_CACHE_SLOTS (TP_FILES * TP_FILE_PAGES)
-BUILD_ASSERT(TP_CACHE_SLOTS > 1536);
-#define TP_FILE_ID_BASE 0x300	     /* pagefile ids of the files */
-#define TP_JOB_SPACES 4		     /* spaces per job CPU */
-#define TP_JOB_PAGES 48		     /* anonymous heap pages per space */
-#define TP_TURN_PAGES 12	     /* heap pages a space touches per turn */
-#define TP_TURN_TOOL_PAGES TP_TOOL_PAGES /* a turn runs all of it */
-#define TP_SPACE_LIFE 6		     /* turns before a space exits */
+BUILD_ASSERT(PURGE_CACHE_SLOTS > 1536); /* above tp_full's budget */
 #define TP_WARM_ROUNDS 2	     /* job rounds before measuring */
 #define TP_MAX_JOB_CPUS (IA64_MAX_CPUS - 1)
-#define TP_RID_BITS 24		     /* Montecito's region-ID width */
 #define TP_MS 1000ull
 #define TP_FIG_SCALE 3
 #define TP_MAX_FIGS 80
@@ -108,9 +81,6 @@ BUILD_ASSERT(TP_CACHE_SLOTS > 1536);
  * both ia64 versions' figures, from one stream of events). */
 #define TP_MODEL_LABEL                                                        \
 	"tlb_purge|old+new|global_purges+ptc_e+ptc_ga+purge_calls|0"
-/* A page's word 0 holds this tag, the space's serial and the page. */
-#define TP_TAG 0x7c0000000000ull
-#define TP_SERIAL_SHIFT 16
 
 struct tp_size {
 	uint64_t phase_pages;	/* pages each variant reclaims (at least) */
@@ -122,380 +92,27 @@ struct tp_size {
  * keep the experiments boot short; the time cap only matters on a host
  * too loaded to give the vCPUs time (the closing line says so). The
  * budget stays below what the files alone take in the page cache
- * (TP_CACHE_SLOTS pages), so pressure always comes; full mode's is
+ * (PURGE_CACHE_SLOTS pages), so pressure always comes; full mode's is
  * several times its largest batch. */
 static const struct tp_size tp_quick = {256, 30000, 512};
 static const struct tp_size tp_full = {4096, 240000, 1536};
 
-struct tp_job {
-	unsigned cpu;
-	struct addr_space *sp[TP_JOB_SPACES];
-	int slot[TP_JOB_SPACES];
-	uint64_t serial[TP_JOB_SPACES];
-	unsigned turns[TP_JOB_SPACES];
-	uint64_t spaces, touches, bad_words;
-	uint64_t rounds; /* turns of all its spaces */
-};
-
 /* Shared state of one run. */
 static struct {
-	bool stop;
-	struct spinlock model_lock;
-	struct ia64_machine *m[2]; /* old, new */
-	uint64_t *maps[4];
-	struct addr_space *slot_space[IA64_MAX_MMS];
-	uint64_t next_serial;
-	uint64_t model_skipped; /* unmaps outside the jobs' spaces (cat's) */
-	uint64_t model_late;	/* unmaps of pages not reported yet */
-	/* Of the unmaps reclaim made (observer calls), those of a space
-	 * loaded on another CPU then: what a naive flush sends an IPI for. */
-	uint64_t unmaps, unmaps_loaded;
 	bool kswapd_turn;
-	struct tp_job jobs[TP_MAX_JOB_CPUS];
+	struct purge_job jobs[TP_MAX_JOB_CPUS];
 	unsigned njobs;
 } tp;
 
-/* ---- the ia64 model, fed under one lock ---------------------------- */
+/* The jobs' events go to the ia64 model. */
+static const struct purge_load_ops tp_load_ops = {
+	.space_new = tp_model_create,
+	.cpu_idle = tp_model_idle,
+	.space_gone = tp_model_exit,
+	.turn = tp_model_turn,
+};
 
-/* The model's page for a job address: heap in region 1, toolchain in
- * region 2, page for page. */
-static uint64_t model_va(uint64_t va)
-{
-	if (va >= TP_TOOL_VA)
-		return ia64_user_va(2, (unsigned)((va - TP_TOOL_VA) / PAGE_SIZE));
-	return ia64_user_va(1, (unsigned)((va - TP_UVA) / PAGE_SIZE));
-}
-
-static bool job_address(uint64_t va)
-{
-	return (va >= TP_UVA && va < TP_UVA + TP_JOB_PAGES * PAGE_SIZE) ||
-	       (va >= TP_TOOL_VA &&
-		va < TP_TOOL_VA + TP_TOOL_FILES * TP_TOOL_PAGES * PAGE_SIZE);
-}
-
-/* Where toolchain file f is mapped in every job space. */
-static uint64_t tool_va(unsigned f)
-{
-	return TP_TOOL_VA + (uint64_t)f * TP_TOOL_PAGES * PAGE_SIZE;
-}
-
-static int model_create(struct addr_space *as)
-{
-	int slot = -1;
-
-	spin_lock(&tp.model_lock);
-	for (int s = 0; s < IA64_MAX_MMS && slot < 0; s++)
-		if (!tp.slot_space[s])
-			slot = s;
-	kassert(slot >= 0);
-	tp.slot_space[slot] = as;
-	for (int p = 0; p < 2; p++)
-		ia64_space_create(tp.m[p], slot);
-	spin_unlock(&tp.model_lock);
-	return slot;
-}
-
-static void model_exit(int slot)
-{
-	spin_lock(&tp.model_lock);
-	for (int p = 0; p < 2; p++)
-		ia64_space_exit(tp.m[p], slot);
-	tp.slot_space[slot] = NULL;
-	spin_unlock(&tp.model_lock);
-}
-
-static void model_switch(unsigned cpu, int slot)
-{
-	spin_lock(&tp.model_lock);
-	for (int p = 0; p < 2; p++)
-		ia64_switch_to(tp.m[p], cpu, slot);
-	spin_unlock(&tp.model_lock);
-}
-
-/* Whether as is loaded on a CPU other than this one now. */
-static bool loaded_elsewhere(const struct addr_space *as)
-{
-	unsigned self = smp_this_cpu();
-
-	for (unsigned w = 0; w < VM_CPU_WORDS; w++) {
-		uint64_t m = atomic_load_relaxed(&as->loaded[w]);
-
-		if (w == self / 64)
-			m &= ~(1ull << (self % 64));
-		if (m)
-			return true;
-	}
-	return false;
-}
-
-/* Reclaim observer (reverse-map lock held): a purge request from CPU 0
- * for each page of a job's space. */
-static void model_purge(struct addr_space *as, uint64_t va, void *arg)
-{
-	int slot = -1;
-
-	(void)arg;
-	spin_lock(&tp.model_lock);
-	tp.unmaps++;
-	tp.unmaps_loaded += loaded_elsewhere(as);
-	for (int s = 0; s < IA64_MAX_MMS && slot < 0; s++)
-		if (tp.slot_space[s] == as)
-			slot = s;
-	if (slot >= 0 && job_address(va)) {
-		for (int p = 0; p < 2; p++) {
-			/* A job reports its turn's pages at the turn's end;
-			 * a page reclaimed before that is mapped first. */
-			if (!ia64_space_mapped(tp.m[p], slot, model_va(va))) {
-				ia64_space_map(tp.m[p], slot, model_va(va));
-				tp.model_late += p == 0;
-			}
-			ia64_unmap_page(tp.m[p], 0, slot, model_va(va));
-		}
-	} else {
-		tp.model_skipped++;
-	}
-	spin_unlock(&tp.model_lock);
-}
-
-/* ---- the files, in the kernel's page cache ------------------------ */
-
-static struct {
-	struct pagefile f[TP_FILES];
-	struct address_space m[TP_FILES];
-	struct pagefile tool_f[TP_TOOL_FILES];
-	struct address_space tool_m[TP_TOOL_FILES];
-	struct file_ra_state ra; /* the streamer's, per file in turn */
-	uint64_t pos;		 /* the streamer's next page */
-	uint64_t bad_pages;	 /* streamed pages with wrong data */
-} tpc;
-
-static uint32_t file_id(uint64_t file)
-{
-	return (uint32_t)(TP_FILE_ID_BASE + file);
-}
-
-static uint32_t tool_id(unsigned f)
-{
-	return (uint32_t)(TP_TOOL_ID_BASE + f);
-}
-
-/* Toolchain pages cached now (racy, for printing). */
-static unsigned tool_pages(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < TP_TOOL_FILES; f++)
-		n += READ_ONCE(tpc.tool_m[f].nrpages);
-	return (unsigned)n;
-}
-
-/* Pages of the files cached now (a racy sum, for printing). */
-static unsigned cache_pages(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < TP_FILES; f++)
-		n += READ_ONCE(tpc.m[f].nrpages);
-	return (unsigned)n;
-}
-
-/* Pages read in from the files, and reclaimed from the cache. */
-static uint64_t cache_reads(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < TP_FILES; f++)
-		n += READ_ONCE(tpc.f[f].reads);
-	return n;
-}
-
-static uint64_t cache_evicted(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < TP_FILES; f++)
-		n += READ_ONCE(tpc.m[f].reclaimed_pages);
-	return n;
-}
-
-/*
- * cat reads the next page of the stream through the page cache:
- * find_get_page(), on a miss readahead, a check of the data, release.
- * False without memory.
- */
-static bool cache_stream(void)
-{
-	uint64_t file = tpc.pos / TP_FILE_PAGES, index = tpc.pos % TP_FILE_PAGES;
-	struct address_space *m = &tpc.m[file];
-	struct page *p;
-
-	tpc.pos = (tpc.pos + 1) % TP_CACHE_SLOTS;
-	p = find_get_page(m, index);
-	if (!p) {
-		if (index == 0)
-			file_ra_state_init(&tpc.ra); /* the next file */
-		page_cache_readahead(m, &tpc.ra, index);
-		p = find_get_page(m, index);
-		if (!p)
-			return false;
-	}
-	if (!pagefile_page_spot_ok(file_id(file), index, page_data(p)))
-		tpc.bad_pages++;
-	page_cache_release(p);
-	return true;
-}
-
-static void cache_setup(void)
-{
-	memset(&tpc, 0, sizeof(tpc));
-	file_ra_state_init(&tpc.ra);
-	for (unsigned f = 0; f < TP_FILES; f++) {
-		tpc.f[f] = (struct pagefile){.id = file_id(f),
-					     .size_pages = TP_FILE_PAGES};
-		address_space_init(&tpc.m[f], PAGECACHE_LOCKLESS_GANG,
-				   &pagefile_store, &tpc.f[f], TP_FILE_PAGES,
-				   NULL, NULL);
-	}
-	for (unsigned f = 0; f < TP_TOOL_FILES; f++) {
-		tpc.tool_f[f] = (struct pagefile){.id = tool_id(f),
-						  .size_pages = TP_TOOL_PAGES};
-		address_space_init(&tpc.tool_m[f], PAGECACHE_LOCKLESS_GANG,
-				   &pagefile_store, &tpc.tool_f[f],
-				   TP_TOOL_PAGES, NULL, NULL);
-	}
-}
-
-/* Drop the files' cached pages (nothing maps them any more). */
-static void cache_free_all(void)
-{
-	for (unsigned f = 0; f < TP_FILES; f++)
-		truncate_inode_pages(&tpc.m[f]);
-	for (unsigned f = 0; f < TP_TOOL_FILES; f++)
-		truncate_inode_pages(&tpc.tool_m[f]);
-}
-
-/* ---- the jobs ------------------------------------------------------ */
-
-static volatile uint64_t *word0(uint64_t page)
-{
-	return (volatile uint64_t *)(TP_UVA + page * PAGE_SIZE);
-}
-
-static bool job_new_space(struct tp_job *j, unsigned k)
-{
-	struct addr_space *as = space_create("job");
-
-	if (!as)
-		return false;
-	j->serial[k] = atomic_fetch_add_relaxed(&tp.next_serial, 1);
-	if (space_add_anon(as, TP_UVA, TP_JOB_PAGES, VM_WRITE) != VM_OK) {
-		space_destroy(as);
-		return false;
-	}
-	for (unsigned f = 0; f < TP_TOOL_FILES; f++) {
-		if (space_add_file(as, tool_va(f), TP_TOOL_PAGES,
-				   &tpc.tool_m[f], 0, 0) != VM_OK) {
-			space_destroy(as);
-			return false;
-		}
-	}
-	j->sp[k] = as;
-	j->slot[k] = model_create(as);
-	j->turns[k] = 0;
-	j->spaces++;
-	return true;
-}
-
-/* The space exits: the CPU leaves it (a space is destroyed only when
- * loaded nowhere), then it goes, and only then leaves the model: until
- * space_destroy() has taken its pages out of the reverse map, reclaim
- * may still unmap them, and the model must know the space then. */
-static void job_end_space(struct tp_job *j, unsigned k)
-{
-	tlb_switch_to(&kernel_space);
-	model_switch(j->cpu, IA64_KTHREAD);
-	space_destroy(j->sp[k]);
-	model_exit(j->slot[k]);
-	j->sp[k] = NULL;
-}
-
-/* A turn's events for the model, handed over under one lock; the CPU
- * stays in the space until its next switch, as the real one does. */
-static void model_turn(unsigned cpu, int slot, const uint64_t *va,
-		       unsigned n)
-{
-	spin_lock(&tp.model_lock);
-	for (int p = 0; p < 2; p++) {
-		ia64_switch_to(tp.m[p], cpu, slot);
-		for (unsigned i = 0; i < n; i++) {
-			ia64_space_map(tp.m[p], slot, model_va(va[i]));
-			ia64_touch(tp.m[p], cpu, model_va(va[i]));
-		}
-	}
-	spin_unlock(&tp.model_lock);
-}
-
-#define TP_TURN_TOUCHES (TP_TURN_PAGES + TP_TOOL_FILES * TP_TURN_TOOL_PAGES)
-
-/* One turn of space k: switch to it (from the previous job's space),
- * touch pages; it stays loaded until the next turn's switch. */
-static void job_turn(struct tp_job *j, unsigned k)
-{
-	uint64_t tag = TP_TAG | j->serial[k] << TP_SERIAL_SHIFT;
-	uint64_t touched[TP_TURN_TOUCHES];
-	unsigned n = 0;
-
-	tlb_switch_to(j->sp[k]);
-	for (unsigned i = 0; i < TP_TURN_PAGES; i++) {
-		uint64_t page = (j->turns[k] * TP_TURN_PAGES + i) % TP_JOB_PAGES;
-		uint64_t v = *word0(page); /* faults it in if needed */
-
-		/* Zero (new or reclaimed) or this space's own tag. */
-		if (v != 0 && v != (tag | page))
-			j->bad_words++;
-		*word0(page) = tag | page;
-		touched[n++] = TP_UVA + page * PAGE_SIZE;
-	}
-	for (unsigned f = 0; f < TP_TOOL_FILES; f++) {
-		for (unsigned i = 0; i < TP_TURN_TOOL_PAGES; i++) {
-			uint64_t page = (j->turns[k] * TP_TURN_TOOL_PAGES + i) %
-					TP_TOOL_PAGES;
-			uint64_t va = tool_va(f) + page * PAGE_SIZE;
-			unsigned w = (unsigned)((j->touches + n) %
-						(PAGE_SIZE / 8));
-
-			/* A toolchain word is the file's, whichever frame
-			 * holds it. */
-			if (*(volatile uint64_t *)(va + w * 8) !=
-			    pagefile_word(tool_id(f), page, w))
-				j->bad_words++;
-			touched[n++] = va;
-		}
-	}
-	j->touches += n;
-	model_turn(j->cpu, j->slot[k], touched, n);
-}
-
-static void job_main(void *arg)
-{
-	struct tp_job *j = arg;
-
-	while (!atomic_load_acquire(&tp.stop)) {
-		for (unsigned k = 0; k < TP_JOB_SPACES; k++) {
-			if (!j->sp[k] && !job_new_space(j, k))
-				continue; /* no memory now: next turn */
-			job_turn(j, k);
-			if (++j->turns[k] == TP_SPACE_LIFE)
-				job_end_space(j, k);
-		}
-		atomic_store_release(&j->rounds, j->rounds + 1);
-	}
-	for (unsigned k = 0; k < TP_JOB_SPACES; k++)
-		if (j->sp[k])
-			job_end_space(j, k);
-}
-
-/* ---- the streamer and reclaim (CPU 0) ------------------------------ */
+/* ---- reclaim (CPU 0), the variants taking turns --------------------- */
 
 /*
  * Batch sizes of the extra batched variants (sweep=1, full mode's
@@ -524,23 +141,13 @@ static uint64_t sum_sent(void)
 	return s.ipis_sent;
 }
 
-/* The ia64 model's global purges so far, in the seed's style. */
-static void model_line(void)
-{
-	spin_lock(&tp.model_lock);
-	kprintf("PTC.E: %lu (old) %lu (new)\n",
-		(unsigned long)tp.m[0]->cnt.global_purges,
-		(unsigned long)tp.m[1]->cnt.global_purges);
-	spin_unlock(&tp.model_lock);
-}
-
 /* The seed's lines: the naive and the (first) batched variant's IPIs
  * so far, and the ia64 model's global purges. */
 static void per_second(const struct tp_variant *ph)
 {
 	kprintf("tlb: shootdown IPIs %lu (naive) %lu (batched)\n",
 		(unsigned long)ph[0].ipis, (unsigned long)ph[1].ipis);
-	model_line();
+	tp_model_line();
 }
 
 static bool jobs_warm(void)
@@ -561,16 +168,16 @@ static void warm_up(const struct tp_size *size, uint64_t low_free)
 
 	while (rdtsc() < end) {
 		bool full = page_alloc_free_pages() < low_free ||
-			    cache_pages() == TP_CACHE_SLOTS;
+			    purge_cache_pages() == PURGE_CACHE_SLOTS;
 
 		if (full && jobs_warm())
 			break;
-		if (!full && !cache_stream())
+		if (!full && !purge_stream())
 			break;
 	}
 	kprintf("tlb_purge: warm-up: %lu ms, the page cache holds %u pages of the files\n",
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
-		cache_pages());
+		purge_cache_pages());
 }
 
 /* A variant has reclaimed its pages. */
@@ -594,7 +201,7 @@ static void closing_line(const struct tp_variant *ph,
 			(unsigned long)size->phase_pages,
 			(unsigned long)ph[1].pages,
 			(unsigned long)size->phase_pages);
-	model_line();
+	tp_model_line();
 }
 
 static void add_stats(struct tlb_cpu_stats *acc, const struct tlb_cpu_stats *a,
@@ -619,7 +226,7 @@ static void reclaim_pass(struct tp_variant *ph, int my_slot)
 {
 	static struct tlb_cpu_stats s0[MAX_CPUS];
 	unsigned cpus = smp_cpus_online();
-	uint64_t t0 = rdtsc(), ipis0 = sum_sent(), loaded0 = tp.unmaps_loaded;
+	uint64_t t0 = rdtsc(), ipis0 = sum_sent(), loaded0 = tp_model_unmaps_loaded();
 	/* Pages per list and pass: Linux's isolation size, or the batch
 	 * when it is larger, so that a pass is one batch. */
 	uint64_t pass = ph->policy == TLB_POLICY_BATCHED &&
@@ -632,10 +239,10 @@ static void reclaim_pass(struct tp_variant *ph, int my_slot)
 		tlb_stats_read(c, &s0[c]);
 	/* kswapd and direct reclaim take turns (model). */
 	tp.kswapd_turn = !tp.kswapd_turn;
-	model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
-	f = reclaim_file(pass, ph->policy, ph->batch, NULL, NULL, model_purge,
+	tp_model_switch(0, tp.kswapd_turn ? IA64_KTHREAD : my_slot);
+	f = reclaim_file(pass, ph->policy, ph->batch, NULL, NULL, tp_model_purge,
 			 NULL);
-	a = reclaim_anon(pass, ph->policy, ph->batch, model_purge, NULL);
+	a = reclaim_anon(pass, ph->policy, ph->batch, tp_model_purge, NULL);
 	ph->mapped_pages += f.mapped_pages + a.mapped_pages;
 	ph->mappings += f.mappings + a.mappings;
 	ph->file_pages += f.pages;
@@ -643,7 +250,7 @@ static void reclaim_pass(struct tp_variant *ph, int my_slot)
 	ph->batches += f.batches + a.batches;
 	ph->reclaims++;
 	ph->ipis += sum_sent() - ipis0;
-	ph->mappings_loaded += tp.unmaps_loaded - loaded0;
+	ph->mappings_loaded += tp_model_unmaps_loaded() - loaded0;
 	for (unsigned c = 0; c < cpus; c++) {
 		struct tlb_cpu_stats s1;
 
@@ -685,7 +292,7 @@ static unsigned run_variants(struct tp_variant *ph, unsigned nph,
 	unsigned left = nph;
 
 	while (left && rdtsc() < end) {
-		if (!cache_stream() || page_alloc_free_pages() < low_free) {
+		if (!purge_stream() || page_alloc_free_pages() < low_free) {
 			struct tp_variant *v = behind(ph, nph, size);
 
 			reclaim_pass(v, my_slot);
@@ -703,8 +310,8 @@ static unsigned run_variants(struct tp_variant *ph, unsigned nph,
 		"read in, %lu evicted so far)\n",
 		(unsigned long)stats_muldiv(rdtsc() - t0, TP_MS, tsc_hz()),
 		left ? ", stopped by the time cap (a loaded host)" : "",
-		cache_pages(), tool_pages(), (unsigned long)cache_reads(),
-		(unsigned long)cache_evicted());
+		purge_cache_pages(), purge_tool_pages(), (unsigned long)purge_cache_reads(),
+		(unsigned long)purge_cache_evicted());
 	for (unsigned p = 0; p < nph; p++)
 		kprintf("tlb_purge: %s: %lu pages reclaimed (%lu file, %lu "
 			"anonymous) in %lu passes (%lu ms), %lu flushes, %lu "
@@ -856,6 +463,8 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus,
 		  const struct tp_size *size)
 {
 	static struct bench_figure f[TP_MAX_FIGS];
+	const struct ia64_machine *old = tp_model_machine(0);
+	const struct ia64_machine *new = tp_model_machine(1);
 	size_t n = 0;
 	int rc = 0;
 
@@ -893,7 +502,7 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus,
 		}
 	}
 	for (int p = 0; p < 2; p++) {
-		const struct ia64_machine *m = tp.m[p];
+		const struct ia64_machine *m = tp_model_machine(p);
 		const char *v = p == 0 ? "old" : "new";
 
 		fig(f, &n, v, "global_purges", "purges (ia64 model)",
@@ -913,54 +522,23 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus,
 		"loops for purges old %lu new %lu, for wrap-arounds old %lu "
 		"new %lu; ptc.ga old %lu new %lu; region-ID switches new %lu; "
 		"unmaps not modelled (not a job's) %lu, reported late %lu\n",
-		tp.m[0]->cfg.ncpus, TP_RID_BITS,
-		(unsigned long)tp.m[0]->cnt.purge_calls,
-		(unsigned long)tp.m[1]->cnt.purge_calls,
-		(unsigned long)tp.m[0]->cnt.global_purges,
-		(unsigned long)tp.m[1]->cnt.global_purges,
-		(unsigned long)MODEL_SUM(tp.m[0], ptc_e_loops_purge),
-		(unsigned long)MODEL_SUM(tp.m[1], ptc_e_loops_purge),
-		(unsigned long)MODEL_SUM(tp.m[0], ptc_e_loops_wrap),
-		(unsigned long)MODEL_SUM(tp.m[1], ptc_e_loops_wrap),
-		(unsigned long)MODEL_SUM(tp.m[0], ptc_ga),
-		(unsigned long)MODEL_SUM(tp.m[1], ptc_ga),
-		(unsigned long)tp.m[1]->cnt.rid_switches,
-		(unsigned long)tp.model_skipped, (unsigned long)tp.model_late);
+		old->cfg.ncpus, TP_RID_BITS,
+		(unsigned long)old->cnt.purge_calls,
+		(unsigned long)new->cnt.purge_calls,
+		(unsigned long)old->cnt.global_purges,
+		(unsigned long)new->cnt.global_purges,
+		(unsigned long)MODEL_SUM(old, ptc_e_loops_purge),
+		(unsigned long)MODEL_SUM(new, ptc_e_loops_purge),
+		(unsigned long)MODEL_SUM(old, ptc_e_loops_wrap),
+		(unsigned long)MODEL_SUM(new, ptc_e_loops_wrap),
+		(unsigned long)MODEL_SUM(old, ptc_ga),
+		(unsigned long)MODEL_SUM(new, ptc_ga),
+		(unsigned long)new->cnt.rid_switches,
+		(unsigned long)tp_model_skipped(), (unsigned long)tp_model_late());
 	return rc;
 }
 
 /* ---- set-up and the run -------------------------------------------- */
-
-static bool model_setup(unsigned ncpus)
-{
-	for (int p = 0; p < 2; p++) {
-		struct ia64_config cfg = {
-			.ncpus = ncpus, .rid_bits = TP_RID_BITS,
-			.policy = p == 0 ? IA64_PURGE_OLD : IA64_PURGE_NEW,
-			.check_every_purge = true,
-		};
-
-		tp.m[p] = kzalloc(sizeof(*tp.m[p]));
-		tp.maps[2 * p] = kzalloc(IA64_CTX_WORDS(TP_RID_BITS) * 8);
-		tp.maps[2 * p + 1] = kzalloc(IA64_CTX_WORDS(TP_RID_BITS) * 8);
-		if (!tp.m[p] || !tp.maps[2 * p] || !tp.maps[2 * p + 1])
-			return false;
-		if (!ia64_machine_init(tp.m[p], &cfg, tp.maps[2 * p],
-				       tp.maps[2 * p + 1])) {
-			kprintf("tlb_purge: %s\n", tp.m[p]->fault);
-			return false;
-		}
-	}
-	return true;
-}
-
-static void model_teardown(void)
-{
-	for (int i = 0; i < 4; i++)
-		kfree(tp.maps[i]);
-	kfree(tp.m[0]);
-	kfree(tp.m[1]);
-}
 
 /*
  * Quick mode's CPUs: no more than the host runs at once (measured,
@@ -989,6 +567,90 @@ static unsigned tp_quick_cpus(unsigned cpus)
 			tenths / 10, tenths % 10, BENCH_PARALLEL_WINDOW_MS,
 			use - 1);
 	return use;
+}
+
+/* The variants: naive, batched (batch pages per flush) and, with sweep,
+ * batched with each batch size of tp_sweep but batch. Returns how many. */
+static unsigned variants_init(struct tp_variant *ph, unsigned batch,
+			      bool sweep)
+{
+	unsigned nph;
+
+	memset(ph, 0, TP_MAX_VARIANTS * sizeof(*ph));
+	ph[0].policy = TLB_POLICY_NAIVE;
+	ph[0].batch = RECLAIM_BATCH_DEFAULT;
+	ph[1].policy = TLB_POLICY_BATCHED;
+	ph[1].batch = batch;
+	nph = TLB_POLICY_COUNT;
+	for (unsigned i = 0; sweep && i < ARRAY_SIZE(tp_sweep); i++) {
+		if (tp_sweep[i] == batch)
+			continue;
+		ph[nph].policy = TLB_POLICY_BATCHED;
+		ph[nph].batch = tp_sweep[i];
+		nph++;
+	}
+	for (unsigned p = 0; p < nph; p++) {
+		if (p < TLB_POLICY_COUNT && ph[p].batch == RECLAIM_BATCH_DEFAULT)
+			ksnprintf(ph[p].name, sizeof(ph[p].name), "%s",
+				  tlb_policy_name(ph[p].policy));
+		else
+			ksnprintf(ph[p].name, sizeof(ph[p].name), "%s_b%u",
+				  tlb_policy_name(ph[p].policy), ph[p].batch);
+	}
+	return nph;
+}
+
+/* Stops the jobs, prints what each did; returns the words they read
+ * back wrong. */
+static uint64_t jobs_stop(void)
+{
+	uint64_t bad = 0;
+
+	purge_load_stop();
+	for (unsigned i = 0; i < tp.njobs; i++) {
+		smp_work_wait(i + 1);
+		bad += tp.jobs[i].bad_words;
+		kprintf("tlb_purge: cpu %u: %lu spaces, %lu page touches\n",
+			i + 1, (unsigned long)tp.jobs[i].spaces,
+			(unsigned long)tp.jobs[i].touches);
+	}
+	return bad;
+}
+
+/* The run's own checks, each a FAILED line: words and pages read back
+ * wrong, a fault of the ia64 model, more than one IPI per batch for a
+ * CPU in a batched variant. Returns 1 if any failed. */
+static int checks(const struct tp_variant *ph, unsigned nph, uint64_t bad)
+{
+	int rc = 0;
+
+	if (bad) {
+		kprintf("tlb_purge: FAILED: %lu words read back neither zero "
+			"nor what their space wrote\n", (unsigned long)bad);
+		rc = 1;
+	}
+	if (purge_bad_pages()) {
+		kprintf("tlb_purge: FAILED: %lu streamed pages did not hold "
+			"their file's data\n", (unsigned long)purge_bad_pages());
+		rc = 1;
+	}
+	for (int p = 0; p < 2; p++) {
+		const struct ia64_machine *m = tp_model_machine(p);
+
+		if (m->fault[0]) {
+			kprintf("tlb_purge: FAILED: ia64 model (%s): %s\n",
+				p ? "new" : "old", m->fault);
+			rc = 1;
+		}
+	}
+	for (unsigned p = 1; p < nph; p++) {
+		if (worst_per_cpu_per_batch(&ph[p]) > 1000) {
+			kprintf("tlb_purge: FAILED: a CPU got more than one IPI "
+				"per batch in variant %s\n", ph[p].name);
+			rc = 1;
+		}
+	}
+	return rc;
 }
 
 static int tlb_purge_run(enum experiment_mode mode)
@@ -1021,33 +683,12 @@ static int tlb_purge_run(enum experiment_mode mode)
 	if (experiment_param("sweep", &v))
 		sweep = v != 0;
 	memset(&tp, 0, sizeof(tp));
-	memset(ph, 0, sizeof(ph));
-	spin_lock_init(&tp.model_lock, NULL);
-	tp.next_serial = 1;
-	ph[0].policy = TLB_POLICY_NAIVE;
-	ph[0].batch = RECLAIM_BATCH_DEFAULT;
-	ph[1].policy = TLB_POLICY_BATCHED;
-	ph[1].batch = batch;
-	nph = TLB_POLICY_COUNT;
-	for (unsigned i = 0; sweep && i < ARRAY_SIZE(tp_sweep); i++) {
-		if (tp_sweep[i] == batch)
-			continue;
-		ph[nph].policy = TLB_POLICY_BATCHED;
-		ph[nph].batch = tp_sweep[i];
-		nph++;
-	}
-	for (unsigned p = 0; p < nph; p++) {
-		if (p < TLB_POLICY_COUNT && ph[p].batch == RECLAIM_BATCH_DEFAULT)
-			ksnprintf(ph[p].name, sizeof(ph[p].name), "%s",
-				  tlb_policy_name(ph[p].policy));
-		else
-			ksnprintf(ph[p].name, sizeof(ph[p].name), "%s_b%u",
-				  tlb_policy_name(ph[p].policy), ph[p].batch);
-	}
-	cache_setup();
+	tp_model_init();
+	nph = variants_init(ph, batch, sweep);
+	purge_load_init(&tp_load_ops);
 	me = space_create("cat");
-	if (!me || !model_setup(cpus) ||
-	    space_add_anon(me, TP_UVA, 1, VM_WRITE) != VM_OK) {
+	if (!me || !tp_model_setup(cpus) ||
+	    space_add_anon(me, PURGE_UVA, 1, VM_WRITE) != VM_OK) {
 		kprintf("tlb_purge: not enough memory to set up\n");
 		rc = 1;
 		goto out;
@@ -1060,21 +701,21 @@ static int tlb_purge_run(enum experiment_mode mode)
 		"x (%u anonymous + %u x %u toolchain pages shared by every "
 		"space); budget %lu pages; %lu reclaimed pages per variant (at "
 		"most %lu ms); batch %u pages (naive: passes of %u)%s; PCIDs "
-		"%s, flush ceiling %u\n", cpus, TP_FILES, TP_FILE_PAGES,
-		cpus - 1, TP_JOB_SPACES, TP_JOB_PAGES, TP_TOOL_FILES,
-		TP_TOOL_PAGES, (unsigned long)size->budget_pages,
+		"%s, flush ceiling %u\n", cpus, PURGE_FILES, PURGE_FILE_PAGES,
+		cpus - 1, PURGE_JOB_SPACES, PURGE_JOB_PAGES, PURGE_TOOL_FILES,
+		PURGE_TOOL_PAGES, (unsigned long)size->budget_pages,
 		(unsigned long)size->phase_pages,
 		(unsigned long)size->run_ms, batch, RECLAIM_BATCH_DEFAULT,
 		nph > TLB_POLICY_COUNT ? "; also batches of 64, 128, 256" : "",
 		tlb_pcid_active() ? "on" : "off", tlb_flush_ceiling);
 	tlb_switch_to(me);
-	my_slot = model_create(me);
-	model_switch(0, my_slot);
-	*(volatile uint64_t *)TP_UVA = 1; /* cat's own buffer */
+	my_slot = tp_model_create(me);
+	tp_model_switch(0, my_slot);
+	*(volatile uint64_t *)PURGE_UVA = 1; /* cat's own buffer */
 	tp.njobs = cpus - 1;
 	for (unsigned i = 0; i < tp.njobs; i++) {
 		tp.jobs[i].cpu = i + 1;
-		if (!smp_work_post(i + 1, job_main, &tp.jobs[i])) {
+		if (!smp_work_post(i + 1, purge_job_main, &tp.jobs[i])) {
 			kprintf("tlb_purge: CPU %u is busy\n", i + 1);
 			tp.njobs = i;
 			break;
@@ -1092,18 +733,11 @@ static int tlb_purge_run(enum experiment_mode mode)
 		pages += ph[p].pages;
 	bench_region_end(region, pages);
 	model_doorbell_label("tlb_purge");
-	atomic_store_release(&tp.stop, true);
-	for (unsigned i = 0; i < tp.njobs; i++) {
-		smp_work_wait(i + 1);
-		bad += tp.jobs[i].bad_words;
-		kprintf("tlb_purge: cpu %u: %lu spaces, %lu page touches\n",
-			i + 1, (unsigned long)tp.jobs[i].spaces,
-			(unsigned long)tp.jobs[i].touches);
-	}
+	bad = jobs_stop();
 	closing_line(ph, size);
 	tlb_switch_to(&kernel_space);
-	model_switch(0, IA64_KTHREAD);
-	model_exit(my_slot);
+	tp_model_idle(0);
+	tp_model_exit(my_slot);
 	rc |= report(ph, nph, cpus, size);
 	if (cut)
 		kprintf("tlb_purge: FAILED: %u of %u variants cut short by the "
@@ -1114,35 +748,12 @@ static int tlb_purge_run(enum experiment_mode mode)
 	kprintf("tlb_purge: page faults that reclaimed mapped pages "
 		"themselves: %lu\n",
 		(unsigned long)(ss.direct_reclaims - direct0));
-	if (bad) {
-		kprintf("tlb_purge: FAILED: %lu words read back neither zero "
-			"nor what their space wrote\n", (unsigned long)bad);
-		rc = 1;
-	}
-	if (tpc.bad_pages) {
-		kprintf("tlb_purge: FAILED: %lu streamed pages did not hold "
-			"their file's data\n", (unsigned long)tpc.bad_pages);
-		rc = 1;
-	}
-	for (int p = 0; p < 2; p++) {
-		if (tp.m[p]->fault[0]) {
-			kprintf("tlb_purge: FAILED: ia64 model (%s): %s\n",
-				p ? "new" : "old", tp.m[p]->fault);
-			rc = 1;
-		}
-	}
-	for (unsigned p = 1; p < nph; p++) {
-		if (worst_per_cpu_per_batch(&ph[p]) > 1000) {
-			kprintf("tlb_purge: FAILED: a CPU got more than one IPI "
-				"per batch in variant %s\n", ph[p].name);
-			rc = 1;
-		}
-	}
+	rc |= checks(ph, nph, bad);
 out:
-	cache_free_all();
+	purge_load_free();
 	if (me)
 		space_destroy(me);
-	model_teardown();
+	tp_model_teardown();
 	return rc;
 }
 
