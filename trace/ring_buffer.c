@@ -413,53 +413,46 @@ static bool rb_may_enter(struct rb *rb, unsigned long start)
 
 int rb_reserve_slow(struct rb *rb, struct rb_ctx *ctx)
 {
-	unsigned long o, off, size, tail, start, begin;
-	uint64_t tsc, last;
+	unsigned long o, off, tail, start, begin;
+	enum rb_try r;
 
 	for (;;) {
-		o = READ_ONCE(rb->offset);
-		last = READ_ONCE(rb->last_tsc);
-		tsc = rb->cfg.clock();
-		ctx->extended = ctx->id >= RB_EXTENDED_ID ||
-				((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
-		size = ctx->extended ? ctx->size_extended : ctx->size_compact;
-		tail = ctx->extended ? ctx->tail_extended : ctx->tail_compact;
-		off = o & rb->subbuf_mask;
-		if (off && off + size < rb->subbuf_size) {
-			/* A nested writer switched for us: fast case. */
-			if (local_cmpxchg(&rb->offset, o,
-					  rb_offset_after(o, size, tail)) != o)
-				continue;
-			WRITE_ONCE(rb->last_tsc, tsc);
-			ctx->begin = o & ~RB_OFFSET_TAIL_MASK;
-			ctx->size = (uint32_t)size;
-			ctx->tsc = tsc;
-			return rb_reserved(rb, ctx);
-		}
-		if (RB_PACKET_HEADER_SIZE + size >= rb->subbuf_size) {
-			rb_lost_add(rb, RB_LOST_TOO_BIG);
+		o = rb_reserve_read(rb, ctx, &tail);
+		begin = rb_record_begin(o);
+		r = rb_try_reserve(rb, o, begin, ctx->size, tail,
+				   rb_open_end(rb, o), ctx->tsc);
+		if (r == RB_TRY_RACED)
+			continue;
+		if (r == RB_TRY_RESERVED) /* a nested writer switched for us */
 			break;
+		if (RB_PACKET_HEADER_SIZE + ctx->size >= rb->subbuf_size) {
+			rb_lost_add(rb, RB_LOST_TOO_BIG);
+			rb_nest_exit(rb);
+			return -1;
 		}
+		off = o & rb->subbuf_mask;
 		start = off ? o - off + rb->subbuf_size : o;
 		if (!rb_may_enter(rb, start)) {
 			rb_lost_add(rb, RB_LOST_FULL);
-			break;
+			rb_nest_exit(rb);
+			return -1;
 		}
+		/*
+		 * The switch: the record goes after the next header (the
+		 * too-big test above leaves it room there).
+		 */
 		begin = start + RB_PACKET_HEADER_SIZE;
-		if (local_cmpxchg(&rb->offset, o,
-				  rb_offset_after(begin, size, tail)) != o)
+		if (rb_try_reserve(rb, o, begin, ctx->size, tail,
+				   rb_open_end(rb, begin), ctx->tsc) !=
+		    RB_TRY_RESERVED)
 			continue;
-		WRITE_ONCE(rb->last_tsc, tsc);
 		if (off)
-			rb_close(rb, o, tsc);
-		rb_open(rb, start, tsc);
-		ctx->begin = begin;
-		ctx->size = (uint32_t)size;
-		ctx->tsc = tsc;
-		return rb_reserved(rb, ctx);
+			rb_close(rb, o, ctx->tsc);
+		rb_open(rb, start, ctx->tsc);
+		break;
 	}
-	rb_nest_exit(rb);
-	return -1;
+	ctx->begin = begin;
+	return rb_reserved(rb, ctx);
 }
 
 void rb_flush(struct rb *rb)

@@ -239,14 +239,97 @@ static inline void rb_lost_add(struct rb *rb, enum rb_lost_cause cause)
 }
 
 /*
- * The write offset after a record of size bytes (tail of them padding)
- * reserved at offset o: the record starts at o without its tail bits.
+ * The reserve arithmetic, in one place for every writer path
+ * (rb_emit_fast(), rb_reserve(), rb_reserve_slow()):
+ *
+ *   rb_needs_extended()  which header a record takes
+ *   rb_record_begin()    where the record at write offset o starts
+ *   rb_open_end()        how far a record may reach in o's sub-buffer
+ *   rb_try_reserve()     the fit test and the offset CAS
  */
-static inline unsigned long rb_offset_after(unsigned long o,
-					    unsigned long size,
-					    unsigned long tail)
+
+/*
+ * Does a record of event id stamped tsc need the extended header? Yes
+ * when the id does not fit the compact header's id bits, or tsc is too
+ * far from the stream's last timestamp last for its low
+ * RB_COMPACT_TS_BITS bits to be folded back into the running clock.
+ */
+static inline __attribute__((always_inline)) bool
+rb_needs_extended(uint32_t id, uint64_t tsc, uint64_t last)
 {
-	return ((o & ~RB_OFFSET_TAIL_MASK) + size) | tail;
+	return id >= RB_EXTENDED_ID ||
+	       ((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
+}
+
+/* Where a record reserved at write offset o starts (tail bits off). */
+static inline __attribute__((always_inline)) unsigned long
+rb_record_begin(unsigned long o)
+{
+	return o & ~RB_OFFSET_TAIL_MASK;
+}
+
+/*
+ * The furthest a record reserved at write offset o may end (begin +
+ * size <= end) in the sub-buffer open at o: one byte short of its end
+ * (invariant 2). 0 when o is at a sub-buffer boundary: none is open,
+ * nothing fits, the writer must switch. o's tail bits do not matter:
+ * they are below the sub-buffer mask, and a boundary carries none.
+ */
+static inline unsigned long rb_open_end(const struct rb *rb, unsigned long o)
+{
+	return (o & rb->subbuf_mask) ? (o | rb->subbuf_mask) : 0;
+}
+
+/* What rb_try_reserve() did. */
+enum rb_try {
+	RB_TRY_RESERVED, /* the offset moved past the record */
+	RB_TRY_NO_ROOM,  /* the record would end past end: nothing done */
+	RB_TRY_RACED,    /* a nested writer moved the offset: nothing done */
+};
+
+/*
+ * Reserve [begin, begin + size) of the offset space, for a writer that
+ * read the write offset o (and then the clock, tsc): if the record ends
+ * at or before end, one local CAS moves the offset from o to begin +
+ * size, with tail (the record's last bytes its description does not
+ * cover, < RB_RECORD_ALIGN) in its low bits (invariants 1 and 11), and
+ * tsc becomes the stream's last timestamp. begin is rb_record_begin(o),
+ * or where a record goes after a new sub-buffer's header (the switch).
+ * Owning CPU only.
+ *
+ * Return: RB_TRY_RESERVED, the record is the caller's to write and
+ * commit; RB_TRY_NO_ROOM or RB_TRY_RACED, nothing changed.
+ */
+static inline __attribute__((always_inline)) enum rb_try
+rb_try_reserve(struct rb *rb, unsigned long o, unsigned long begin,
+	       unsigned long size, unsigned long tail, unsigned long end,
+	       uint64_t tsc)
+{
+	if (unlikely(begin + size > end))
+		return RB_TRY_NO_ROOM;
+	if (unlikely(!local_try_cmpxchg(&rb->offset, o, (begin + size) | tail)))
+		return RB_TRY_RACED;
+	WRITE_ONCE(rb->last_tsc, tsc);
+	return RB_TRY_RESERVED;
+}
+
+/*
+ * Read the write offset, then the clock, and choose ctx's header form
+ * for them: sets ctx->extended, ctx->size and ctx->tsc, stores the
+ * chosen form's tail in *tail and returns the offset read (the general
+ * path's first step, before rb_try_reserve()).
+ */
+static inline unsigned long rb_reserve_read(struct rb *rb, struct rb_ctx *ctx,
+					    unsigned long *tail)
+{
+	unsigned long o = READ_ONCE(rb->offset);
+	uint64_t last = READ_ONCE(rb->last_tsc);
+
+	ctx->tsc = rb->cfg.clock();
+	ctx->extended = rb_needs_extended(ctx->id, ctx->tsc, last);
+	ctx->size = ctx->extended ? ctx->size_extended : ctx->size_compact;
+	*tail = ctx->extended ? ctx->tail_extended : ctx->tail_compact;
+	return o;
 }
 
 /* Leave the writer nesting count (paired with a successful reserve). */
@@ -302,8 +385,8 @@ static inline int rb_reserved(struct rb *rb, struct rb_ctx *ctx)
  */
 static inline int rb_reserve(struct rb *rb, struct rb_ctx *ctx)
 {
-	unsigned long o, off, size, tail, nesting = READ_ONCE(rb->nesting);
-	uint64_t tsc, last;
+	unsigned long o, tail, nesting = READ_ONCE(rb->nesting);
+	enum rb_try r;
 
 	if (unlikely(nesting >= RB_MAX_NESTING)) {
 		rb_lost_add(rb, RB_LOST_NESTING);
@@ -312,24 +395,13 @@ static inline int rb_reserve(struct rb *rb, struct rb_ctx *ctx)
 	WRITE_ONCE(rb->nesting, nesting + 1);
 	barrier();
 	do {
-		o = READ_ONCE(rb->offset);
-		last = READ_ONCE(rb->last_tsc);
-		tsc = rb->cfg.clock();
-		ctx->extended = ctx->id >= RB_EXTENDED_ID ||
-				((tsc - last) >> RB_COMPACT_TS_BITS) != 0;
-		size = ctx->extended ? ctx->size_extended : ctx->size_compact;
-		tail = ctx->extended ? ctx->tail_extended : ctx->tail_compact;
-		/* The tail bits never change which side of a multiple of
-		 * RB_RECORD_ALIGN off + size falls. */
-		off = o & rb->subbuf_mask;
-		if (unlikely(off == 0 || off + size >= rb->subbuf_size))
+		o = rb_reserve_read(rb, ctx, &tail);
+		r = rb_try_reserve(rb, o, rb_record_begin(o), ctx->size, tail,
+				   rb_open_end(rb, o), ctx->tsc);
+		if (unlikely(r == RB_TRY_NO_ROOM))
 			return rb_reserve_slow(rb, ctx);
-	} while (local_cmpxchg(&rb->offset, o, rb_offset_after(o, size, tail)) !=
-		 o);
-	WRITE_ONCE(rb->last_tsc, tsc);
-	ctx->begin = o & ~RB_OFFSET_TAIL_MASK;
-	ctx->size = (uint32_t)size;
-	ctx->tsc = tsc;
+	} while (r != RB_TRY_RESERVED);
+	ctx->begin = rb_record_begin(o);
 	return rb_reserved(rb, ctx);
 }
 
@@ -411,7 +483,7 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	     uint32_t len, uint32_t size, uint64_t (*now)(void))
 {
 	unsigned long o = READ_ONCE(rb->offset);
-	unsigned long begin = o & ~RB_OFFSET_TAIL_MASK;
+	unsigned long begin = rb_record_begin(o);
 	const struct rb_window *w = READ_ONCE(rb->win);
 	uint64_t tsc = now();
 	const char *s = src;
@@ -444,14 +516,10 @@ rb_emit_fast(struct rb *rb, uint32_t id, const void *src, uint32_t at,
 	 * a successful CAS the window's lap cannot end (this record is not
 	 * committed yet), so its fields stay valid until the commit below.
 	 */
-	if (unlikely(id >= RB_EXTENDED_ID || begin + size > READ_ONCE(w->end) ||
-		     ((tsc - READ_ONCE(rb->last_tsc)) >> RB_COMPACT_TS_BITS) !=
-			     0 ||
-		     !local_try_cmpxchg(&rb->offset, o,
-					rb_offset_after(o, size,
-							size - at - len))))
+	if (unlikely(rb_needs_extended(id, tsc, READ_ONCE(rb->last_tsc)) ||
+		     rb_try_reserve(rb, o, begin, size, size - at - len,
+				    READ_ONCE(w->end), tsc) != RB_TRY_RESERVED))
 		return false;
-	WRITE_ONCE(rb->last_tsc, tsc);
 	rec = (char *)(w->base + begin);
 	if (at == sizeof(uint64_t)) {
 		uint64_t hdr = id | (uint32_t)(tsc << RB_COMPACT_ID_BITS);
