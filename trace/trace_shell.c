@@ -6,23 +6,20 @@
  * shell finds it through SHELL_HANDLER.
  *
  * The dump reads whole sub-buffers with rb_read_packet() and decodes
- * their records with the layout trace/ring_buffer.h writes:
- *
- *   compact:  u32 id (5 bits) | tsc low 27 bits, payload at its alignment
- *   extended: u32 31, u32 id, u64 tsc, payload at offset 16
- *
- * every record padded to RB_RECORD_ALIGN. Payload fields are unsigned
- * integers in declaration order at their natural alignment (trace_point()
- * builds them as plain structs), so one table of field names and sizes,
- * expanded from TRACE_EVENTS, is enough to print them.
+ * their records with trace/packet.c (the packet format is drawn in
+ * trace/packet.h). Payload fields are unsigned integers in declaration
+ * order at their natural alignment (trace_point() builds them as plain
+ * structs), so one table of field names and sizes, expanded from
+ * TRACE_EVENTS, is enough to print them.
  *
  * Invariants:
  *  1. The dump runs with every event off and the owners writing no more
  *     (the shell runs between experiments), so rb_flush() from this CPU
  *     is allowed and the reader is alone.
- *  2. A record whose header or size does not fit the packet's content
- *     ends the decoding of that packet with a message, never a read past
- *     the copy.
+ *  2. A damaged packet (a header the decoder refuses, a record whose
+ *     header or fields do not fit the content, an unknown event id) ends
+ *     the decoding of that packet with a message, never a read past the
+ *     copy.
  */
 #include <stdint.h>
 #include "arch/x86_64/percpu.h"
@@ -32,6 +29,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
+#include "trace/packet.h"
 #include "trace/ring_buffer.h"
 #include "trace/trace.h"
 
@@ -174,62 +172,38 @@ static void trace_stats(void)
 	}
 }
 
-/* Decode packet pkt (content bytes) into the ring keep[], *n counting
- * every record seen. Returns false if a record was malformed. */
-static bool decode_packet(const uint8_t *pkt, struct dumped *keep,
-			  unsigned long *n)
+/*
+ * Decode packet pkt (a copy of a sub-buffer of subbuf_size bytes) with
+ * trace/packet.c into the ring keep[], *n counting every record seen.
+ * Returns false if the packet is damaged (invariant 2).
+ */
+static bool decode_packet(const uint8_t *pkt, unsigned long subbuf_size,
+			  struct dumped *keep, unsigned long *n)
 {
-	const struct rb_packet_header *h = (const void *)pkt;
-	unsigned long end = (unsigned long)(h->content_size / 8);
-	unsigned long at = RB_PACKET_HEADER_SIZE;
-	uint64_t tsc = h->timestamp_begin;
+	struct packet_reader r;
+	struct packet_record rec;
+	int more;
 
-	while (at + RB_COMPACT_HEADER_SIZE <= end) {
-		uint32_t word, id;
-		unsigned long p;
-		const struct event_layout *l;
+	if (packet_open(&r, pkt, subbuf_size))
+		return false;
+	while ((more = packet_next(&r, &rec)) > 0) {
 		struct dumped *d = &keep[*n % DUMP_NEWEST];
+		const struct event_layout *l;
 
-		memcpy(&word, pkt + at, sizeof(word));
-		if ((word & RB_EXTENDED_ID) == RB_EXTENDED_ID) {
-			if (at + RB_EXTENDED_HEADER_SIZE > end)
-				return false;
-			memcpy(&id, pkt + at + 4, sizeof(id));
-			memcpy(&tsc, pkt + at + 8, sizeof(tsc));
-			p = at + RB_EXTENDED_HEADER_SIZE;
-		} else {
-			uint64_t low = word >> RB_COMPACT_ID_BITS;
-			uint64_t mask = (1ull << RB_COMPACT_TS_BITS) - 1;
-
-			id = word & RB_EXTENDED_ID;
-			/* The low bits wrapped since the last full value. */
-			if (low < (tsc & mask))
-				tsc += 1ull << RB_COMPACT_TS_BITS;
-			tsc = (tsc & ~mask) | low;
-			p = 0;
-		}
-		if (id >= TRACE_EVENT_NR)
+		if (rec.id >= TRACE_EVENT_NR)
 			return false;
-		l = &layouts[id];
-		if (!p)
-			p = at + ALIGN_UP((unsigned long)RB_COMPACT_HEADER_SIZE,
-					  l->payload_align);
-		d->id = id;
-		d->tsc = tsc;
-		for (unsigned f = 0; f < l->nfields; f++) {
-			unsigned long size = field_sizes[id][f];
-
-			p = ALIGN_UP(p, size);
-			if (p + size > end)
+		l = &layouts[rec.id];
+		d->id = rec.id;
+		d->tsc = rec.tsc;
+		packet_align(&rec, l->payload_align);
+		for (unsigned f = 0; f < l->nfields; f++)
+			if (!packet_field(&r, &rec, field_sizes[rec.id][f],
+					  &d->value[f]))
 				return false;
-			d->value[f] = 0;
-			memcpy(&d->value[f], pkt + p, size);
-			p += size;
-		}
-		at = ALIGN_UP(p, RB_RECORD_ALIGN);
+		packet_record_done(&r, &rec);
 		++*n;
 	}
-	return true;
+	return more == 0;
 }
 
 static void dump_cpu(unsigned cpu, uint8_t *pkt, struct dumped *keep)
@@ -241,7 +215,7 @@ static void dump_cpu(unsigned cpu, uint8_t *pkt, struct dumped *keep)
 	rb_flush(rb);
 	while (rb_read_packet(rb, pkt, &records)) {
 		packets++;
-		if (!decode_packet(pkt, keep, &n))
+		if (!decode_packet(pkt, rb->subbuf_size, keep, &n))
 			ok = false;
 	}
 	kprintf("trace: cpu %u: %lu records in %lu sub-buffers%s\n", cpu, n,

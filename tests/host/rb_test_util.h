@@ -1,9 +1,8 @@
 /*
  * Helpers shared by the host tests of trace/ring_buffer.c: a buffer over
  * malloc'd pages, a test record whose size and contents follow from its
- * sequence number (so a reader can check every byte), and a packet parser
- * that decodes the event headers the way a CTF reader does (27-bit
- * compact timestamps folded into the running clock).
+ * sequence number (so a reader can check every byte), and a check of
+ * each packet through the kernel's decoder (trace/packet.c).
  */
 #ifndef TESTS_HOST_RB_TEST_UTIL_H
 #define TESTS_HOST_RB_TEST_UTIL_H
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cycles.h"
+#include "trace/packet.h"
 #include "trace/ring_buffer.h"
 
 /* A test buffer: the ring buffer and the memory it was given. */
@@ -160,71 +160,55 @@ struct rbt_parse {
 
 /*
  * Decode one packet (a copy of a sub-buffer) from a buffer of test
- * records, checking header, sizes, contents, sequence order and that the
- * decoded timestamp equals the one the writer stored. Returns records.
+ * records with trace/packet.c, the decoder the kernel uses, checking
+ * header, sizes, contents, sequence order and that the decoded
+ * timestamp equals the one the writer stored. Returns records.
  */
 static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 					unsigned long subbuf_size,
 					unsigned max_fill, uint32_t cpu)
 {
-	const uint8_t *b = pkt;
-	struct rb_packet_header h;
-	uint64_t n = 0, clock, pos, described_end;
+	struct packet_reader r;
+	struct packet_record rec;
+	uint64_t n = 0;
+	int more;
 
-	memcpy(&h, b, sizeof(h));
-	if (h.magic != RB_PACKET_MAGIC || h.cpu_id != cpu ||
-	    h.packet_size != subbuf_size * 8 || h.content_size % 8 ||
-	    h.content_size / 8 > subbuf_size ||
-	    h.timestamp_end < h.timestamp_begin) {
+	if (packet_open(&r, pkt, subbuf_size) || r.h.cpu_id != cpu) {
 		p->errors++;
 		return 0;
 	}
-	p->last_packet = h.packet_seq_num;
-	clock = h.timestamp_begin;
-	pos = described_end = RB_PACKET_HEADER_SIZE;
-	while (pos < h.content_size / 8) {
-		uint32_t w, id;
-		uint64_t ts, seq, tsc, hdr;
-		memcpy(&w, b + pos, 4);
-		id = w & RB_EXTENDED_ID;
-		if (id == RB_EXTENDED_ID) {
-			memcpy(&id, b + pos + 4, 4);
-			memcpy(&ts, b + pos + 8, 8);
-			hdr = RB_EXTENDED_HEADER_SIZE;
-			p->extended++;
-		} else {
-			uint64_t mask = (1ull << RB_COMPACT_TS_BITS) - 1;
-			ts = (clock & ~mask) | (w >> RB_COMPACT_ID_BITS);
-			if (ts < clock)
-				ts += mask + 1;
-			hdr = 8;
+	p->last_packet = r.h.packet_seq_num;
+	while ((more = packet_next(&r, &rec)) > 0) {
+		uint64_t seq, tsc;
+		uint8_t fill_bytes[256];
+		unsigned fill;
+
+		p->extended += rec.extended;
+		packet_align(&rec, sizeof(uint64_t));
+		if (rec.id < RBT_ID || !packet_field(&r, &rec, 8, &seq) ||
+		    !packet_field(&r, &rec, 8, &tsc) || tsc != rec.tsc ||
+		    (!p->any_order && p->have_seq && seq <= p->last_seq)) {
+			p->errors++;
+			return n;
 		}
-		memcpy(&seq, b + pos + hdr, 8);
-		memcpy(&tsc, b + pos + hdr + 8, 8);
-		unsigned fill = rbt_fill_len(seq, max_fill);
-		uint32_t size = rbt_size((unsigned)hdr, fill);
-		/* The content ends at the last field, before the tail. */
-		if (ts != tsc || ts < clock ||
-		    (!p->any_order && p->have_seq && seq <= p->last_seq) ||
-		    pos + size - rbt_tail(fill) > h.content_size / 8 ||
-		    id < RBT_ID) {
+		fill = rbt_fill_len(seq, max_fill);
+		if (fill > sizeof(fill_bytes) ||
+		    !packet_bytes(&r, &rec, fill_bytes, fill)) {
 			p->errors++;
 			return n;
 		}
 		for (unsigned i = 0; i < fill; i++)
-			if (b[pos + hdr + RBT_FIXED + i] != rbt_fill_byte(seq, i)) {
+			if (fill_bytes[i] != rbt_fill_byte(seq, i)) {
 				p->errors++;
 				return n;
 			}
-		clock = ts;
+		packet_record_done(&r, &rec);
 		p->last_seq = seq;
 		p->have_seq = true;
-		described_end = pos + size - rbt_tail(fill);
-		pos += size;
 		n++;
 	}
 	/* The content ends exactly at the last record's last byte. */
-	if (clock > h.timestamp_end || described_end != h.content_size / 8)
+	if (more < 0 || !packet_ends_clean(&r))
 		p->errors++;
 	p->records += n;
 	return n;

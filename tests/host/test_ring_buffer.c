@@ -10,7 +10,7 @@
  * path (rb_emit_fast() through the write window) in both modes, with a
  * reader swapping sub-buffers under it and writers nesting inside it.
  */
-// HOST_SRCS: trace/ring_buffer.c lib/string.c
+// HOST_SRCS: trace/ring_buffer.c trace/packet.c lib/string.c
 #include <stdint.h>
 #include <stdlib.h>
 #include "lib/ktest.h"

@@ -18,7 +18,7 @@
  * inside a sub-buffer, and one crossing a page. The run fails if one of
  * them never happened.
  */
-// HOST_SRCS: trace/ring_buffer.c lib/string.c tests/host/host_cycles.c
+// HOST_SRCS: trace/ring_buffer.c trace/packet.c lib/string.c tests/host/host_cycles.c
 // HOST_SANITIZE: thread
 #include <stdint.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
  * Runs from the repository root (make test does), where it finds
  * tools/trace_extract.py.
  */
-// HOST_SRCS: trace/ring_buffer.c trace/ctf.c lib/string.c
+// HOST_SRCS: trace/ring_buffer.c trace/packet.c trace/ctf.c lib/string.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

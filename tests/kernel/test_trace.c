@@ -17,6 +17,7 @@
 #include "lib/ktest.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
+#include "trace/packet.h"
 #include "trace/trace.h"
 
 #define TEST_VALUE(seq) ((seq) * 0x9e3779b97f4a7c15ull)
@@ -29,52 +30,39 @@ struct readback {
 	bool any_order;
 };
 
+/* Check one packet's records with the kernel's decoder (trace/packet.c). */
 static void check_packet(struct readback *r, const uint8_t *b,
 			 unsigned long subbuf_size)
 {
-	struct rb_packet_header h;
-	uint64_t clock, pos;
-	const uint64_t mask = (1ull << RB_COMPACT_TS_BITS) - 1;
+	struct packet_reader pr;
+	struct packet_record rec;
+	int more;
 
-	memcpy(&h, b, sizeof(h));
-	if (h.magic != RB_PACKET_MAGIC || h.packet_size != subbuf_size * 8 ||
-	    h.content_size / 8 > subbuf_size) {
+	if (packet_open(&pr, b, subbuf_size)) {
 		r->errors++;
 		return;
 	}
-	r->last_packet = h.packet_seq_num;
-	clock = h.timestamp_begin;
-	for (pos = RB_PACKET_HEADER_SIZE; pos < h.content_size / 8;) {
-		uint32_t w, id;
-		uint64_t ts, seq, value, at;
+	r->last_packet = pr.h.packet_seq_num;
+	while ((more = packet_next(&pr, &rec)) > 0) {
+		uint64_t seq, value;
 
-		memcpy(&w, b + pos, 4);
-		id = w & RB_EXTENDED_ID;
-		if (id == RB_EXTENDED_ID) {
-			memcpy(&id, b + pos + 4, 4);
-			memcpy(&ts, b + pos + 8, 8);
-			at = RB_EXTENDED_HEADER_SIZE;
-		} else {
-			ts = (clock & ~mask) | (w >> RB_COMPACT_ID_BITS);
-			if (ts < clock)
-				ts += mask + 1;
-			at = 8;
-		}
-		memcpy(&seq, b + pos + at, 8);
-		memcpy(&value, b + pos + at + 8, 8);
-		if (id != TRACE_ID_trace_test || value != TEST_VALUE(seq) ||
-		    ts < clock || ts > h.timestamp_end ||
+		packet_align(&rec, _Alignof(struct trace_payload_trace_test));
+		if (rec.id != TRACE_ID_trace_test ||
+		    !packet_field(&pr, &rec, sizeof(seq), &seq) ||
+		    !packet_field(&pr, &rec, sizeof(value), &value) ||
+		    value != TEST_VALUE(seq) ||
 		    (!r->any_order && r->records && seq <= r->last_seq)) {
 			r->errors++;
 			return;
 		}
+		packet_record_done(&pr, &rec);
 		if (seq >= NESTED_BASE)
 			r->nested++;
-		clock = ts;
 		r->last_seq = seq;
 		r->records++;
-		pos += at + 16;
 	}
+	if (more < 0 || !packet_ends_clean(&pr))
+		r->errors++;
 }
 
 /* Flush CPU 0's buffer and read every packet in it. */
