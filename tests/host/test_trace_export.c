@@ -17,7 +17,10 @@
  * (so discard mode loses records and overwrite mode overwrites them).
  * The decoded stream must list exactly the records of each packet read,
  * in order, with their timestamps and field values, and each packet's
- * content_size must end at its last record's last field.
+ * content_size must end at its last record's last field. The extractor's
+ * other half, the serial framing, is tested against the kernel's framer
+ * (trace/ctf.c, ctf_frame()): framed files come back byte for byte, and
+ * a damaged chunk or packet is refused with a message.
  *
  * Runs from the repository root (make test does), where it finds
  * tools/trace_extract.py.
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "lib/ktest.h"
 #include "tests/host/host_shim.h"
@@ -549,6 +553,7 @@ KTEST(trace_export, random_streams_decode_as_written)
 	ASSERT_TRUE(access(EXTRACTOR, R_OK) == 0);
 	ASSERT_TRUE(kernel_layouts() == NULL);
 	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	memset(&seen, 0, sizeof(seen)); /* this test's cases alone */
 	rng = RNG_SEED;
 	extra_layouts();
 	for (unsigned i = 0; i < RB_UUID_SIZE; i++)
@@ -606,4 +611,153 @@ KTEST(trace_export, random_streams_decode_as_written)
 	EXPECT_GT(seen.nested, 0);
 	EXPECT_GT(seen.page_crossing, 0);
 	EXPECT_EQ(seen.tails_last, 0xffu);
+}
+
+/* Where ctf_frame() writes the framed log (frame_sink()). */
+static FILE *frame_log;
+
+/* ctf_frame()'s writer: each line, then a console line between. */
+static void frame_sink(const char *s, size_t n)
+{
+	fwrite(s, 1, n, frame_log);
+	fputs("trace: console output between the framed lines\n", frame_log);
+}
+
+/* Contents of the file at path (*len bytes, malloc'd), NULL if unread. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0) {
+		rewind(f);
+		b = malloc((size_t)n + 1);
+		*len = fread(b, 1, (size_t)n, f);
+	}
+	if (f)
+		fclose(f);
+	return b;
+}
+
+/* Run the extractor with args; its output in out. Returns its status. */
+static int extract(const char *args, char *out, size_t room)
+{
+	char cmd[4 * PATH_ROOM];
+	size_t len = 0;
+	FILE *f;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", EXTRACTOR, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	len = fread(out, 1, room - 1, f);
+	out[len] = '\0';
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Is file name in dir byte for byte want[0..len)? */
+static bool same_file(const char *dir, const char *name, const void *want,
+		      size_t len)
+{
+	char path[PATH_ROOM];
+	size_t got_len = 0;
+	uint8_t *got;
+	bool same;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	got = slurp(path, &got_len);
+	same = got && got_len == len && memcmp(got, want, len) == 0;
+	free(got);
+	return same;
+}
+
+/*
+ * The other half of the extractor against the encoder: files framed by
+ * ctf_frame() (the kernel's serial framing) between console lines come
+ * back byte for byte; a damaged chunk and a packet whose content_size
+ * passes its end are refused with a message and status 1.
+ */
+KTEST(trace_export, framed_log_extracts_byte_for_byte)
+{
+	static struct trial tr;
+	char dir[] = P_tmpdir "/trace_frame_XXXXXX";
+	char path[PATH_ROOM], args[3 * PATH_ROOM], out[LINE_MAX_CHARS];
+	char *meta = malloc(META_ROOM), *chunk;
+	size_t meta_len, stream_len = 0, log_len = 0;
+	uint8_t *stream, *log;
+	struct rb_packet_header h;
+
+	ASSERT_TRUE(meta != NULL);
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	rng = RNG_SEED;
+	extra_layouts();
+	clk = 1000;
+	run_trial(ctx, &tr, 0, dir); /* writes dir/stream_0 */
+	meta_len = metadata(meta, trace_uuid);
+	snprintf(path, sizeof(path), "%s/stream_0", dir);
+	stream = slurp(path, &stream_len);
+	ASSERT_TRUE(stream != NULL && stream_len >= sizeof(h) && meta_len);
+	struct ctf_file files[] = {{"metadata", meta, meta_len},
+				   {"stream_0", stream, stream_len}};
+
+	/* Framed, extracted: the same bytes. */
+	snprintf(path, sizeof(path), "%s/log", dir);
+	frame_log = fopen(path, "w");
+	ASSERT_TRUE(frame_log != NULL);
+	EXPECT_GT(ctf_frame(frame_sink, files, 2), 2);
+	fclose(frame_log);
+	snprintf(args, sizeof(args), "%s %s/out", path, dir);
+	EXPECT_EQ(extract(args, out, sizeof(out)), 0);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	EXPECT_TRUE(same_file(path, "metadata", meta, meta_len));
+	EXPECT_TRUE(same_file(path, "stream_0", stream, stream_len));
+
+	/* One base64 character changed in the first chunk: refused. */
+	snprintf(path, sizeof(path), "%s/log", dir);
+	log = slurp(path, &log_len);
+	ASSERT_TRUE(log != NULL);
+	log[log_len] = '\0';
+	chunk = strstr((char *)log, "@@TRACE-CHUNK");
+	ASSERT_TRUE(chunk != NULL);
+	chunk = strchr(chunk, '\n') - 2; /* inside the base64, not '=' */
+	*chunk = *chunk == 'A' ? 'B' : 'A';
+	frame_log = fopen(path, "w");
+	ASSERT_TRUE(frame_log != NULL);
+	fwrite(log, 1, log_len, frame_log);
+	fclose(frame_log);
+	free(log);
+	EXPECT_EQ(extract(args, out, sizeof(out)), 1);
+	EXPECT_TRUE(strstr(out, "damaged trace") != NULL);
+
+	/* The first packet's content_size past its end: refused. */
+	memcpy(&h, stream, sizeof(h));
+	h.content_size = h.packet_size + 8;
+	memcpy(stream, &h, sizeof(h));
+	snprintf(path, sizeof(path), "%s/out/stream_0", dir);
+	frame_log = fopen(path, "wb");
+	ASSERT_TRUE(frame_log != NULL);
+	fwrite(stream, 1, stream_len, frame_log);
+	fclose(frame_log);
+	snprintf(args, sizeof(args), "--decode %s/out", dir);
+	EXPECT_EQ(extract(args, out, sizeof(out)), 1);
+	EXPECT_TRUE(strstr(out, "content_size") != NULL);
+	if (ctx->failed)
+		ktest_diag("extractor said: %s; files kept in %s", out, dir);
+	else {
+		const char *const names[] = {"out/metadata", "out/stream_0",
+					     "out", "log", "stream_0"};
+
+		for (unsigned i = 0; i < 5; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			if (remove(path))
+				ktest_diag("could not remove %s", path);
+		}
+		rmdir(dir);
+	}
+	trial_free(&tr);
+	free(stream);
+	free(meta);
 }
