@@ -54,6 +54,7 @@ static inline void rbt_free(struct rbt *t)
 /* Test record payload: seq, tsc, then fill bytes derived from seq. */
 #define RBT_ID 3
 #define RBT_FIXED 16
+#define RBT_FILL_MAX 256 /* the largest fill a test record may carry */
 static inline unsigned rbt_fill_len(uint64_t seq, unsigned max_fill)
 {
 	return max_fill ? (unsigned)((seq * 2654435761u) % (max_fill + 1)) : 0;
@@ -86,7 +87,7 @@ static inline bool rbt_emit_id(struct rb *rb, uint64_t seq,
 		.tail_extended = rbt_tail(fill),
 		.id = id,
 	};
-	uint8_t buf[RBT_FIXED + 256];
+	uint8_t buf[RBT_FIXED + RBT_FILL_MAX];
 
 	if (rb_reserve(rb, &ctx))
 		return false;
@@ -180,7 +181,7 @@ static inline uint64_t rbt_parse_packet(struct rbt_parse *p, const void *pkt,
 	p->last_packet = r.h.packet_seq_num;
 	while ((more = packet_next(&r, &rec)) > 0) {
 		uint64_t seq, tsc;
-		uint8_t fill_bytes[256];
+		uint8_t fill_bytes[RBT_FILL_MAX];
 		unsigned fill;
 
 		p->extended += rec.extended;
