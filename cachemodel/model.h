@@ -34,7 +34,10 @@
  *     private cache, so every privately held line is also in the LLC.
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
- *     (mem_cycles). Demand loads stall until their data arrives. Misses
+ *     (mem_cycles). Demand loads stall until their data arrives, except
+ *     an L1D hit in the line of the CPU's previous load, served with it
+ *     (independent loads overlap; a chase across lines does not). With a
+ *     store buffer a store never waits for an L1D hit's write. Misses
  *     to memory hold a fill buffer and a burst of the CPU's bus (one
  *     "busy until" clock per bus: queueing); stores with a store buffer,
  *     hardware prefetches, write-backs and WC flushes do not stall the
