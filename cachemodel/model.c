@@ -126,6 +126,7 @@ struct cpu {
 	uint64_t last_load;	/* line + 1 of the last cached load (0: none) */
 	/* Timing (all CPU clocks, see cpu_now()): */
 	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
+	uint64_t l2q[CM_MAX_L2_QUEUE];	/* when each L2 queue entry frees */
 	uint64_t sb[CM_MAX_STORE_BUFFER];	/* ring: buffered stores' */
 	unsigned sb_head, sb_n;			/* ownership times */
 	uint64_t sb_last;	/* latest ownership time in the store buffer */
@@ -221,6 +222,8 @@ const char *cm_profile_check(const struct cm_profile *p)
 		return "cpi_x100 must be at least 1";
 	if (p->fill_buffers > CM_MAX_FILL_BUFFERS)
 		return "fill_buffers must be 0..32";
+	if (p->l2_queue > CM_MAX_L2_QUEUE)
+		return "l2_queue must be 0..32";
 	if (p->store_buffer > CM_MAX_STORE_BUFFER)
 		return "store_buffer must be 0..64";
 	if (p->prefetch_ahead > CM_MAX_PREFETCH_AHEAD)
@@ -754,10 +757,34 @@ static uint64_t pf_consume(struct cm_model *m, unsigned cpu, uint64_t line,
 }
 
 /*
+ * A prefetched line read from memory for cpu, asked at clock t: with an
+ * L2 queue (l2_queue), an entry of it, a burst on the bus and the memory
+ * latency, leaving the fill buffers to demand misses (Intel's L2
+ * streamer tracks its requests in the L2's "superqueue"); without one,
+ * as a demand miss (mem_read()). Returns when the data is there.
+ */
+static uint64_t pf_mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	unsigned k = 0;
+	uint64_t done;
+
+	if (!m->p.l2_queue)
+		return mem_read(m, cpu, t);
+	for (unsigned i = 1; i < m->p.l2_queue; i++)
+		if (c->l2q[i] < c->l2q[k])
+			k = i;
+	t = max_u64(t, c->l2q[k]);
+	done = bus_use(m, cpu, t, m->p.wc_burst) + m->p.mem_latency;
+	c->l2q[k] = done;
+	return done;
+}
+
+/*
  * Prefetch line for cpu at clock t into its L2, or the LLC without one:
  * WB lines only, not already held by cpu nor by any other CPU (a
  * prefetch never takes a line from another core), from the LLC or else
- * from memory through a fill buffer and the bus.
+ * from memory (pf_mem_read()).
  */
 static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		     uint64_t t)
@@ -780,7 +807,7 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		level_touch(&m->llc, i);
 		ready = t + m->llc.latency;
 	} else {
-		ready = mem_read(m, cpu, t);
+		ready = pf_mem_read(m, cpu, t);
 		llc_insert(m, cpu, line, false);
 	}
 	if (to_l2)

@@ -63,6 +63,7 @@
 #define CM_MAX_CPUS 64
 #define CM_MAX_WC_BUFFERS 16
 #define CM_MAX_FILL_BUFFERS 32
+#define CM_MAX_L2_QUEUE 32
 #define CM_MAX_STORE_BUFFER 64
 #define CM_MAX_PREFETCH_AHEAD 32
 /* Physical addresses the type map covers; beyond, memory is WB. */
@@ -115,6 +116,8 @@ struct cm_profile {
 	uint32_t store_buffer;	/* stores waiting for ownership; 0: none */
 	uint32_t prefetch_next;	/* 1: adjacent-line (128-byte pair) prefetch */
 	uint32_t prefetch_ahead;	/* lines a stream prefetcher runs ahead */
+	uint32_t l2_queue;	/* the L2's own outstanding misses, which its
+				 * prefetches hold; 0: they hold fill buffers */
 };
 
 /* What made a write-combining buffer leave before it was full. */
