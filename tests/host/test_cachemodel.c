@@ -4,7 +4,8 @@
  * streaming read, LRU order in one set, UC reads, WC bursts and partial
  * flushes, non-temporal stores, MESI hand-overs between two CPUs, locked
  * operations, WT/WP stores, clflush (seen, and reported later by address),
- * pausing a region's counts, the shipped profiles file, and the
+ * pausing a region's counts, the store buffer, the prefetchers and the
+ * L2's own queue, the shipped profiles file, and the
  * instruction classifier on encodings taken from the SDM.
  */
 // HOST_SRCS: cachemodel/model.c cachemodel/profile.c cachemodel/x86_insn.c
@@ -160,6 +161,40 @@ KTEST(cachemodel, stream_prefetch_counts_issued_useful_late)
 	load(m, 0, 2 * PAGE + 40 * 64);
 	EXPECT_EQ(s->prefetches, 3);
 	cm_destroy(m);
+}
+
+/*
+ * Intel's L2 streamer tracks its requests in the L2's own queue (the
+ * "superqueue"), not in the L1D fill buffers (the answer to Stack
+ * Overflow question 39260020 that cachemodel/profiles.txt cites for
+ * skylake-2015): with l2_queue, prefetches leave the one fill buffer to
+ * the next demand miss.
+ */
+KTEST(cachemodel, l2_queue_leaves_fill_buffers_to_demand_misses)
+{
+	for (int queue = 0; queue <= 1; queue++) {
+		struct cm_model *m = tiny_with(
+			1, queue ? "fill_buffers 1\nprefetch_ahead 2\nl2_queue 2\n"
+				 : "fill_buffers 1\nprefetch_ahead 2\n");
+		const struct cm_stats *s = cm_stats(m, 0);
+
+		/* Lines 0, 1, 2: demand misses at 0, 100, 200, each a
+		 * burst (20) and the memory latency (100); the third's
+		 * fill buffer is busy until 300 and it issues lines 3
+		 * and 4. */
+		load(m, 0, 0);
+		load(m, 0, 64);
+		load(m, 0, 128);
+		EXPECT_EQ(s->prefetches, 2);
+		EXPECT_EQ(s->mem_cycles, 300);
+		/* Without a queue the prefetches take the fill buffer in
+		 * turn (300..400, 400..500) and a miss on another page at
+		 * 300 waits until 500; with two queue entries they go on
+		 * the bus at once (220, 240) and the miss starts at 300. */
+		load(m, 0, 2 * PAGE);
+		EXPECT_EQ(s->mem_cycles, queue ? 400 : 600);
+		cm_destroy(m);
+	}
 }
 
 KTEST(cachemodel, inclusive_llc_takes_its_victims_out_of_private_caches)
