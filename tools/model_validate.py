@@ -98,6 +98,8 @@ def print_rows(title, rows):
         print("%-22s %10.2f %10.2f %-7s %+7.1f%%  %s"
               % (r["bench"], r["modelled"], r["value"], r["unit"],
                  100 * r["error"], r["source"][:SOURCE_WIDTH]))
+        if "direct" in r:
+            print("%-22s   direct: %s" % ("", r["direct"]))
         if "shortfall" in r:
             print("%-22s   shortfall: %s" % ("", r["shortfall"]))
 
@@ -106,11 +108,13 @@ def summary(profile, rows):
     val = [r for r in rows if r["set"] == "validation"]
     fit = [r for r in rows if r["set"] == "fit"]
     worst = max(val, key=lambda r: r["ratio"]) if val else None
-    return ("%s: validation MAPE %.1f%% over %d rows (worst %s, %.2fx);"
-            " fitting MAPE %.1f%% over %d rows"
+    direct = [r for r in val if "direct" in r]
+    return ("%s: validation MAPE %.1f%% over %d rows (worst %s, %.2fx;"
+            " %d of them a parameter's own value); fitting MAPE %.1f%%"
+            " over %d rows"
             % (profile, mape(val), len(val),
                worst["bench"] if worst else "-",
-               worst["ratio"] if worst else float("nan"),
+               worst["ratio"] if worst else float("nan"), len(direct),
                mape(fit), len(fit)))
 
 
