@@ -123,8 +123,10 @@ struct cpu {
 	uint64_t last_page;	/* page number + 1 (0: none), */
 	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
 	enum cm_memtype last_type;	/* had this type */
+	uint64_t last_load;	/* line + 1 of the last cached load (0: none) */
 	/* Timing (all CPU clocks, see cpu_now()): */
 	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
+	uint64_t l2q[CM_MAX_L2_QUEUE];	/* when each L2 queue entry frees */
 	uint64_t sb[CM_MAX_STORE_BUFFER];	/* ring: buffered stores' */
 	unsigned sb_head, sb_n;			/* ownership times */
 	uint64_t sb_last;	/* latest ownership time in the store buffer */
@@ -220,6 +222,8 @@ const char *cm_profile_check(const struct cm_profile *p)
 		return "cpi_x100 must be at least 1";
 	if (p->fill_buffers > CM_MAX_FILL_BUFFERS)
 		return "fill_buffers must be 0..32";
+	if (p->l2_queue > CM_MAX_L2_QUEUE)
+		return "l2_queue must be 0..32";
 	if (p->store_buffer > CM_MAX_STORE_BUFFER)
 		return "store_buffer must be 0..64";
 	if (p->prefetch_ahead > CM_MAX_PREFETCH_AHEAD)
@@ -753,10 +757,34 @@ static uint64_t pf_consume(struct cm_model *m, unsigned cpu, uint64_t line,
 }
 
 /*
+ * A prefetched line read from memory for cpu, asked at clock t: with an
+ * L2 queue (l2_queue), an entry of it, a burst on the bus and the memory
+ * latency, leaving the fill buffers to demand misses (Intel's L2
+ * streamer tracks its requests in the L2's "superqueue"); without one,
+ * as a demand miss (mem_read()). Returns when the data is there.
+ */
+static uint64_t pf_mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	unsigned k = 0;
+	uint64_t done;
+
+	if (!m->p.l2_queue)
+		return mem_read(m, cpu, t);
+	for (unsigned i = 1; i < m->p.l2_queue; i++)
+		if (c->l2q[i] < c->l2q[k])
+			k = i;
+	t = max_u64(t, c->l2q[k]);
+	done = bus_use(m, cpu, t, m->p.wc_burst) + m->p.mem_latency;
+	c->l2q[k] = done;
+	return done;
+}
+
+/*
  * Prefetch line for cpu at clock t into its L2, or the LLC without one:
  * WB lines only, not already held by cpu nor by any other CPU (a
  * prefetch never takes a line from another core), from the LLC or else
- * from memory through a fill buffer and the bus.
+ * from memory (pf_mem_read()).
  */
 static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		     uint64_t t)
@@ -779,7 +807,7 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		level_touch(&m->llc, i);
 		ready = t + m->llc.latency;
 	} else {
-		ready = mem_read(m, cpu, t);
+		ready = pf_mem_read(m, cpu, t);
 		llc_insert(m, cpu, line, false);
 	}
 	if (to_l2)
@@ -990,14 +1018,27 @@ static uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 	return ready;
 }
 
+/*
+ * A WB read at t; returns when its data is there. A load that hits L1D
+ * in the line of cpu's previous load is served with it: an out-of-order
+ * core issues independent loads back to back (two a cycle from Sandy
+ * Bridge on, one on the Core microarchitecture) and overlaps their hit
+ * latencies. The model sees no dependences; a pointer chase, whose loads
+ * depend on each other, touches a new line with every load and keeps
+ * its full latency (model.h, invariant 5).
+ */
 static uint64_t write_back_read(struct cm_model *m, unsigned cpu,
 				uint64_t line, uint64_t t)
 {
+	struct cpu *c = &m->cpu[cpu];
 	uint64_t ready = t;
 	bool l1_miss;
 
 	if (priv_lookup(m, cpu, line, t, &ready, &l1_miss) == ST_I)
 		ready = read_miss(m, cpu, line, t);
+	else if (!l1_miss && c->last_load == line + 1)
+		ready = t;
+	c->last_load = line + 1;
 	if (l1_miss)
 		prefetch(m, cpu, line, t);
 	return ready;
@@ -1178,19 +1219,26 @@ static void uncached(struct cm_model *m, unsigned cpu, bool store)
 	stall_until(m, cpu, t + (store ? m->p.uc_store : m->p.uc_load));
 }
 
-/* A WB store that will own its line at ready: buffered if there is a
- * store buffer and the line is not there yet, else waited for. */
+/*
+ * A WB store that will own its line at ready. With a store buffer the
+ * store retires at once ("store buffers improve performance by allowing
+ * the processor to continue executing instructions without having to
+ * wait until a write to memory and/or cache is complete", Intel's
+ * Optimization Reference Manual): a store whose line is not there yet
+ * waits in the buffer for its ownership; one that hits L1D is written
+ * from the buffer's head, which this model takes as immediate (it never
+ * holds an entry, so a fence does not wait for it). Without a store
+ * buffer the CPU waits for ownership or for the L1D write.
+ */
 static void wb_store_done(struct cm_model *m, unsigned cpu, uint64_t now,
 			  uint64_t ready)
 {
-	uint64_t hit = now + m->cpu[cpu].l1.latency;
-
-	if (m->p.store_buffer && ready > hit) {
-		stall_until(m, cpu, hit);
-		sb_push(m, cpu, ready);
+	if (!m->p.store_buffer) {
+		stall_until(m, cpu, ready);
 		return;
 	}
-	stall_until(m, cpu, ready);
+	if (ready > now + m->cpu[cpu].l1.latency)
+		sb_push(m, cpu, ready);
 }
 
 /* One access within one line. */
@@ -1345,7 +1393,13 @@ static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t line,
 		return false;
 	stat_add(store ? &c->st.stores : &c->st.loads, 1);
 	stat_add(&c->st.l1_hits, 1);
-	stat_add(&c->st.mem_cycles, c->l1.latency);
+	/* A load waits for its data unless it is served with the previous
+	 * load of its line (write_back_read()); a store retires into the
+	 * store buffer without waiting for the L1D write (wb_store_done()). */
+	if (store ? !m->p.store_buffer : c->last_load != line + 1)
+		stat_add(&c->st.mem_cycles, c->l1.latency);
+	if (!store)
+		c->last_load = line + 1;
 	level_touch(&c->l1, i);
 	return true;
 }

@@ -34,7 +34,10 @@
  *     private cache, so every privately held line is also in the LLC.
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
- *     (mem_cycles). Demand loads stall until their data arrives. Misses
+ *     (mem_cycles). Demand loads stall until their data arrives, except
+ *     an L1D hit in the line of the CPU's previous load, served with it
+ *     (independent loads overlap; a chase across lines does not). With a
+ *     store buffer a store never waits for an L1D hit's write. Misses
  *     to memory hold a fill buffer and a burst of the CPU's bus (one
  *     "busy until" clock per bus: queueing); stores with a store buffer,
  *     hardware prefetches, write-backs and WC flushes do not stall the
@@ -60,6 +63,7 @@
 #define CM_MAX_CPUS 64
 #define CM_MAX_WC_BUFFERS 16
 #define CM_MAX_FILL_BUFFERS 32
+#define CM_MAX_L2_QUEUE 32
 #define CM_MAX_STORE_BUFFER 64
 #define CM_MAX_PREFETCH_AHEAD 32
 /* Physical addresses the type map covers; beyond, memory is WB. */
@@ -112,6 +116,8 @@ struct cm_profile {
 	uint32_t store_buffer;	/* stores waiting for ownership; 0: none */
 	uint32_t prefetch_next;	/* 1: adjacent-line (128-byte pair) prefetch */
 	uint32_t prefetch_ahead;	/* lines a stream prefetcher runs ahead */
+	uint32_t l2_queue;	/* the L2's own outstanding misses, which its
+				 * prefetches hold; 0: they hold fill buffers */
 };
 
 /* What made a write-combining buffer leave before it was full. */

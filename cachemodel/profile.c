@@ -32,7 +32,7 @@ static const struct key keys[] = {
 	NUM(wc_buffers), NUM(wc_burst), NUM(wc_chunk), NUM(locked),
 	NUM(fence), NUM(clflush), OPT(sfence), OPT(llc_inclusive),
 	OPT(bus_cpus), OPT(fill_buffers), OPT(store_buffer),
-	OPT(prefetch_next), OPT(prefetch_ahead),
+	OPT(prefetch_next), OPT(prefetch_ahead), OPT(l2_queue),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

@@ -690,6 +690,11 @@ def slowdown_table(rows, profile):
     return "\n".join(lines) + "\n"
 
 
+# Invalidations per packed increment the falseshare check asks for at
+# least (see check_falseshare()).
+FALSESHARE_MIN_PACKED = 0.02
+
+
 def check_falseshare(results, objs):
     """Packed counters must cost far more invalidations than aligned ones
     on the model. Returns (problems, text)."""
@@ -710,7 +715,12 @@ def check_falseshare(results, objs):
     aligned = sum(inv["aligned"]) / len(inv["aligned"])
     text = ("falseshare on the model: %.3f invalidations per increment "
             "packed, %.3f aligned\n" % (packed, aligned))
-    if not (packed >= 0.1 and packed > 10 * aligned):
+    # A contended line moves once per hand-over; while the other CPU's
+    # request is on its way (remote_latency), the owner goes on
+    # incrementing, so a packed increment costs about (cycles per
+    # increment / remote_latency) invalidations: 0.03 on core2-2007
+    # (174-cycle hand-overs, a few cycles an increment).
+    if not (packed >= FALSESHARE_MIN_PACKED and packed > 10 * aligned):
         return ["falseshare: packed %.3f is not >> aligned %.3f "
                 "invalidations per increment" % (packed, aligned)], text
     return [], text

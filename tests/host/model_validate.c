@@ -5,7 +5,7 @@
  * working-set size, one core's read, write, non-temporal and copy
  * bandwidth beyond the LLC, write-combining full-line against
  * partial-line rate, UC load and store time, fence and locked-instruction
- * cost, a core-to-core cache-line ping-pong). Every figure is modelled:
+ * cost, core-to-core cache-line ping-pongs). Every figure is modelled:
  * it says what the model predicts, not what any machine does.
  *
  *   model_validate [--short] PROFILES_FILE PROFILE...
@@ -268,6 +268,47 @@ static double pingpong(void)
 	       (2 * PINGPONG_ROUNDS);
 }
 
+/* cpu spins (one modelled instruction a turn, an L1D-resident flag)
+ * until its clock reaches t: waiting for another CPU's write. */
+static void spin_until(struct cm_model *m, unsigned cpu, uint64_t t)
+{
+	while (clock_of(m, cpu) < t)
+		cm_instructions(m, cpu, 1);
+}
+
+/*
+ * The two-line read/write ping-pong of jcurl/code.research's
+ * core_latency ("-b readwrite"): each CPU writes its own flag line and
+ * spins reading the other's; on seeing the other's write it writes its
+ * own. The lines are 128 bytes apart (no adjacent-line sharing). A CPU
+ * cannot see a write before the writer made it: it spins until the
+ * writer's clock. Returns ns per state change (the tool's figure).
+ */
+static double pingpong_rw(void)
+{
+	struct cm_model *m = fresh(2);
+	const uint64_t flag[2] = { SRC_BASE, SRC_BASE + 2 * CM_LINE_SIZE };
+	uint64_t a, b, start;
+
+	cm_access(m, 0, flag[0], 4, CM_STORE);
+	cm_access(m, 1, flag[1], 4, CM_STORE);
+	start = clock_of(m, 0) > clock_of(m, 1) ? clock_of(m, 0)
+						: clock_of(m, 1);
+	for (unsigned i = 0; i < 2 * PINGPONG_ROUNDS; i++) {
+		unsigned cpu = i & 1, other = cpu ^ 1;
+
+		spin_until(m, cpu, clock_of(m, other));
+		cm_access(m, cpu, flag[other], 4, 0);
+		cm_instructions(m, cpu, 1);
+		cm_access(m, cpu, flag[cpu], 4, CM_STORE);
+	}
+	a = clock_of(m, 0);
+	b = clock_of(m, 1);
+	cm_destroy(m);
+	return (double)((a > b ? a : b) - start) * ns_per_cycle() /
+	       (2 * PINGPONG_ROUNDS);
+}
+
 static void run_profile(void)
 {
 	uint64_t llc = prof->llc.size;
@@ -305,6 +346,8 @@ static void run_profile(void)
 	result("mfence", fence_cost(1), "cycles", "nothing buffered");
 	result("locked_add", fence_cost(2), "cycles", "L1D-resident line");
 	result("pingpong", pingpong(), "ns", "one-way hand-over, locked CAS");
+	result("pingpong_rw", pingpong_rw(), "ns",
+	       "state change, two-line read/write");
 }
 
 static char *read_all(const char *path)

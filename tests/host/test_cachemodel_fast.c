@@ -51,7 +51,8 @@ static const char profiles_text[] =
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
 	"clflush 40\n"
 	/* Every timing mechanism on: buses shared by two CPUs, fill and
-	 * store buffers, both prefetchers, an inclusive LLC. */
+	 * store buffers, both prefetchers and the L2's queue, an inclusive
+	 * LLC. */
 	"[tiny-timed]\n"
 	"freq_mhz 1000\ncpi_x100 100\n"
 	"l1d 1024 2 3\nl2 4096 4 10\nllc 16384 4 30\n"
@@ -59,7 +60,7 @@ static const char profiles_text[] =
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
 	"clflush 40\nsfence 4\nllc_inclusive 1\nbus_cpus 2\n"
 	"fill_buffers 3\nstore_buffer 4\nprefetch_next 1\n"
-	"prefetch_ahead 3\n";
+	"prefetch_ahead 3\nl2_queue 2\n";
 
 /* The page types a stream starts with: mostly WB, one of each other. */
 static const enum cm_memtype start_types[STREAM_PAGES] = {
