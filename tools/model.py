@@ -651,6 +651,35 @@ def slowdowns(results):
     return out
 
 
+# Seed 000's normalisation: the extra cost of WC or UC buffers over WB,
+# divided by WB's extra cost over no tracing.
+NORMALISED_VARIANTS = ("trace_wc", "trace_uc")
+TRACE_WB = "trace_wb"
+
+
+def normalised(rows):
+    """Seed 000's normalised figures from slowdowns() rows: for each
+    experiment with trace_off, trace_wb and a variant of
+    NORMALISED_VARIANTS, a dict with experiment, variant, cycles_per_op
+    and normalised = (variant - wb) / (wb - off) on modelled cycles per
+    operation (None when WB costs no more than off), in rows' order."""
+    out = []
+    by = {(r["experiment"], r["variant"]): r for r in rows}
+    for r in rows:
+        exp = r["experiment"]
+        off, wb = by.get((exp, TRACE_OFF)), by.get((exp, TRACE_WB))
+        if r["variant"] not in NORMALISED_VARIANTS or not off or not wb:
+            continue
+        extra = wb["cycles_per_op"] - off["cycles_per_op"]
+        out.append({"experiment": exp, "variant": r["variant"],
+                    "cycles_per_op": r["cycles_per_op"],
+                    "valid": r["valid"] and wb["valid"] and off["valid"],
+                    "normalised": ((r["cycles_per_op"] -
+                                    wb["cycles_per_op"]) / extra
+                                   if extra > 0 else None)})
+    return out
+
+
 # Where a variant's memory cycles go, per operation (model.py tracing).
 MEMORY_COLUMNS = ("l1_misses", "llc_misses", "uncached", "fences", "locked",
                   "wc_bursts", "wc_partials") + tuple(
@@ -843,6 +872,11 @@ def main(argv=None):
                                     "paced, or pacing broken): %s" %
                                     ", ".join(bad))
                 sys.stdout.write(slowdown_table(rows, info(objs)[0]))
+                for n in normalised(rows):
+                    print("normalised (seed 000): %s %s %s" % (
+                        n["experiment"], n["variant"],
+                        "n/a" if n["normalised"] is None else
+                        "%.3f" % n["normalised"]))
             else:
                 check = (check_copy if args.cmd == "check-copy"
                          else check_falseshare)
