@@ -315,11 +315,12 @@ def flip_summary(rows):
 # --------------------------------------------------------------------------
 # Running one point
 # --------------------------------------------------------------------------
-def session_script(mode):
-    """The shell session of one point (tools/session.py)."""
+def session_script(mode, sizes):
+    """The shell session of one point (tools/session.py): tbench and
+    kbuild in mode with the settings of sizes."""
     lines = ["timeout %d" % BOOT_TIMEOUT_S, "expect ^kernel> $"]
     for exp in ("tbench", "kbuild"):
-        lines += ["send run %s %s %s" % (exp, mode, SIZES[exp]),
+        lines += ["send run %s %s %s" % (exp, mode, sizes[exp]),
                   "expect ^=== experiment %s: done ===$" % exp,
                   "reject FAILED",
                   "expect ^kernel> "]
@@ -327,7 +328,7 @@ def session_script(mode):
     return "\n".join(lines) + "\n"
 
 
-def run_point(profile_text, name, tag, outdir, smp, mode):
+def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
     """Boot the model with profile_text as the profiles file (profile
     name) and the session; returns (results with model figures, host CPU
     seconds). Raises RuntimeError when the boot or its files fail."""
@@ -342,7 +343,7 @@ def run_point(profile_text, name, tag, outdir, smp, mode):
     mout = log + ".model.jsonl"
     script = os.path.join(outdir, tag + ".session.txt")
     with open(script, "w", encoding="utf-8") as f:
-        f.write(session_script(mode))
+        f.write(session_script(mode, sizes))
     for p in (log, mout):
         if os.path.exists(p):
             os.unlink(p)
@@ -542,11 +543,12 @@ def sweep(args, concl):
                               ", ".join(e["key"] for e in keys)))
         keys = [e for e in keys if e["key"] in want]
     mode = "full" if args.full else "quick"
+    sizes = {"tbench": args.tbench, "kbuild": args.kbuild}
     doc = {"profile": args.profile, "commit": git_commit(),
            "config": "%d vCPU%s%s, %s mode, tbench %s, kbuild %s" % (
                args.smp, "s" if args.smp > 1 else "",
                " (QEMU -icount)" if args.smp == 1 else " (paced)", mode,
-               SIZES["tbench"], SIZES["kbuild"]),
+               sizes["tbench"], sizes["kbuild"]),
            "params": {}, "points": []}
     outdir = os.path.join(args.out, args.profile)
     plan = [(None, "default", None, text)]
@@ -567,7 +569,7 @@ def sweep(args, concl):
         t0 = time.monotonic()
         res, cpu = run_point(ptext, args.profile, "smp%d-%s" % (args.smp,
                                                                 tag),
-                             outdir, args.smp, mode)
+                             outdir, args.smp, mode, sizes)
         doc["points"].append(point_record(key, point, v, res, cpu, concl))
         print("  %d/%d %s%s: %.0f s CPU, %.0f s wall" % (
             n + 1, len(plan), tag, "" if v is None else "=%d" % v, cpu,
@@ -595,6 +597,10 @@ def main(argv=None):
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--full", action="store_true",
                     help="the experiments' full mode (every CPU)")
+    ap.add_argument("--tbench", default=SIZES["tbench"],
+                    help="tbench's settings (default %(default)s)")
+    ap.add_argument("--kbuild", default=SIZES["kbuild"],
+                    help="kbuild's settings (default %(default)s)")
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--json", help="keep the points here (default "
                     "OUT/PROFILE-smpN.json)")
