@@ -115,7 +115,13 @@ def with_value(text, entry, value):
 # Plausible ranges
 # --------------------------------------------------------------------------
 def _scaled(lo, hi):
+    """The default times lo to the default times hi."""
     return lambda v, p: (max(0, round(v * lo)), round(v * hi))
+
+
+def _fixed(lo, hi):
+    """lo to hi whatever the default."""
+    return lambda v, p: (lo, hi)
 
 
 # key: (rule(default, profile) -> (low, high), why). A key marked
@@ -137,7 +143,7 @@ RANGES = {
                                                    p.get("mem_latency", v))),
                  "from half a posted bus write to a full DRAM round trip "
                  "(a store that is not posted)"),
-    "wc_buffers": (lambda v, p: (4, 10),
+    "wc_buffers": (_fixed(4, 10),
                    "Intel: 4 on P6, 6 on Pentium 4 and M, 10 from "
                    "Nehalem on"),
     "wc_chunk": (lambda v, p: (max(1, p.get("wc_burst", v) // 8),
@@ -154,10 +160,10 @@ RANGES = {
                "SFENCE from its isolated cost to a few times it (what it "
                "waits for is modelled apart)"),
     "clflush": (_scaled(0.5, 2), "no public figure: half to twice"),
-    "llc_inclusive": (lambda v, p: (0, 1), "either"),
-    "fill_buffers": (lambda v, p: (4, 12),
+    "llc_inclusive": (_fixed(0, 1), "either"),
+    "fill_buffers": (_fixed(4, 12),
                      "from half of Core 2's 8 to Skylake's 12"),
-    "prefetch_ahead": (lambda v, p: (0, 32),
+    "prefetch_ahead": (_fixed(0, 32),
                        "streamer off to 32 lines ahead (the model's "
                        "limit; Intel: up to 20)"),
 }
@@ -191,44 +197,31 @@ def sweep_values(entry, prof):
 # Seed 000's order of its three buffer types is not a comparison of
 # seeds_data.json: these add it, in the same schema, from the seed's own
 # figures (kbuild: the cache-hot builds' real time).
+def _derived(exp, metric, what, num, den, reading):
+    """A seed-000 conclusion of buffer type num over den (WB, WC, UC) in
+    exp's metric, in seeds_data.json's comparison schema."""
+    seed = {"tbench": "s000_tbench_%s",
+            "kbuild": "s000_kbuild_%s_hot_real"}[exp]
+    return {"id": "%s_trace_%s_over_%s" % (exp, num, den), "seed": "000",
+            "title": "%s %s with trace buffers %s / %s" % (
+                exp, what, num.upper(), den.upper()),
+            "seed_ratio": {"numerator": seed % num,
+                           "denominator": seed % den},
+            "ours": {k: {"experiment": exp, "metric": metric,
+                         "variant": "trace_" + v}
+                     for k, v in (("numerator", num), ("denominator", den))},
+            "reading": reading}
+
+
 DERIVED = [
-    {"id": "tbench_trace_uc_over_wc", "seed": "000",
-     "title": "tbench throughput with trace buffers UC / WC",
-     "seed_ratio": {"numerator": "s000_tbench_uc",
-                    "denominator": "s000_tbench_wc"},
-     "ours": {"numerator": {"experiment": "tbench", "metric": "throughput",
-                            "variant": "trace_uc"},
-              "denominator": {"experiment": "tbench",
-                              "metric": "throughput",
-                              "variant": "trace_wc"}},
-     "reading": "above 1: WC is the slowest buffer type (the seed's order)"},
-    {"id": "kbuild_trace_wc_over_wb", "seed": "000",
-     "title": "kbuild real time with trace buffers WC / WB",
-     "seed_ratio": {"numerator": "s000_kbuild_wc_hot_real",
-                    "denominator": "s000_kbuild_wb_hot_real"},
-     "ours": {"numerator": {"experiment": "kbuild", "metric": "real_ms",
-                            "variant": "trace_wc"},
-              "denominator": {"experiment": "kbuild", "metric": "real_ms",
-                              "variant": "trace_wb"}},
-     "reading": "above 1: WC builds slower than WB"},
-    {"id": "kbuild_trace_uc_over_wb", "seed": "000",
-     "title": "kbuild real time with trace buffers UC / WB",
-     "seed_ratio": {"numerator": "s000_kbuild_uc_hot_real",
-                    "denominator": "s000_kbuild_wb_hot_real"},
-     "ours": {"numerator": {"experiment": "kbuild", "metric": "real_ms",
-                            "variant": "trace_uc"},
-              "denominator": {"experiment": "kbuild", "metric": "real_ms",
-                              "variant": "trace_wb"}},
-     "reading": "above 1: UC builds slower than WB"},
-    {"id": "kbuild_trace_uc_over_wc", "seed": "000",
-     "title": "kbuild real time with trace buffers UC / WC",
-     "seed_ratio": {"numerator": "s000_kbuild_uc_hot_real",
-                    "denominator": "s000_kbuild_wc_hot_real"},
-     "ours": {"numerator": {"experiment": "kbuild", "metric": "real_ms",
-                            "variant": "trace_uc"},
-              "denominator": {"experiment": "kbuild", "metric": "real_ms",
-                              "variant": "trace_wc"}},
-     "reading": "below 1: WC is the slowest buffer type (the seed's order)"},
+    _derived("tbench", "throughput", "throughput", "uc", "wc",
+             "above 1: WC is the slowest buffer type (the seed's order)"),
+    _derived("kbuild", "real_ms", "real time", "wc", "wb",
+             "above 1: WC builds slower than WB"),
+    _derived("kbuild", "real_ms", "real time", "uc", "wb",
+             "above 1: UC builds slower than WB"),
+    _derived("kbuild", "real_ms", "real time", "uc", "wc",
+             "below 1: WC is the slowest buffer type (the seed's order)"),
 ]
 
 
