@@ -62,6 +62,7 @@ PCT = 100.0
 # keys (27 points) takes about 7 minutes of CPU.
 SIZES = {"tbench": "clients=2 steps=20 reps=1",
          "kbuild": "files=2 reps=1"}
+SKIP = "none"             # --tbench none: that experiment is not run
 BOOT_TIMEOUT_S = 1800
 MEM = "512M"
 
@@ -310,9 +311,11 @@ def flip_summary(rows):
 # --------------------------------------------------------------------------
 def session_script(mode, sizes):
     """The shell session of one point (tools/session.py): tbench and
-    kbuild in mode with the settings of sizes."""
+    kbuild in mode with the settings of sizes (SKIP: not run)."""
     lines = ["timeout %d" % BOOT_TIMEOUT_S, "expect ^kernel> $"]
     for exp in ("tbench", "kbuild"):
+        if sizes[exp] == SKIP:
+            continue
         lines += ["send run %s %s %s" % (exp, mode, sizes[exp]),
                   "expect ^=== experiment %s: done ===$" % exp,
                   "reject FAILED",
@@ -591,9 +594,11 @@ def main(argv=None):
     ap.add_argument("--full", action="store_true",
                     help="the experiments' full mode (every CPU)")
     ap.add_argument("--tbench", default=SIZES["tbench"],
-                    help="tbench's settings (default %(default)s)")
+                    help="tbench's settings (default %(default)s; "
+                    "none: not run)")
     ap.add_argument("--kbuild", default=SIZES["kbuild"],
-                    help="kbuild's settings (default %(default)s)")
+                    help="kbuild's settings (default %(default)s; "
+                    "none: not run)")
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--json", help="keep the points here (default "
                     "OUT/PROFILE-smpN.json)")

@@ -218,6 +218,13 @@ class ConclusionTest(unittest.TestCase):
         finally:
             shutil.rmtree(tmp)
 
+    def test_session_skips(self):
+        text = ms.session_script("quick", {"tbench": "steps=5",
+                                           "kbuild": ms.SKIP})
+        self.assertIn("send run tbench quick steps=5\n", text)
+        self.assertNotIn("kbuild", text)
+        self.assertTrue(text.endswith("exit\n"))
+
     def test_chart_axis(self):
         self.assertEqual(ms.chart_y(0), 0)
         self.assertAlmostEqual(ms.chart_y(-0.9), -1.0)
