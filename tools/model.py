@@ -660,9 +660,10 @@ TRACE_WB = "trace_wb"
 def normalised(rows):
     """Seed 000's normalised figures from slowdowns() rows: for each
     experiment with trace_off, trace_wb and a variant of
-    NORMALISED_VARIANTS, a dict with experiment, variant, cycles_per_op
-    and normalised = (variant - wb) / (wb - off) on modelled cycles per
-    operation (None when WB costs no more than off), in rows' order."""
+    NORMALISED_VARIANTS, a dict with experiment, variant, cycles_per_op,
+    valid and pace_breaks (of the three figures) and normalised =
+    (variant - wb) / (wb - off) on modelled cycles per operation (None
+    when WB costs no more than off), in rows' order."""
     out = []
     by = {(r["experiment"], r["variant"]): r for r in rows}
     for r in rows:
@@ -674,6 +675,8 @@ def normalised(rows):
         out.append({"experiment": exp, "variant": r["variant"],
                     "cycles_per_op": r["cycles_per_op"],
                     "valid": r["valid"] and wb["valid"] and off["valid"],
+                    "pace_breaks": max(x["pace_breaks"]
+                                       for x in (r, wb, off)),
                     "normalised": ((r["cycles_per_op"] -
                                     wb["cycles_per_op"]) / extra
                                    if extra > 0 else None)})

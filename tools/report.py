@@ -684,13 +684,14 @@ def section_seed000(res, seeds, model=None):
             out.append("| %s | %s | %s | %s | %s | %s |" % (
                 exp, cpus.get(exp, "") or "", SEED000_LABEL[n["variant"]],
                 modelled_cell(n, fmt_num(n["cycles_per_op"])),
-                fmt_ratio(n["normalised"]),
+                fmt_ratio(n["normalised"]) if n["valid"] else "invalid",
                 fmt_ratio(normalised_cost(seed, n["variant"])
                           if seed else None)))
         costs = {r["variant"]: r["cycles_per_op"] for r in rows
                  if r["experiment"] == exp}
         orders.append("%s: modelled %s; seed 000 %s" % (
-            exp, cost_order(costs), cost_order(seed) if seed else "n/a"))
+            exp, cost_order(costs) if all(n["valid"] for n in mine) else
+            "n/a (invalid figures)", cost_order(seed) if seed else "n/a"))
     return out + ["", "Order, cheapest first: " + "; ".join(orders) + ".",
                   ""]
 

@@ -271,6 +271,16 @@ class NormalisedTest(unittest.TestCase):
                       "WC", out)
         self.assertEqual(report.section_seed000(res, load_seeds()), [])
 
+    def test_report_section_invalid(self):
+        res = tracing_results(100, 110, 115, 130)
+        res[2]["model"].update(valid=False, pace_breaks=3)   # tbench WC
+        out = "\n".join(report.section_seed000(res, load_seeds(),
+                                               {"profile": "one"}))
+        self.assertIn("| tbench | 1 | WC | 115 (INVALID: 3 pacing breaks) "
+                      "| invalid | 0.500 |", out)
+        self.assertIn("| tbench | 1 | UC | 130 | 2.000 |", out)
+        self.assertIn("tbench: modelled n/a (invalid figures)", out)
+
 
 if __name__ == "__main__":
     unittest.main()
