@@ -317,8 +317,11 @@ def session_script(mode, sizes):
         if sizes[exp] == SKIP:
             continue
         lines += ["send run %s %s %s" % (exp, mode, sizes[exp]),
-                  "expect ^=== experiment %s: done ===$" % exp,
-                  "reject FAILED",
+                  # a failed experiment or a refused setting (the
+                  # shell's "error:" line) ends the session at once
+                  "expect ^(=== experiment %s: (done|FAILED) ===|error: "
+                  ".*)$" % exp,
+                  "reject ^(=== experiment %s: FAILED|error: )" % exp,
                   "expect ^kernel> "]
     lines += ["send halt", "expect ^EXIT: STATUS=0", "exit"]
     return "\n".join(lines) + "\n"

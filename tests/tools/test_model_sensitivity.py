@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import model  # noqa: E402
 import model_sensitivity as ms  # noqa: E402
 import report  # noqa: E402
+import session  # noqa: E402
 
 PROFILES = """# a header comment that says assumed, before any profile
 [one]
@@ -224,6 +225,20 @@ class ConclusionTest(unittest.TestCase):
         self.assertIn("send run tbench quick steps=5\n", text)
         self.assertNotIn("kbuild", text)
         self.assertTrue(text.endswith("exit\n"))
+
+    def test_session_stops_on_failure(self):
+        # A failed experiment or a refused setting must end the session,
+        # not leave it waiting for "done" until the boot's timeout.
+        import re
+        steps = session.parse_script(ms.session_script("quick", ms.SIZES))
+        expect = next(a for _, c, a in steps if c == "expect" and
+                      "tbench" in a)
+        reject = next(a for _, c, a in steps if c == "reject")
+        for line, bad in (("=== experiment tbench: done ===", False),
+                          ("=== experiment tbench: FAILED ===", True),
+                          ("error: run: tbench has no parameter 'x'", True)):
+            self.assertTrue(re.search(expect, line, re.M), line)
+            self.assertEqual(bool(re.search(reject, line, re.M)), bad, line)
 
     def test_chart_axis(self):
         self.assertEqual(ms.chart_y(0), 0)
