@@ -240,6 +240,8 @@ def region_figures(r, freq_mhz):
         "wc_partials_per_iter": r["wc_partials"] / it,
         "fences_per_iter": r["fences"] / it,
         "locked_per_iter": r["locked"] / it,
+        "bus_queued_per_iter": (r["bus_queued"] / it if "bus_queued" in r
+                                else None),
         **{"wc_partial_%s_per_iter" % c: (r["wc_partial_" + c] / it
                                           if "wc_partial_" + c in r
                                           else None)
@@ -686,10 +688,12 @@ def normalised(rows):
 # Where a variant's memory cycles go, per operation (model.py tracing).
 MEMORY_COLUMNS = ("l1_misses", "llc_misses", "uncached", "fences", "locked",
                   "wc_bursts", "wc_partials") + tuple(
-                      "wc_partial_" + c for c in WC_CAUSES)
+                      "wc_partial_" + c for c in WC_CAUSES) + (
+                          "bus_queued",)
 MEMORY_HEADS = dict(zip(MEMORY_COLUMNS, (
     "L1miss", "LLCmiss", "uncached", "fences", "locked", "WCburst",
-    "WCpartial", "by:fence", "by:locked", "by:uncach", "by:evict")))
+    "WCpartial", "by:fence", "by:locked", "by:uncach", "by:evict",
+    "busQueued")))
 
 
 def slowdown_table(rows, profile):
@@ -711,7 +715,8 @@ def slowdown_table(rows, profile):
             "yes" if r["valid"] else
             "NO (%s)" % ("%d pacing breaks" % r["pace_breaks"]
                          if r["pace_breaks"] else "not paced")))
-    lines += ["", "per operation (WC partial flushes also by cause):",
+    lines += ["", "per operation (WC partial flushes also by cause; "
+              "busQueued: cycles waited for the bus, CPUs summed):",
               "%-8s %-30s " % ("exp", "variant") +
               " ".join("%9s" % MEMORY_HEADS[c] for c in MEMORY_COLUMNS)]
     for r in rows:
