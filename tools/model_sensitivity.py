@@ -7,8 +7,10 @@ the high end of the parameter's plausible range (RANGES below says which
 range and why) and reports, for each seed conclusion the run can decide,
 its modelled ratio and whether its direction flips against the default:
 
-    model_sensitivity.py --profile xeon5400-2008 [--params a,b] [--smp N]
-    model_sensitivity.py --from-json build/sensitivity/PROFILE.json
+    model_sensitivity.py --profile xeon5400-2008 [--params a,b|none]
+                         [--smp N] [--full] [--tbench SETTINGS|none]
+                         [--kbuild SETTINGS|none]
+    model_sensitivity.py --from-json build/sensitivity/PROFILE-smpN.json
 
 A seed conclusion is a ratio of two figures whose side of 1 the seed
 measured: the comparisons of tools/seeds_data.json ("Seeds side by side"
@@ -23,7 +25,10 @@ plugin (profiles=), so nothing in the repository changes.
 Output: an environment line, a table per point (one column per
 conclusion, * where the direction flips), a summary of what flips, a
 gnuplot chart (PNG and SVG: each conclusion's ratio - 1 in percent, so a
-flip is a crossing of 0) and one "@@SENSITIVITY {json}" line per figure.
+flip is a crossing of 0), seed 000's normalised figures at the default
+(model.normalised) and one "@@SENSITIVITY {json}" line per figure.
+With --smp N > 1 the vCPUs are paced instead (not deterministic: give
+settings with repetitions); a figure from broken pacing has no ratio.
 The points are kept as JSON (--json) so that the table and chart can be
 redrawn without running QEMU again (--from-json).
 
@@ -59,7 +64,8 @@ PCT = 100.0
 # The measurement: sizes through the shell (experiments/tbench.c and
 # kbuild.c list the settings). One point costs about 16 s of host CPU on
 # one vCPU (measured on a 2-core host), so a profile with 13 assumed
-# keys (27 points) takes about 7 minutes of CPU.
+# keys (26 points: a 0/1 key has one other value) takes about 7 minutes
+# of CPU.
 SIZES = {"tbench": "clients=2 steps=20 reps=1",
          "kbuild": "files=2 reps=1"}
 SKIP = "none"             # --tbench none: that experiment is not run
