@@ -278,15 +278,21 @@ model-validate: $(MODEL_VALIDATE)
 # MODEL= (default xeon5400-2008), SWEEP_PARAMS=key,key (default every
 # assumed key; none: the default point only), SWEEP_SMP= (default 1,
 # deterministic under -icount; more vCPUs are paced), SWEEP_FULL=1 (the
-# experiments' full mode, every CPU).
+# experiments' full mode, every CPU), SWEEP_TBENCH= and SWEEP_KBUILD=
+# (the experiments' shell settings, e.g. "clients=2 steps=100 reps=3";
+# none: not run).
 SWEEP_PARAMS ?=
 SWEEP_SMP    ?= 1
 SWEEP_FULL   ?=
+SWEEP_TBENCH ?=
+SWEEP_KBUILD ?=
 .PHONY: model-sensitivity
 model-sensitivity: deps $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)python3 tools/model_sensitivity.py --profile $(or $(MODEL),xeon5400-2008) \
 		--smp $(SWEEP_SMP) $(if $(SWEEP_PARAMS),--params $(SWEEP_PARAMS)) \
-		$(if $(SWEEP_FULL),--full)
+		$(if $(SWEEP_FULL),--full) \
+		$(if $(SWEEP_TBENCH),--tbench $(call shell_quote,$(SWEEP_TBENCH))) \
+		$(if $(SWEEP_KBUILD),--kbuild $(call shell_quote,$(SWEEP_KBUILD)))
 
 # --------------------------------------------------------------------------
 # Running
