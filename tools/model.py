@@ -883,6 +883,7 @@ def main(argv=None):
                 for n in normalised(rows):
                     print("normalised (seed 000): %s %s %s" % (
                         n["experiment"], n["variant"],
+                        "invalid" if not n["valid"] else
                         "n/a" if n["normalised"] is None else
                         "%.3f" % n["normalised"]))
             else:

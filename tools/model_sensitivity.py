@@ -589,7 +589,8 @@ def normalised_lines(doc):
            "modelled cycles per operation):"]
     for n in base["normalised"]:
         out.append("  %-7s %-9s %s" % (n["experiment"], n["variant"],
-                                       fmt(n["normalised"])))
+                                       fmt(n["normalised"]) if n["valid"]
+                                       else "invalid (pacing)"))
     return out
 
 
