@@ -22,6 +22,8 @@
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
+#            (make model-sensitivity [MODEL=] [SWEEP_PARAMS=] [SWEEP_SMP=]:
+#            the seed conclusions over each assumed parameter's range)
 #            JOBS= (parallel boots and host tests of make test)
 #            ACCEL=tcg|kvm (run, run-uefi, debug, bench; default: KVM with
 #            -cpu host when /dev/kvm is usable, else TCG; make test: TCG)
@@ -269,6 +271,28 @@ $(MODEL_VALIDATE): tests/host/model_validate.c cachemodel/model.c cachemodel/pro
 .PHONY: model-validate
 model-validate: $(MODEL_VALIDATE)
 	$(Q)python3 tools/model_validate.py --binary $(MODEL_VALIDATE)
+
+# Which seed conclusions each assumed parameter of a profile decides
+# (tools/model_sensitivity.py, docs/cachemodel.md "Sensitivity"): the
+# low end, default and high end of its plausible range, one boot each.
+# MODEL= (default xeon5400-2008), SWEEP_PARAMS=key,key (default every
+# assumed key; none: the default point only), SWEEP_SMP= (default 1,
+# deterministic under -icount; more vCPUs are paced), SWEEP_FULL=1 (the
+# experiments' full mode, every CPU), SWEEP_TBENCH= and SWEEP_KBUILD=
+# (the experiments' shell settings, e.g. "clients=2 steps=100 reps=3";
+# none: not run).
+SWEEP_PARAMS ?=
+SWEEP_SMP    ?= 1
+SWEEP_FULL   ?=
+SWEEP_TBENCH ?=
+SWEEP_KBUILD ?=
+.PHONY: model-sensitivity
+model-sensitivity: deps $(BUILD)/kernel.elf $(MODEL_SO)
+	$(Q)python3 tools/model_sensitivity.py --profile $(or $(MODEL),xeon5400-2008) \
+		--smp $(SWEEP_SMP) $(if $(SWEEP_PARAMS),--params $(SWEEP_PARAMS)) \
+		$(if $(SWEEP_FULL),--full) \
+		$(if $(SWEEP_TBENCH),--tbench $(call shell_quote,$(SWEEP_TBENCH))) \
+		$(if $(SWEEP_KBUILD),--kbuild $(call shell_quote,$(SWEEP_KBUILD)))
 
 # --------------------------------------------------------------------------
 # Running

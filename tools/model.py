@@ -240,6 +240,8 @@ def region_figures(r, freq_mhz):
         "wc_partials_per_iter": r["wc_partials"] / it,
         "fences_per_iter": r["fences"] / it,
         "locked_per_iter": r["locked"] / it,
+        "bus_queued_per_iter": (r["bus_queued"] / it if "bus_queued" in r
+                                else None),
         **{"wc_partial_%s_per_iter" % c: (r["wc_partial_" + c] / it
                                           if "wc_partial_" + c in r
                                           else None)
@@ -651,13 +653,47 @@ def slowdowns(results):
     return out
 
 
+# Seed 000's normalisation: the extra cost of WC or UC buffers over WB,
+# divided by WB's extra cost over no tracing.
+NORMALISED_VARIANTS = ("trace_wc", "trace_uc")
+TRACE_WB = "trace_wb"
+
+
+def normalised(rows):
+    """Seed 000's normalised figures from slowdowns() rows: for each
+    experiment with trace_off, trace_wb and a variant of
+    NORMALISED_VARIANTS, a dict with experiment, variant, cycles_per_op,
+    valid and pace_breaks (of the three figures) and normalised =
+    (variant - wb) / (wb - off) on modelled cycles per operation (None
+    when WB costs no more than off), in rows' order."""
+    out = []
+    by = {(r["experiment"], r["variant"]): r for r in rows}
+    for r in rows:
+        exp = r["experiment"]
+        off, wb = by.get((exp, TRACE_OFF)), by.get((exp, TRACE_WB))
+        if r["variant"] not in NORMALISED_VARIANTS or not off or not wb:
+            continue
+        extra = wb["cycles_per_op"] - off["cycles_per_op"]
+        out.append({"experiment": exp, "variant": r["variant"],
+                    "cycles_per_op": r["cycles_per_op"],
+                    "valid": r["valid"] and wb["valid"] and off["valid"],
+                    "pace_breaks": max(x["pace_breaks"]
+                                       for x in (r, wb, off)),
+                    "normalised": ((r["cycles_per_op"] -
+                                    wb["cycles_per_op"]) / extra
+                                   if extra > 0 else None)})
+    return out
+
+
 # Where a variant's memory cycles go, per operation (model.py tracing).
 MEMORY_COLUMNS = ("l1_misses", "llc_misses", "uncached", "fences", "locked",
                   "wc_bursts", "wc_partials") + tuple(
-                      "wc_partial_" + c for c in WC_CAUSES)
+                      "wc_partial_" + c for c in WC_CAUSES) + (
+                          "bus_queued",)
 MEMORY_HEADS = dict(zip(MEMORY_COLUMNS, (
     "L1miss", "LLCmiss", "uncached", "fences", "locked", "WCburst",
-    "WCpartial", "by:fence", "by:locked", "by:uncach", "by:evict")))
+    "WCpartial", "by:fence", "by:locked", "by:uncach", "by:evict",
+    "busQueued")))
 
 
 def slowdown_table(rows, profile):
@@ -679,7 +715,8 @@ def slowdown_table(rows, profile):
             "yes" if r["valid"] else
             "NO (%s)" % ("%d pacing breaks" % r["pace_breaks"]
                          if r["pace_breaks"] else "not paced")))
-    lines += ["", "per operation (WC partial flushes also by cause):",
+    lines += ["", "per operation (WC partial flushes also by cause; "
+              "busQueued: cycles waited for the bus, CPUs summed):",
               "%-8s %-30s " % ("exp", "variant") +
               " ".join("%9s" % MEMORY_HEADS[c] for c in MEMORY_COLUMNS)]
     for r in rows:
@@ -853,6 +890,12 @@ def main(argv=None):
                                     "paced, or pacing broken): %s" %
                                     ", ".join(bad))
                 sys.stdout.write(slowdown_table(rows, info(objs)[0]))
+                for n in normalised(rows):
+                    print("normalised (seed 000): %s %s %s" % (
+                        n["experiment"], n["variant"],
+                        "invalid" if not n["valid"] else
+                        "n/a" if n["normalised"] is None else
+                        "%.3f" % n["normalised"]))
             else:
                 check = (check_copy if args.cmd == "check-copy"
                          else check_falseshare)

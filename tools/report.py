@@ -606,6 +606,96 @@ def section_tracing(res, seeds, model=None):
     return out + [""]
 
 
+# Seed 000's normalised tracing costs, (X - WB) / (WB - off) for X the WC
+# or UC buffers, from the seed's own figures: per experiment, whether its
+# figures are rates (tbench's MB/s: the cost of a megabyte is the
+# inverse) or times (kbuild's cache-hot real time), then the figure ids
+# of off, WB and each variant.
+SEED000_NORMALISED = {
+    "tbench": ("rate", "s000_tbench_off", "s000_tbench_wb",
+               {"trace_wc": "s000_tbench_wc",
+                "trace_uc": "s000_tbench_uc"}),
+    "kbuild": ("time", "s000_kbuild_off_hot_real", "s000_kbuild_wb_hot_real",
+               {"trace_wc": "s000_kbuild_wc_hot_real",
+                "trace_uc": "s000_kbuild_uc_hot_real"}),
+}
+SEED000_LABEL = {"trace_off": "off", "trace_wb": "WB", "trace_wc": "WC",
+                 "trace_uc": "UC"}
+
+
+def seed000_costs(figs, exp):
+    """{variant: the seed's cost} for exp's off, WB, WC and UC (a rate's
+    inverse), or None when a figure is missing."""
+    kind, off, wb, others = SEED000_NORMALISED[exp]
+    ids = dict(others, trace_off=off, trace_wb=wb)
+    if any(i not in figs for i in ids.values()):
+        return None
+    return {v: (1.0 / figs[i]["value"] if kind == "rate" else
+                figs[i]["value"]) for v, i in ids.items()}
+
+
+def normalised_cost(costs, variant):
+    """(costs[variant] - WB) / (WB - off), or None when WB costs no more
+    than off."""
+    extra = costs["trace_wb"] - costs["trace_off"]
+    if extra <= 0:
+        return None
+    return (costs[variant] - costs["trace_wb"]) / extra
+
+
+def cost_order(costs):
+    """"WB < WC < UC": the buffer types from cheapest to dearest."""
+    order = sorted((v for v in ("trace_wb", "trace_wc", "trace_uc")
+                    if v in costs), key=lambda v: costs[v])
+    return " < ".join(SEED000_LABEL[v] for v in order)
+
+
+def section_seed000(res, seeds, model=None):
+    """Seed 000's normalised WC and UC figures beside the modelled ones of
+    this run (tools/model.py normalised), with the order of the three
+    buffer types; empty without modelled tracing variants."""
+    import model as model_mod
+    if not model:
+        return []
+    rows = model_mod.slowdowns(res)
+    norm = model_mod.normalised(rows)
+    if not norm:
+        return []
+    figs = {f["id"]: f for f in seeds["figures"]}
+    cpus = {r["experiment"]: r.get("cpus") for r in res
+            if r["variant"] == model_mod.TRACE_OFF and "model" in r}
+    out = ["## Seed 000 normalised", "",
+           "Tracing into WC or UC buffers: the extra cost over WB divided "
+           "by WB's extra cost over no tracing, (X - WB) / (WB - off). "
+           "Modelled on profile %s (modelled cycles per operation, not a "
+           "measurement); the seed's from its own figures (tbench: "
+           "throughput, inverted; kbuild: the cache-hot builds' real "
+           "time)." % md_escape(model["profile"]), "",
+           "| experiment | CPUs | variant | modelled cycles/op | normalised, "
+           "modelled | normalised, seed 000 |",
+           "|---|--:|---|--:|--:|--:|"]
+    orders = []
+    for exp in SEED000_NORMALISED:
+        mine = [n for n in norm if n["experiment"] == exp]
+        if not mine:
+            continue
+        seed = seed000_costs(figs, exp)
+        for n in mine:
+            out.append("| %s | %s | %s | %s | %s | %s |" % (
+                exp, cpus.get(exp, "") or "", SEED000_LABEL[n["variant"]],
+                modelled_cell(n, fmt_num(n["cycles_per_op"])),
+                fmt_ratio(n["normalised"]) if n["valid"] else "invalid",
+                fmt_ratio(normalised_cost(seed, n["variant"])
+                          if seed else None)))
+        costs = {r["variant"]: r["cycles_per_op"] for r in rows
+                 if r["experiment"] == exp}
+        orders.append("%s: modelled %s; seed 000 %s" % (
+            exp, cost_order(costs) if all(n["valid"] for n in mine) else
+            "n/a (invalid figures)", cost_order(seed) if seed else "n/a"))
+    return out + ["", "Order, cheapest first: " + "; ".join(orders) + ".",
+                  ""]
+
+
 def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
                  title=DEFAULT_TITLE, source=None, cost=None):
     envs, res = data["envs"], data["results"]
@@ -625,6 +715,7 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
     out += section_results(res, charts, chart_note, report_dir, model)
     out += section_missing(missing)
     out += section_tracing(res, seeds, model)
+    out += section_seed000(res, seeds, model)
     out += section_seeds(seeds, res, cache_ok, model, missing)
     if cost:
         out += [""] + section_cost(cost)

@@ -56,6 +56,8 @@ TOOLS_TESTS = os.path.join("tests", "tools", "test_tools.py")
 PLOT_AXES_TESTS = os.path.join("tests", "tools", "test_plot_axes.py")
 DIAGRAM_TESTS = os.path.join("tests", "tools", "test_diagrams.py")
 GRADE_TESTS = os.path.join("tests", "tools", "test_grade.py")
+SENSITIVITY_TESTS = os.path.join("tests", "tools",
+                                 "test_model_sensitivity.py")
 RESULTS_TOOL = os.path.join("tools", "results.py")
 TRACE_TOOL = os.path.join("tools", "trace_extract.py")
 SPIN_CHECK = os.path.join("tools", "spin_check.sh")
@@ -191,6 +193,8 @@ PYTHON_TESTS = [
                                                 PLOT_AXES_TESTS,
                                                 DIAGRAM_TESTS]),
     ("tools: grade.py tests", ["-m", "unittest", "-q", GRADE_TESTS]),
+    ("tools: model sensitivity and seed 000 normalised tests",
+     ["-m", "unittest", "-q", SENSITIVITY_TESTS]),
 ]
 
 # Promela models checked with spin, one TAP line each: (model, defines);
