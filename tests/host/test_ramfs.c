@@ -67,6 +67,45 @@ KTEST(ramfs, round_trip_unaligned)
 	EXPECT_EQ(live_pages, 0);
 }
 
+/* A write copy that counts its calls and bytes, then copies. */
+static unsigned copy_calls;
+static size_t copy_bytes;
+
+static void counting_copy(void *d, const void *s, size_t n)
+{
+	copy_calls++;
+	copy_bytes += n;
+	memcpy(d, s, n);
+}
+
+KTEST(ramfs, write_with_copies_by_the_routine_given)
+{
+	struct ramfs *fs = ramfs_new(&backend, 16);
+	int h;
+
+	ASSERT_TRUE(fs != NULL);
+	fill();
+	h = ramfs_open(fs, "x", RAMFS_O_CREAT);
+	ASSERT_TRUE(h >= 0);
+	copy_calls = 0;
+	copy_bytes = 0;
+	/* 4095 + BIG spans the end of page 0, five whole pages and part of
+	 * a seventh: one call per page touched. */
+	EXPECT_EQ(ramfs_write_with(fs, h, 4095, src, BIG, counting_copy),
+		  BIG);
+	EXPECT_EQ(copy_calls, 7);
+	EXPECT_EQ(copy_bytes, BIG);
+	memset(dst, 0, sizeof(dst));
+	EXPECT_EQ(ramfs_read(fs, h, 4095, dst, BIG), BIG);
+	EXPECT_EQ(memcmp(src, dst, BIG), 0);
+	/* ramfs_write() does not call it. */
+	EXPECT_EQ(ramfs_write(fs, h, 0, src, 100), 100);
+	EXPECT_EQ(copy_calls, 7);
+	ramfs_close(fs, h);
+	ramfs_destroy(fs);
+	EXPECT_EQ(live_pages, 0);
+}
+
 KTEST(ramfs, holes_own_no_pages)
 {
 	struct ramfs *fs = ramfs_new(&backend, 16);
