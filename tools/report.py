@@ -512,13 +512,16 @@ def compare(seeds, res, cache_ok, missing=()):
         counts = modelled_counts(res, c)
         if counts:
             mratio = counts[2]
+            config = ", ".join("%s=%s" % (k, counts[0][k])
+                               for k in CONFIG_KEYS if k in counts[0])
             notes.append("modelled: the cache model's %s per %s in the "
-                         "regions of the %s figures (a model, no PMU "
+                         "regions of the %s figures (%sa model, no PMU "
                          "needed)" % (
                              c["modelled_from"]["counter"].replace(
                                  "_", " "),
                              counts[0]["unit"].split("/")[-1],
-                             c["modelled_from"]["metric"]))
+                             c["modelled_from"]["metric"],
+                             config + "; " if config else ""))
             if counts[2] is None:
                 notes.append("modelled ratio left out: vCPUs not paced, "
                              "pacing broken or no events in the "

@@ -835,7 +835,8 @@ class ModelTest(unittest.TestCase):
             res, True)
         self.assertEqual(rows[0]["model_ratio"], 3.0)
         self.assertIsNone(rows[0]["our_ratio"])
-        self.assertIn("cache model's llc misses per KiB", rows[0]["notes"])
+        self.assertIn("cache model's llc misses per KiB in the regions "
+                      "of the copy figures (size=64; a model", rows[0]["notes"])
 
     def test_report_seed_spread_line(self):
         num = {"n": 3, "spread_pct": 2.5,
