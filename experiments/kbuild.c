@@ -3,7 +3,10 @@
  * kernel): builds of the synthetic tree of workloads/kbuild.h, timed.
  *
  * Variants "j=1" and "j=N" (N: every CPU in full mode, at most
- * KB_QUICK_MAX_JOBS in quick mode), with "j=N/cpuC" per CPU. Metrics:
+ * KB_QUICK_MAX_JOBS in quick mode), with "j=N/cpuC" per CPU; at -j N
+ * also the seed-000 tracing variants (experiments/trace_variants.h) and
+ * seed 001's "copy_std" and "copy_movnti" (the objects written with rep
+ * movsb or with non-temporal movnti stores: kb_copy_variants()). Metrics:
  *   real_ms  first worker start .. last worker end (the seeds' real)
  *   busy_ms  time the workers spent compiling, summed over CPUs (the
  *            seeds' user+sys: there is no user mode here), and per CPU.
@@ -27,6 +30,7 @@
 #include "lib/bench.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
+#include "workloads/copy_routines.h"
 #include "workloads/corpus.h"
 #include "workloads/kbuild.h"
 #include "experiments/trace_variants.h"
@@ -35,8 +39,8 @@
 
 static struct kbuild_run kb_run;
 
-/* 6 variants x (2 figures, a CPU's each), 2 work figures per traced one. */
-#define KB_MAX_FIGS 96
+/* 8 variants x (2 figures, a CPU's each), 2 work figures per traced one. */
+#define KB_MAX_FIGS 128
 
 static char kb_variant_names[KB_MAX_FIGS][BENCH_FIELD_MAX];
 
@@ -132,8 +136,45 @@ static int kb_variant(unsigned jobs, uint64_t expect,
 	return 0;
 }
 
+/*
+ * Seed 001's variants: the build at -j jobs with the objects written by
+ * an ordinary copy (copy_std: rep movsb, the CPU's string copy) and by a
+ * non-temporal one (copy_movnti), as the seed's kernel build ran with the
+ * original and the cache-aware __copy_from_user_ll(). Quick mode without
+ * a cache model runs KB_COPY_QUICK_REPS of each, as the traced variants.
+ * Returns 0 or 1.
+ */
+#define KB_COPY_QUICK_REPS 1
+static const struct {
+	const char *name;
+	ramfs_copy_fn fn;
+} kb_copies[] = {
+	{"copy_std", copy_rep_movsb},
+	{"copy_movnti", copy_movnti},
+};
+
+static int kb_copy_variants(enum experiment_mode mode, unsigned jobs,
+			    uint64_t expect, struct bench_figure *figs,
+			    size_t *nfig)
+{
+	const struct kbuild_size *size = kb_run.size;
+	struct kbuild_size copies = *size;
+	int rc = 0;
+
+	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
+		copies.reps = KB_COPY_QUICK_REPS;
+	kb_run.size = &copies;
+	for (size_t i = 0; i < ARRAY_SIZE(kb_copies) && !rc; i++) {
+		kb_run.write_copy = kb_copies[i].fn;
+		rc |= kb_variant(jobs, expect, figs, nfig, kb_copies[i].name,
+				 NULL);
+	}
+	kb_run.write_copy = NULL;
+	kb_run.size = size;
+	return rc;
+}
+
 /* The seed-000 variants: trace_off, trace_wb, trace_wc, trace_uc. */
-#define KB_TRACE_QUICK_REPS 1
 #define KB_TRACE_VARIANTS 4
 
 /* What a traced build needs besides its name: run() of
@@ -168,22 +209,14 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 	 * (the real_ms window: every worker's work). */
 	struct traced_workload w = {
 		.exp = "kbuild", .op = "file", .unit = "insns/file",
-		.run = kb_traced_build, .arg = &t,
+		.ops = traced.corpus.files, .run = kb_traced_build, .arg = &t,
 		.figs = figs, .nfig = nfig, .room = KB_MAX_FIGS,
 	};
-	int rc = 0;
+	int rc;
 
-	/* Quick mode (make run, make test): one repetition per variant;
-	 * under a cache model quick mode's repetitions, whose spread the
-	 * seed table reports. */
-	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
-		traced.reps = KB_TRACE_QUICK_REPS;
 	kb_run.size = &traced;
-	w.ops = traced.corpus.files;
-	w.reps = traced.reps;
-	trace_variants_prepare();
-	for (unsigned i = 0; i < KB_TRACE_VARIANTS && !rc; i++)
-		rc |= trace_variant_run(&w, &trace_variants[i]);
+	rc = trace_variants_run_all(&w, mode, &traced.reps,
+				    KB_TRACE_VARIANTS, false);
 	kb_run.size = size;
 	return rc;
 }
@@ -197,8 +230,10 @@ static int kb_trace_variants(enum experiment_mode mode, unsigned jobs,
 static const struct experiment_param kb_params[] = {
 	{"files", KB_MIN_FILES, KBUILD_MAX_FILES / 2 - 1,
 	 "source files (quick 48, full 400)"},
-	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 5)"},
-	{"trace", 0, 1, "1: also the traced variants (default), 0: not"},
+	{"copy", 0, 1,
+	 "1: also the copy-routine variants copy_std, copy_movnti (default), "
+	 "0: not"},
+	TRACED_WORKLOAD_PARAMS("repetitions (quick 3, full 5)"),
 };
 
 static int kbuild_run(enum experiment_mode mode)
@@ -261,6 +296,10 @@ static int kbuild_run(enum experiment_mode mode)
 		rc |= kb_variant(cpus, expect, figs, &nfig, NULL, NULL);
 	if (!rc && trace_variants_wanted())
 		rc |= kb_trace_variants(mode, cpus, expect, figs, &nfig);
+	/* Last, so that the builds before them meet the allocator as they
+	 * did before these variants existed. */
+	if (!rc && !(experiment_param("copy", &v) && v == 0))
+		rc |= kb_copy_variants(mode, cpus, expect, figs, &nfig);
 	kbuild_teardown(&kb_run);
 	if (rc) {
 		kprintf("kbuild: FAILED\n");

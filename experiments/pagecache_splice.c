@@ -208,7 +208,7 @@ static void clients_init(struct run *r, struct address_space *files,
 		file_ra_state_init(&c->ra);
 		c->pos = layout == LOCKSTEP ?
 				 0 : (uint64_t)i * r->file_pages / r->nclients;
-		c->bytes = c->cycles = 0;
+		c->bytes = c->cycles = c->misses = 0;
 	}
 	smp_barrier_init(&r->barrier, r->nclients);
 }

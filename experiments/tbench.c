@@ -28,7 +28,6 @@
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
-#include "lib/atomic.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
 #include "mm/kmalloc.h"
@@ -157,8 +156,6 @@ static int tb_variant(unsigned npairs, const struct tbench_size *size,
 	return 0;
 }
 
-/* Repetitions of each tracing variant in quick mode. */
-#define TB_TRACE_QUICK_REPS 1
 /* Timed emits per memory type for the per-event cost figures. */
 #define TB_EVENT_COST_SAMPLES 20000
 
@@ -202,20 +199,9 @@ static int tb_trace_variants(enum experiment_mode mode,
 		.ops = ref->ops, .run = tb_traced_run, .arg = &t,
 		.figs = figs, .nfig = nfig, .room = TB_MAX_FIGS,
 	};
-	int rc = 0;
+	int rc = trace_variants_run_all(&w, mode, &traced.reps,
+					trace_variants_count, true);
 
-	/* Quick mode (make run, make test): one repetition per variant;
-	 * under a cache model quick mode's repetitions, whose spread the
-	 * seed table reports (the model's figures barely move). */
-	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
-		traced.reps = TB_TRACE_QUICK_REPS;
-	w.reps = traced.reps;
-	trace_variants_prepare();
-	for (size_t i = 0; i < trace_variants_count && !rc; i++)
-		rc |= trace_variant_run(&w, &trace_variants[i]);
-	for (unsigned i = 0; mode == EXPERIMENT_FULL && i < TRACE_COMBOS &&
-			     !rc; i++)
-		rc |= trace_variant_run(&w, trace_combo(i));
 	if (!rc)
 		*nfig += trace_event_cost("tbench", figs + *nfig,
 					  TB_MAX_FIGS - *nfig,
@@ -297,8 +283,7 @@ static const struct experiment_param tb_params[] = {
 	{"clients", 1, TB_MAX_CLIENTS, "logical clients (quick 4, full 16)"},
 	{"steps", 1, TB_MAX_STEPS,
 	 "script steps per client (quick 300, full 2000)"},
-	{"reps", 1, BENCH_MAX_REPS, "repetitions (quick 3, full 7)"},
-	{"trace", 0, 1, "1: also the traced variants (default), 0: not"},
+	TRACED_WORKLOAD_PARAMS("repetitions (quick 3, full 7)"),
 };
 
 static int tbench_run(enum experiment_mode mode)

@@ -33,7 +33,8 @@
  * Two x86_64 policies in one boot (mm/reclaim.h): naive (a shootdown per
  * mapping) and batched (one flush per batch). They take turns, one
  * reclaim pass each, so both meet the same pages (run_variants()). Every
- * second of TSC time a line in the seed's style:
+ * second of TSC time (under a cache model every few passes: "Lockstep"
+ * below) a line in the seed's style:
  *   tlb: shootdown IPIs 11612 (naive) 9 (batched)
  *   PTC.E: 1161198 (old) 0 (new)
  * The second line is the ia64 model (arch/ia64/, fed by
@@ -97,11 +98,34 @@ struct tp_size {
 static const struct tp_size tp_quick = {256, 30000, 512};
 static const struct tp_size tp_full = {4096, 240000, 1536};
 
+/*
+ * Lockstep, under a cache model. Free-running jobs do as many rounds
+ * between two reclaim passes as the host's scheduling of the vCPUs
+ * allows, so what reclaim finds on the LRU, and with it the ia64 model's
+ * global purges, moved from run to run (660 and 571 in two modelled runs
+ * of one kernel). Under a model the jobs' work is fixed instead, as
+ * pagecache_splice fixes its clients' chunks: the jobs run their warm-up
+ * rounds before CPU 0 streams, and TP_LOCKSTEP_ROUNDS more before each
+ * reclaim pass, then wait in their last space while it runs (where a
+ * job CPU of a make -j50 box is always found: in some job's space).
+ * TP_LOCKSTEP_ROUNDS is assumed: one turn of each of a job's spaces per
+ * pass. The per-second lines become one per TP_LOCKSTEP_LINE_PASSES
+ * passes, so that CPU 0's work does not follow the host's clock either.
+ * The time cap stays, on the host's clock, TP_LOCKSTEP_CAP_FACTOR times
+ * longer: a modelled run is paced and slower, and on a loaded host a
+ * naive pass took 16 s of it (4 CPUs, load average 18).
+ */
+#define TP_LOCKSTEP_ROUNDS 1
+#define TP_LOCKSTEP_LINE_PASSES 8
+#define TP_LOCKSTEP_CAP_FACTOR 10
+
 /* Shared state of one run. */
 static struct {
 	bool kswapd_turn;
 	struct purge_job jobs[TP_MAX_JOB_CPUS];
 	unsigned njobs;
+	bool lockstep;		/* the jobs' rounds are counted out */
+	uint64_t round_limit;	/* in lockstep: rounds allowed so far */
 } tp;
 
 /* The jobs' events go to the ia64 model. */
@@ -150,22 +174,52 @@ static void per_second(const struct tp_variant *ph)
 	tp_model_line();
 }
 
-static bool jobs_warm(void)
+/* The run's time cap (warm-up, and reclaim), in ms of TSC time. */
+static uint64_t run_ms(const struct tp_size *size)
+{
+	return size->run_ms * (tp.lockstep ? TP_LOCKSTEP_CAP_FACTOR : 1);
+}
+
+/* Whether every job has done at least rounds rounds. */
+static bool jobs_done_rounds(uint64_t rounds)
 {
 	for (unsigned i = 0; i < tp.njobs; i++)
-		if (atomic_load_acquire(&tp.jobs[i].rounds) < TP_WARM_ROUNDS)
+		if (atomic_load_acquire(&tp.jobs[i].rounds) < rounds)
 			return false;
+	return true;
+}
+
+static bool jobs_warm(void)
+{
+	return jobs_done_rounds(TP_WARM_ROUNDS);
+}
+
+/* In lockstep: let every job run n more rounds (0: none, wait for those
+ * allowed) and wait until it has, or until the TSC passes end. False
+ * when end came first. */
+static bool jobs_advance(uint64_t n, uint64_t end)
+{
+	tp.round_limit += n;
+	purge_load_limit_rounds(tp.round_limit);
+	while (!jobs_done_rounds(tp.round_limit))
+		if (rdtsc() >= end)
+			return false;
+		else
+			cpu_relax();
 	return true;
 }
 
 /* Stream until the load has taken its budget and every job has run
  * its spaces a few times: reclaim then starts under pressure, with
- * the jobs' pages in place. */
+ * the jobs' pages in place. In lockstep the jobs' warm-up rounds come
+ * first, then the stream alone. */
 static void warm_up(const struct tp_size *size, uint64_t low_free)
 {
 	uint64_t t0 = rdtsc();
-	uint64_t end = t0 + stats_muldiv(size->run_ms, tsc_hz(), TP_MS);
+	uint64_t end = t0 + stats_muldiv(run_ms(size), tsc_hz(), TP_MS);
 
+	if (tp.lockstep)
+		jobs_advance(0, end); /* the rounds allowed at the start */
 	while (rdtsc() < end) {
 		bool full = page_alloc_free_pages() < low_free ||
 			    purge_cache_pages() == PURGE_CACHE_SLOTS;
@@ -288,17 +342,26 @@ static unsigned run_variants(struct tp_variant *ph, unsigned nph,
 			     uint64_t low_free)
 {
 	uint64_t t0 = rdtsc(), next = t0 + tsc_hz();
-	uint64_t end = t0 + stats_muldiv(size->run_ms, tsc_hz(), TP_MS);
+	uint64_t end = t0 + stats_muldiv(run_ms(size), tsc_hz(), TP_MS);
 	unsigned left = nph;
+
+	uint64_t passes = 0;
 
 	while (left && rdtsc() < end) {
 		if (!purge_stream() || page_alloc_free_pages() < low_free) {
 			struct tp_variant *v = behind(ph, nph, size);
 
+			if (tp.lockstep && !jobs_advance(TP_LOCKSTEP_ROUNDS,
+							 end))
+				break;
 			reclaim_pass(v, my_slot);
 			left -= variant_done(v, size);
+			passes++;
+			if (tp.lockstep &&
+			    passes % TP_LOCKSTEP_LINE_PASSES == 0)
+				per_second(ph);
 		}
-		if (rdtsc() >= next) {
+		if (!tp.lockstep && rdtsc() >= next) {
 			/* One line per second; a pass longer than that
 			 * gets one line, not one per second it took. */
 			per_second(ph);
@@ -476,7 +539,7 @@ static int report(const struct tp_variant *ph, unsigned nph, unsigned cpus,
 			bench_missing("tlb_purge", v, NULL, BENCH_CUT_SHORT,
 				      "the %lu ms time cap stopped reclaim "
 				      "after %lu of its %lu pages (%lu "
-				      "passes)", (unsigned long)size->run_ms,
+				      "passes)", (unsigned long)run_ms(size),
 				      (unsigned long)ph[p].pages,
 				      (unsigned long)size->phase_pages,
 				      (unsigned long)ph[p].reclaims);
@@ -683,9 +746,15 @@ static int tlb_purge_run(enum experiment_mode mode)
 	if (experiment_param("sweep", &v))
 		sweep = v != 0;
 	memset(&tp, 0, sizeof(tp));
+	tp.lockstep = kopt.cachemodel[0] != '\0';
 	tp_model_init();
 	nph = variants_init(ph, batch, sweep);
 	purge_load_init(&tp_load_ops);
+	if (tp.lockstep) {
+		/* Before any job starts: its warm-up rounds, no more. */
+		tp.round_limit = TP_WARM_ROUNDS;
+		purge_load_limit_rounds(tp.round_limit);
+	}
 	me = space_create("cat");
 	if (!me || !tp_model_setup(cpus) ||
 	    space_add_anon(me, PURGE_UVA, 1, VM_WRITE) != VM_OK) {
@@ -705,7 +774,7 @@ static int tlb_purge_run(enum experiment_mode mode)
 		cpus - 1, PURGE_JOB_SPACES, PURGE_JOB_PAGES, PURGE_TOOL_FILES,
 		PURGE_TOOL_PAGES, (unsigned long)size->budget_pages,
 		(unsigned long)size->phase_pages,
-		(unsigned long)size->run_ms, batch, RECLAIM_BATCH_DEFAULT,
+		(unsigned long)run_ms(size), batch, RECLAIM_BATCH_DEFAULT,
 		nph > TLB_POLICY_COUNT ? "; also batches of 64, 128, 256" : "",
 		tlb_pcid_active() ? "on" : "off", tlb_flush_ceiling);
 	tlb_switch_to(me);

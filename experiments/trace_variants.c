@@ -122,7 +122,7 @@ static const char *verdict_name(enum bench_tristate t)
 
 void trace_variant_describe(const char *experiment,
 			    const struct trace_variant *v, uint64_t events,
-			    uint64_t ops)
+			    uint64_t ops, const char *op)
 {
 	uint64_t per = ops ? stats_muldiv(events, FRAC_DIGITS_SCALE, ops) : 0;
 
@@ -135,7 +135,7 @@ void trace_variant_describe(const char *experiment,
 		v->page_index == RB_PAGES_LIST ? "list" : "array",
 		(unsigned long)(per / FRAC_DIGITS_SCALE),
 		(unsigned long)(per % FRAC_DIGITS_SCALE),
-		experiment[0] == 'k' ? "file" : "request",
+		op,
 		verdict_name(bench_env_memtypes()));
 }
 
@@ -157,13 +157,32 @@ int trace_variant_run(struct traced_workload *w,
 		return 1;
 	rc = w->run(w->arg, v->name, ticks);
 	events = trace_variant_stop(v);
-	trace_variant_describe(w->exp, v, events, w->ops * w->reps);
+	trace_variant_describe(w->exp, v, events, w->ops * w->reps, w->op);
 	if (!rc)
 		*w->nfig += trace_work_figures(w->exp, v, ticks, w->reps,
 					       w->ops, w->op, w->unit,
 					       &w->off_ticks,
 					       w->figs + *w->nfig,
 					       w->room - *w->nfig);
+	return rc;
+}
+
+int trace_variants_run_all(struct traced_workload *w,
+			   enum experiment_mode mode, unsigned *reps,
+			   size_t nseed, bool combos)
+{
+	int rc = 0;
+
+	kassert(nseed <= trace_variants_count);
+	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
+		*reps = TRACE_QUICK_REPS;
+	w->reps = *reps;
+	trace_variants_prepare();
+	for (size_t i = 0; i < nseed && !rc; i++)
+		rc |= trace_variant_run(w, &trace_variants[i]);
+	for (unsigned i = 0; combos && mode == EXPERIMENT_FULL &&
+			     i < TRACE_COMBOS && !rc; i++)
+		rc |= trace_variant_run(w, trace_combo(i));
 	return rc;
 }
 

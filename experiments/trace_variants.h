@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/experiment.h"
+#include "lib/bench.h"
 #include "lib/bench_output.h"
 #include "trace/trace.h"
 
@@ -63,13 +65,13 @@ uint64_t trace_variant_stop(const struct trace_variant *v);
 
 /*
  * Print one line for the run: variant, memory type, switches, events per
- * operation (events / ops, two decimals), and whether this platform
- * honours memory types (the measured verdict of the environment header),
- * so no TCG figure reads as a hardware finding.
+ * operation (events / ops, two decimals; op names one, as "file"), and
+ * whether this platform honours memory types (the measured verdict of
+ * the environment header), so no TCG figure reads as a hardware finding.
  */
 void trace_variant_describe(const char *experiment,
 			    const struct trace_variant *v, uint64_t events,
-			    uint64_t ops);
+			    uint64_t ops, const char *op);
 
 /*
  * The work one traced run added, deterministic under QEMU -icount (one
@@ -110,11 +112,38 @@ struct traced_workload {
 };
 
 /*
- * The shell setting trace= every experiment with traced variants
- * declares ({"trace", 0, 1, ...} in its parameter table): false when
- * this run set trace=0, so the experiment skips its traced variants.
+ * The shell settings every experiment with traced variants declares,
+ * last in its parameter table: reps= (reps_help says its defaults) and
+ * trace=, read by trace_variants_wanted().
+ */
+#define TRACED_WORKLOAD_PARAMS(reps_help)                                     \
+	{"reps", 1, BENCH_MAX_REPS, reps_help},                               \
+	{"trace", 0, 1, "1: also the traced variants (default), 0: not"}
+
+/*
+ * The shell setting trace= (TRACED_WORKLOAD_PARAMS): false when this run
+ * set trace=0, so the experiment skips its traced variants.
  */
 bool trace_variants_wanted(void);
+
+/* Repetitions of each traced variant in quick mode without a model. */
+#define TRACE_QUICK_REPS 1
+
+/*
+ * The traced half of a tbench- or kbuild-like run, written once: the
+ * repetitions first (quick mode, as make run and make test use it: one,
+ * TRACE_QUICK_REPS, to stay short; under a cache model quick mode's own,
+ * whose spread the seed table reports; full mode its own), stored in
+ * *reps, the experiment's count that w->run() reads, and in w->reps;
+ * then the direct map split for the buffers (trace_variants_prepare()),
+ * then trace_variant_run() of w under the first nseed seed variants and,
+ * in full mode when combos is set, under every combination of the
+ * seed-004 switches. Stops at the first failure. Returns 0, or 1 on a
+ * failure.
+ */
+int trace_variants_run_all(struct traced_workload *w,
+			   enum experiment_mode mode, unsigned *reps,
+			   size_t nseed, bool combos);
 
 /*
  * One traced run of w under v, the same for every experiment: start the

@@ -382,6 +382,13 @@ __printf(1, 2) static void emit_printf(const char *fmt, ...)
 	emit_line(line, sizeof(line), n);
 }
 
+static unsigned long whole_skips;
+
+unsigned long bench_missing_whole_skips(void)
+{
+	return whole_skips;
+}
+
 void bench_missing(const char *experiment, const char *variant,
 		   const char *metric, enum bench_missing_status status,
 		   const char *fmt, ...)
@@ -390,6 +397,8 @@ void bench_missing(const char *experiment, const char *variant,
 	va_list ap;
 	int n;
 
+	if (status == BENCH_SKIPPED && !variant && !metric)
+		whole_skips++;
 	va_start(ap, fmt);
 	kvsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);

@@ -182,6 +182,14 @@ __printf(5, 6) void bench_missing(const char *experiment, const char *variant,
 				  enum bench_missing_status status,
 				  const char *fmt, ...);
 
+/*
+ * How many times bench_missing() has skipped a whole experiment
+ * (BENCH_SKIPPED, variant and metric NULL) since boot: the experiment
+ * runner compares it before and after a run, to close a skipped
+ * experiment with "skipped" rather than "done". Boot CPU only.
+ */
+unsigned long bench_missing_whole_skips(void);
+
 /* The @@MISSING line alone (ksnprintf() semantics, ends in '\n'). */
 int bench_format_missing_line(char *buf, size_t size, const char *experiment,
 			      const char *variant, const char *metric,

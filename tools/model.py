@@ -71,6 +71,10 @@ WC_CAUSES = ("fence", "locked", "uncached", "evict")
 OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
     "prefetches", "prefetch_useful", "prefetch_late", "bus_queued",
     "store_stalls")
+# Counters whose spread between repetitions a figure's model data carries
+# beside its cycles' ("llc_misses_spread_pct"): the ones the report divides
+# in place of a hardware counter (tools/seeds_data.json, "modelled_from").
+SPREAD_COUNTERS = ("llc_misses",)
 # Region timing of multi-vCPU runs (absent with one vCPU).
 PACE_FIELDS = ("elapsed", "paced", "pace_breaks")
 PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")
@@ -257,11 +261,11 @@ def region_key(label):
     return parts[0], parts[1], parts[2], int(parts[3])
 
 
-def region_spread_pct(figs):
-    """Spread of the repetitions' modelled cycles per iteration, as the
-    kernel's spread_pct ((max - min) / median, in %), or None with fewer
-    than two repetitions or a zero median."""
-    per = [f["cycles_per_iter"] for f in figs]
+def region_spread_pct(figs, key="cycles_per_iter"):
+    """Spread of the repetitions' modelled key (cycles per iteration by
+    default), as the kernel's spread_pct ((max - min) / median, in %), or
+    None with fewer than two repetitions or a zero median."""
+    per = [f[key] for f in figs]
     mid = statistics.median(per)
     if len(per) < 2 or mid == 0:
         return None
@@ -277,6 +281,8 @@ def set_model(res, rs, profile, freq):
                statistics.median(f[k] for f in figs)) for k in figs[0]},
         "basis": region_basis(rs[0]),
         "spread_pct": region_spread_pct(figs),
+        **{"%s_spread_pct" % c: region_spread_pct(figs, c + "_per_iter")
+           for c in SPREAD_COUNTERS},
         "valid": all(region_valid(r) for r in rs),
         "pace_breaks": sum(r.get("pace_breaks", 0) for r in rs),
         "paced": min((r["paced"] for r in rs if "paced" in r),

@@ -41,7 +41,7 @@ COST_JSON = os.path.join(OUT, "cost.json")
 TIMEOUT_S = 1800
 MIB = 1 << 20
 EXPERIMENT_START = re.compile(r"=== experiment (\S+) \(")
-EXPERIMENT_DONE = re.compile(r"=== experiment (\S+): done ===")
+EXPERIMENT_DONE = re.compile(r"=== experiment (\S+): (?:done|skipped) ===")
 
 
 def image(name, cmdline):

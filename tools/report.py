@@ -416,6 +416,31 @@ def modelled_ratio(num, den):
     return a / b if b else None
 
 
+def modelled_counts(res, c):
+    """For a comparison whose figures count hardware events ("modelled_from"
+    in tools/seeds_data.json: a metric whose model regions hold the same
+    work, and the model's counter of those events): the model's count per
+    iteration of those regions, as (numerator figure, denominator figure,
+    ratio). The figures are those of the named metric with the
+    comparison's experiment, variant and configuration. None without
+    "modelled_from" or when a side has no model data; the ratio is None
+    when a side's model data is invalid or the denominator's count is 0."""
+    spec = c.get("modelled_from")
+    if not spec:
+        return None
+    key = spec["counter"] + "_per_iter"
+    sides = []
+    for side in ("numerator", "denominator"):
+        r, _ = find_ours(res, dict(c["ours"][side], metric=spec["metric"]))
+        if r is None or r.get("model", {}).get(key) is None:
+            return None
+        sides.append(r)
+    num, den = sides
+    ok = model_valid(num) and model_valid(den) and den["model"][key]
+    return num, den, (num["model"][key] / den["model"][key] if ok
+                      else None)
+
+
 def fmt_spread(spread, n):
     """A figure's spread between its n repetitions, for the seed table."""
     if n < 2:
@@ -436,12 +461,22 @@ def spread_line(num, den, model=None):
         fmt_spread(num.get("spread_pct"), num["n"]),
         fmt_spread(den.get("spread_pct"), den["n"]))
     if model and "model" in num and "model" in den:
-        nm, dm = num["model"], den["model"]
-        text += "; modelled: numerator %s, denominator %s" % (
-            fmt_spread(nm.get("spread_pct"), len(nm.get("regions", ()))),
-            fmt_spread(dm.get("spread_pct"), len(dm.get("regions", ()))))
-        if nm.get("regions") == dm.get("regions"):
-            text += " (one region for both)"
+        text += "; " + model_spread(num, den)
+    return text
+
+
+def model_spread(num, den, counter=None):
+    """The modelled half of a spread line: the spread between the
+    repetitions of num's and den's modelled cycles per iteration, or of
+    their counter (as "llc_misses") when given."""
+    nm, dm = num["model"], den["model"]
+    key = counter + "_spread_pct" if counter else "spread_pct"
+    text = "modelled%s: numerator %s, denominator %s" % (
+        " " + counter.replace("_", " ") if counter else "",
+        fmt_spread(nm.get(key), len(nm.get("regions", ()))),
+        fmt_spread(dm.get(key), len(dm.get("regions", ()))))
+    if nm.get("regions") == dm.get("regions"):
+        text += " (one region for both)"
     return text
 
 
@@ -474,6 +509,23 @@ def compare(seeds, res, cache_ok, missing=()):
                     notes.append(n)
         mratio = (modelled_ratio(num, den)
                   if num is not None and den is not None else None)
+        counts = modelled_counts(res, c)
+        if counts:
+            mratio = counts[2]
+            config = ", ".join("%s=%s" % (k, counts[0][k])
+                               for k in CONFIG_KEYS if k in counts[0])
+            notes.append("modelled: the cache model's %s per %s in the "
+                         "regions of the %s figures (%sa model, no PMU "
+                         "needed)" % (
+                             c["modelled_from"]["counter"].replace(
+                                 "_", " "),
+                             counts[0]["unit"].split("/")[-1],
+                             c["modelled_from"]["metric"],
+                             config + "; " if config else ""))
+            if counts[2] is None:
+                notes.append("modelled ratio left out: vCPUs not paced, "
+                             "pacing broken or no events in the "
+                             "denominator")
         if ours is not None and c.get("needs_caches") and not cache_ok:
             notes.append("caches not modelled: not meaningful here"
                          if mratio is None else
@@ -486,11 +538,12 @@ def compare(seeds, res, cache_ok, missing=()):
                          "pacing broken")
         rows.append({
             "id": c["id"], "title": c["title"], "seed": c["seed"],
+            "comparison": c,
             "seed_ratio": s, "our_ratio": ours,
             "model_ratio": mratio,
             "ours_over_seed": (ours / s if ours is not None and s
                                else None),
-            "num": num, "den": den,
+            "num": num, "den": den, "counts": counts,
             "reading": c.get("reading", ""), "notes": "; ".join(notes),
         })
     return rows
@@ -526,6 +579,12 @@ def section_seeds(seeds, res, cache_ok, model=None, missing=()):
             fmt_ratio(r["our_ratio"]), fmt_ratio(r["ours_over_seed"]),
             mcol, md_escape(r["reading"]), md_escape(r["notes"])))
         spread = spread_line(r["num"], r["den"], model)
+        if model and r["counts"]:
+            counted = model_spread(r["counts"][0], r["counts"][1],
+                                   r["comparison"]["modelled_from"]
+                                   ["counter"])
+            spread = (spread + "; " if spread else
+                      "spread between repetitions: ") + counted
         if spread:
             out.append("| _%s_ | | | | |%s | |" % (
                 md_escape(spread), " |" if model else ""))

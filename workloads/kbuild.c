@@ -34,12 +34,16 @@ static void obj_name(char *buf, unsigned i)
 	ksnprintf(buf, KB_NAME_LEN, "obj/%u.o", i);
 }
 
-/* Create (or truncate) name in fs holding the n bytes of buf. */
-static bool write_whole_file(struct ramfs *fs, const char *name,
-			     const void *buf, size_t n)
+/* Create (or truncate) name in fs holding the n bytes of buf, copied
+ * by copy (NULL: ramfs_write()'s own). Inlined where called, so that the
+ * test of copy folds away for a constant NULL. */
+static inline __attribute__((always_inline)) bool
+write_whole_file(struct ramfs *fs, const char *name, const void *buf,
+		 size_t n, ramfs_copy_fn copy)
 {
 	int h = ramfs_open(fs, name, RAMFS_O_CREAT | RAMFS_O_TRUNC);
-	bool ok = h >= 0 && ramfs_write(fs, h, 0, buf, n) == (long)n;
+	bool ok = h >= 0 && (copy ? ramfs_write_with(fs, h, 0, buf, n, copy) :
+				    ramfs_write(fs, h, 0, buf, n)) == (long)n;
 
 	if (h >= 0)
 		ramfs_close(fs, h);
@@ -60,7 +64,7 @@ static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 			return false;
 		corpus_generate(p, i, buf, n);
 		src_name(name, i);
-		ok = write_whole_file(fs, name, buf, n);
+		ok = write_whole_file(fs, name, buf, n, NULL);
 		kfree(buf);
 		if (!ok)
 			return false;
@@ -68,9 +72,11 @@ static bool kb_populate(struct ramfs *fs, const struct corpus_params *p)
 	return true;
 }
 
-/* "cc -c src/i.c -o obj/i.o": false on any error. */
-static bool kb_compile_one(struct ramfs *fs, unsigned i,
-			   struct corpus_compile_stats *cs)
+/* "cc -c src/i.c -o obj/i.o", the object written by copy (NULL:
+ * ramfs_write()'s): false on any error. */
+static inline __attribute__((always_inline)) bool
+kb_compile_one(struct ramfs *fs, unsigned i, struct corpus_compile_stats *cs,
+	       ramfs_copy_fn copy)
 {
 	char name[KB_NAME_LEN];
 	struct ramfs_stat st;
@@ -98,15 +104,19 @@ static bool kb_compile_one(struct ramfs *fs, unsigned i,
 		return false;
 	trace_point(kbuild_step, i, TRACE_KBUILD_WRITE);
 	obj_name(name, i);
-	ok = write_whole_file(fs, name, obj, obj_len);
+	ok = write_whole_file(fs, name, obj, obj_len, copy);
 	kfree(obj);
 	return ok;
 }
 
-/* One worker: take files from the queue until it is empty. */
-static void kb_worker(void *arg)
+/*
+ * One worker: take files from the queue until it is empty, writing the
+ * objects by copy. Inlined into the two workers below, so that the
+ * default build's code has no test of a copy routine in it.
+ */
+static inline __attribute__((always_inline)) void
+kb_work(struct kbuild_run *run, ramfs_copy_fn copy)
 {
-	struct kbuild_run *run = arg;
 	struct kbuild_cpu *me = &run->cpu[smp_this_cpu()];
 	const struct bench_clock *clk = bench_kernel_clock();
 
@@ -123,12 +133,26 @@ static void kb_worker(void *arg)
 		if (i >= run->size->corpus.files)
 			break;
 		t0 = clk->now();
-		if (!kb_compile_one(run->fs, i, &me->cs))
+		if (!kb_compile_one(run->fs, i, &me->cs, copy))
 			me->failed = true;
 		me->busy += clk->now() - t0;
 		me->files++;
 	}
 	me->t_end = clk->now();
+}
+
+/* A worker of the default build: objects written by ramfs_write(). */
+static void kb_worker(void *arg)
+{
+	kb_work(arg, NULL);
+}
+
+/* A worker of a build with run->write_copy set. */
+static void kb_worker_copy(void *arg)
+{
+	struct kbuild_run *run = arg;
+
+	kb_work(run, run->write_copy);
 }
 
 /* Fold the object files in file order; false if one is missing. */
@@ -224,7 +248,8 @@ bool kbuild_build(struct kbuild_run *run, unsigned jobs, uint64_t *hash)
 		return false;
 	run->next_file = 0;
 	smp_barrier_init(&run->barrier, jobs);
-	smp_run_on(&run->mask, kb_worker, run);
+	smp_run_on(&run->mask, run->write_copy ? kb_worker_copy : kb_worker,
+		   run);
 	for (unsigned c = 0; c < MAX_CPUS; c++)
 		if (cpumask_test(&run->mask, c) && run->cpu[c].failed)
 			ok = false;

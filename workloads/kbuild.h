@@ -60,6 +60,11 @@ struct kbuild_run {
 	struct smp_barrier barrier;
 	struct cpumask mask;		/* the workers of the last build */
 	unsigned jobs;
+	/* The object files' write copy (copy_from_user in a kernel build):
+	 * NULL for ramfs_write()'s memcpy, else a routine with memcpy's
+	 * contract (workloads/copy_routines.h; one that needs the SSE state
+	 * needs it on every worker's CPU). kbuild_setup() clears it. */
+	ramfs_copy_fn write_copy;
 	struct kbuild_cpu cpu[MAX_CPUS];
 };
 

@@ -147,6 +147,7 @@ void purge_load_free(void)
 static struct {
 	const struct purge_load_ops *ops;
 	bool stop;
+	uint64_t round_limit;	/* purge_load_limit_rounds(); 0: none */
 	uint64_t next_serial;
 } pl;
 
@@ -246,6 +247,12 @@ void purge_job_main(void *arg)
 	struct purge_job *j = arg;
 
 	while (!atomic_load_acquire(&pl.stop)) {
+		uint64_t limit = atomic_load_acquire(&pl.round_limit);
+
+		if (limit && j->rounds >= limit) {
+			cpu_relax(); /* parked in its last space */
+			continue;
+		}
 		for (unsigned k = 0; k < PURGE_JOB_SPACES; k++) {
 			if (!j->sp[k] && !job_new_space(j, k))
 				continue; /* no memory now: next turn */
@@ -264,6 +271,7 @@ void purge_load_init(const struct purge_load_ops *ops)
 {
 	pl.ops = ops;
 	pl.stop = false;
+	pl.round_limit = 0;
 	pl.next_serial = 1;
 	cache_setup();
 }
@@ -271,4 +279,9 @@ void purge_load_init(const struct purge_load_ops *ops)
 void purge_load_stop(void)
 {
 	atomic_store_release(&pl.stop, true);
+}
+
+void purge_load_limit_rounds(uint64_t rounds)
+{
+	atomic_store_release(&pl.round_limit, rounds);
 }

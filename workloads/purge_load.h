@@ -79,5 +79,13 @@ uint64_t purge_bad_pages(void);
 void purge_job_main(void *arg);
 /* Asks every job to stop after its current round. */
 void purge_load_stop(void);
+/*
+ * Rounds each job may have completed before it waits (0, the default
+ * after purge_load_init(): no limit): a job with that many rounds done
+ * spins in its last space until the limit grows or purge_load_stop(),
+ * so a caller that raises the limit and waits for the jobs' rounds
+ * fixes the work they do between two of its own steps.
+ */
+void purge_load_limit_rounds(uint64_t rounds);
 
 #endif

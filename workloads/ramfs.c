@@ -338,8 +338,20 @@ long ramfs_read(struct ramfs *fs, int h, uint64_t off, void *buf,
 	return (long)done;
 }
 
-long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
-		 size_t len)
+/* ramfs_write()'s copy, in the type of a ramfs_copy_fn. */
+static inline void copy_memcpy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
+/*
+ * The write path, with the copy into the pages made by copy. Always
+ * inlined: at each call copy is either a constant (ramfs_write(), whose
+ * code is then the same as if memcpy were written here) or the caller's.
+ */
+static inline __attribute__((always_inline)) long
+write_with(struct ramfs *fs, int h, uint64_t off, const void *buf,
+	   size_t len, ramfs_copy_fn copy)
 {
 	struct ramfs_inode *ino = handle_inode(fs, h);
 	const uint8_t *src = buf;
@@ -374,7 +386,7 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 				break;
 			ino->npages++;
 		}
-		memcpy((uint8_t *)*slot + in_page, src + done, n);
+		copy((uint8_t *)*slot + in_page, src + done, n);
 		done += n;
 	}
 	if (done && off + done > ino->size)
@@ -384,6 +396,18 @@ long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 	COUNT(fs, writes, 1);
 	COUNT(fs, bytes_written, done);
 	return ret;
+}
+
+long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
+		 size_t len)
+{
+	return write_with(fs, h, off, buf, len, copy_memcpy);
+}
+
+long ramfs_write_with(struct ramfs *fs, int h, uint64_t off,
+		      const void *buf, size_t len, ramfs_copy_fn copy)
+{
+	return write_with(fs, h, off, buf, len, copy);
 }
 
 int ramfs_truncate(struct ramfs *fs, int h, uint64_t size)

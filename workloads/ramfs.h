@@ -95,6 +95,18 @@ long ramfs_read(struct ramfs *fs, int h, uint64_t off, void *buf,
 /* Copy len bytes from buf to off, growing the file; returns len or error. */
 long ramfs_write(struct ramfs *fs, int h, uint64_t off, const void *buf,
 		 size_t len);
+
+/* A copy routine with memcpy's contract for non-overlapping buffers
+ * (workloads/copy_routines.h's copy_fn has this type). */
+typedef void (*ramfs_copy_fn)(void *dst, const void *src, size_t n);
+
+/*
+ * ramfs_write() whose copy into the file's pages (the write path's
+ * copy_from_user) is made by copy instead of memcpy: seed 001 compares
+ * an ordinary copy there with a non-temporal one. Same contract.
+ */
+long ramfs_write_with(struct ramfs *fs, int h, uint64_t off,
+		      const void *buf, size_t len, ramfs_copy_fn copy);
 /* Set the size; pages wholly beyond it go back to the backend. */
 int ramfs_truncate(struct ramfs *fs, int h, uint64_t size);
 int ramfs_fstat(struct ramfs *fs, int h, struct ramfs_stat *st);

@@ -586,6 +586,21 @@ KTEST(bench_output, missing_line_exact)
 				"\"status\":\"skipped\"") != NULL);
 }
 
+KTEST(bench_output, whole_skips_count_only_a_whole_experiment)
+{
+	unsigned long before = bench_missing_whole_skips();
+
+	capture_start();
+	bench_missing("tlb_purge", "batched", NULL, BENCH_CUT_SHORT, "cap");
+	bench_missing("falseshare", "packed", "increment", BENCH_SKIPPED,
+		      "one CPU");
+	bench_missing("copy", NULL, NULL, BENCH_CUT_SHORT, "cap");
+	EXPECT_EQ(bench_missing_whole_skips(), before);
+	bench_missing("copy", NULL, NULL, BENCH_SKIPPED, "needs RAM");
+	EXPECT_EQ(bench_missing_whole_skips(), before + 1);
+	bench_output_set_sink(NULL);
+}
+
 KTEST(bench_output, long_strings_are_cut_validly)
 {
 	char name[600], buf[BENCH_LINE_MAX];

@@ -1,6 +1,7 @@
 /*
  * Host tests for workloads/ramfs.c under ASan/UBSan: round trips across
- * page boundaries, holes, truncation, unlink-while-open, name and inode
+ * page boundaries (ramfs_write(), and ramfs_write_with() calling the copy
+ * given once per page), holes, truncation, unlink-while-open, name and inode
  * limits, and that every backend page comes back (the backend counts).
  */
 // HOST_SRCS: workloads/ramfs.c lib/spinlock.c tests/host/host_cycles.c
@@ -42,6 +43,17 @@ static void fill(void)
 		src[i] = (uint8_t)(i * 13 + (i >> 9));
 }
 
+/* A write copy that counts its calls and bytes, then copies. */
+static unsigned copy_calls;
+static size_t copy_bytes;
+
+static void counting_copy(void *d, const void *s, size_t n)
+{
+	copy_calls++;
+	copy_bytes += n;
+	memcpy(d, s, n);
+}
+
 KTEST(ramfs, round_trip_unaligned)
 {
 	struct ramfs *fs = ramfs_new(&backend, 16);
@@ -62,6 +74,23 @@ KTEST(ramfs, round_trip_unaligned)
 	EXPECT_EQ(ramfs_read(fs, h, 0, dst, 4095), 4095);
 	EXPECT_EQ(dst[0], 0);
 	EXPECT_EQ(dst[4094], 0);
+	ramfs_close(fs, h);
+	/* The same write through ramfs_write_with(): one call of the copy
+	 * given per page touched (the end of page 0, five whole pages, part
+	 * of a seventh), none from ramfs_write(). */
+	h = ramfs_open(fs, "y", RAMFS_O_CREAT);
+	ASSERT_TRUE(h >= 0);
+	copy_calls = 0;
+	copy_bytes = 0;
+	EXPECT_EQ(ramfs_write_with(fs, h, 4095, src, BIG, counting_copy),
+		  BIG);
+	EXPECT_EQ(copy_calls, 7);
+	EXPECT_EQ(copy_bytes, BIG);
+	memset(dst, 0, sizeof(dst));
+	EXPECT_EQ(ramfs_read(fs, h, 4095, dst, BIG), BIG);
+	EXPECT_EQ(memcmp(src, dst, BIG), 0);
+	EXPECT_EQ(ramfs_write(fs, h, 0, src, 100), 100);
+	EXPECT_EQ(copy_calls, 7);
 	ramfs_close(fs, h);
 	ramfs_destroy(fs);
 	EXPECT_EQ(live_pages, 0);

@@ -294,6 +294,11 @@ class SeedsDataTest(unittest.TestCase):
                     sel = c["ours"][side]
                     for key in ("experiment", "metric", "variant"):
                         self.assertIn(key, sel)
+                if "modelled_from" in c:
+                    self.assertIn(c["modelled_from"]["counter"],
+                                  model.SPREAD_COUNTERS)
+                    self.assertNotEqual(c["modelled_from"]["metric"],
+                                        c["ours"]["numerator"]["metric"])
 
     def test_seed_ratios(self):
         with open(report.DEFAULT_SEEDS) as f:
@@ -790,6 +795,48 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(report.unit_kind("ms"), "time")
         self.assertEqual(report.unit_kind("MiB/s"), "rate")
         self.assertEqual(report.unit_kind("IPIs/1000 pages"), "count")
+
+    def test_report_modelled_counts(self):
+        """A comparison of PMU counts takes the model's counter from the
+        regions of the figures "modelled_from" names."""
+        c = {"ours": {"numerator": {"experiment": "copy", "variant": "nt",
+                                    "metric": "copy_misses"},
+                      "denominator": {"experiment": "copy", "variant": "std",
+                                      "metric": "copy_misses"}},
+             "modelled_from": {"metric": "copy", "counter": "llc_misses"}}
+
+        def fig(variant, misses, valid=True, size=64):
+            return {"experiment": "copy", "variant": variant,
+                    "metric": "copy", "unit": "tsc-cycles/KiB", "size": size,
+                    "median": 1.0, "n": 2,
+                    "model": {"llc_misses_per_iter": misses, "valid": valid,
+                              "regions": [1, 2],
+                              "llc_misses_spread_pct": 1.5}}
+        res = [fig("nt", 6.0), fig("std", 2.0), fig("nt", 100.0, size=8)]
+        num, den, ratio = report.modelled_counts(res, c)
+        self.assertEqual(ratio, 3.0)  # the largest size's, 6 / 2
+        self.assertIs(num, res[0])
+        self.assertIsNone(report.modelled_counts(res, dict(
+            c, modelled_from=None)))
+        self.assertIsNone(report.modelled_counts(res[1:2], c))
+        self.assertIsNone(report.modelled_counts(
+            [fig("nt", 6.0), fig("std", 2.0, valid=False)], c)[2])
+        self.assertIsNone(report.modelled_counts(
+            [fig("nt", 6.0), fig("std", 0.0)], c)[2])
+        self.assertEqual(
+            report.model_spread(num, den, "llc_misses"),
+            "modelled llc misses: numerator 1.50 % (2 repetitions), "
+            "denominator 1.50 % (2 repetitions) (one region for both)")
+        rows = report.compare({"figures": [
+            {"id": "a", "value": 2.0}, {"id": "b", "value": 1.0}],
+            "comparisons": [dict(c, id="x", title="t", seed="001",
+                                 seed_ratio={"numerator": "a",
+                                             "denominator": "b"})]},
+            res, True)
+        self.assertEqual(rows[0]["model_ratio"], 3.0)
+        self.assertIsNone(rows[0]["our_ratio"])
+        self.assertIn("cache model's llc misses per KiB in the regions "
+                      "of the copy figures (size=64; a model", rows[0]["notes"])
 
     def test_report_seed_spread_line(self):
         num = {"n": 3, "spread_pct": 2.5,
