@@ -2,7 +2,7 @@
 """Check that every dependency of the tree points down the layers.
 
 The rule is docs/layers.md; the tables below are the same rule for the
-machine. Four checks, over every folder of the tree:
+machine. Six checks, over every folder of the tree:
 
 1. Includes. Every quoted #include (and nasm %include) of C, header and
    assembly files is resolved the way the compiler does (the including
@@ -24,9 +24,10 @@ machine. Four checks, over every folder of the tree:
 5. Rooms. kernel/ is three rooms (ROOMS): the core (kernel/), the
    benchmark environment (kernel/bench/) and the shell (kernel/shell/);
    a room includes its own and the rooms below it, and only the boot
-   sequence (ROOM_TOP) starts every room. Inside the rooms, a module (a
-   .c file and its .h, as one) may not reach itself either: x.c
-   including y.h while y.c includes x.h is a cycle of two ideas.
+   sequence (ROOM_TOP) starts every room.
+6. Modules. Everywhere in the tree, a module (a .c file and its .h, as
+   one node) may not reach itself either: x.c including y.h while y.c
+   includes x.h is a cycle of two ideas, though no file reaches itself.
 
 A file in no layer (a new top-level folder) is reported too. A problem
 prints
@@ -228,14 +229,14 @@ def room_violation(src, target):
         target, room, troom)
 
 
-def room_cycles(incs):
-    """Cycles of modules (x.c and x.h as one node) inside kernel/'s
-    rooms, reported at the first include of each."""
+def module_cycles(incs):
+    """Cycles of modules (x.c and x.h as one node), in every folder of
+    the tree, reported at the first include of each."""
     def module(path):
         return os.path.splitext(path)[0]
     edges, first = [], {}
     for s, n, t in incs:
-        if room_of(s) and room_of(t) and module(s) != module(t):
+        if module(s) != module(t):
             edges.append((module(s), n, module(t)))
             first.setdefault((module(s), module(t), n), s)
     return [(first[(src, nxt, n)], n, nxt, "module " + why)
@@ -416,7 +417,7 @@ def check(root):
     on_file_cycle = {f for _, _, _, why in file_cycles
                      for f in why.split(": ", 1)[1].split(" -> ")}
     found += file_cycles + cycles(imps)
-    found += [c for c in room_cycles(incs) if c[0] not in on_file_cycle]
+    found += [c for c in module_cycles(incs) if c[0] not in on_file_cycle]
     return found
 
 

@@ -211,6 +211,21 @@ class LayerCheck(unittest.TestCase):
             "module cycle: kernel/bench/x -> kernel/bench/y -> "
             "kernel/bench/x")])
 
+    def test_module_cycle_in_any_folder_fails(self):
+        # The same rule outside kernel/: three modules of one layer, each
+        # .c including the next one's header, the last header including
+        # the first's.
+        self.write("arch/x86_64/a.h", "")
+        self.write("arch/x86_64/b.h", "")
+        self.write("arch/x86_64/c.h", '#include "arch/x86_64/a.h"\n')
+        self.write("arch/x86_64/a.c", '#include "arch/x86_64/b.h"\n')
+        self.write("arch/x86_64/b.c", '#include "arch/x86_64/c.h"\n')
+        found = check_layers.check(self.root)
+        self.assertEqual(found, [(
+            "arch/x86_64/a.c", 1, "arch/x86_64/b",
+            "module cycle: arch/x86_64/a -> arch/x86_64/b -> "
+            "arch/x86_64/c -> arch/x86_64/a")])
+
     def test_rooms_point_down(self):
         self.write("kernel/shell/shell.h", "")
         self.write("kernel/bench/env.h", "")
