@@ -113,6 +113,10 @@ INTERFACES = {
     ARCH_INCLUDE + "/asm/local.h": (ALL, "system", set()),
     ARCH_INCLUDE + "/asm/barrier.h": (ALL, "system", set()),
     ARCH_INCLUDE + "/asm/this_cpu.h": (ALL, "system", set()),
+    # Where the direct map and the kernel image lie, as constants, for
+    # mm/direct_map.h's inline conversions (Linux's __PAGE_OFFSET behind
+    # __va()): kernel builds only.
+    ARCH_INCLUDE + "/asm/direct_map.h": (ALL, "system", set()),
     # The cache model's doorbell protocol, shared by the plugin and the
     # kernel: plain constants.
     "cachemodel/doorbell.h": (ALL, "system", set()),
