@@ -87,89 +87,134 @@ static void put_num(struct out *o, const struct spec *sp, uint64_t v,
 		pad(o, ' ', fill);
 }
 
-int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+/* The length modifiers kvsnprintf() reads: hh, h, none, l, ll, z. */
+enum length { LEN_HH = -2, LEN_H, LEN_INT, LEN_LONG, LEN_LLONG, LEN_SIZE };
+
+/*
+ * Read a conversion's flags, width, precision and length modifier from
+ * fmt (just past its '%') into *sp and *len, taking '*' widths from ap.
+ * Returns where the conversion character is.
+ */
+static const char *parse_spec(const char *fmt, struct spec *sp,
+			      enum length *len, va_list *ap)
+{
+	for (;; fmt++) {
+		if (*fmt == '-')
+			sp->left = true;
+		else if (*fmt == '0')
+			sp->zero = true;
+		else if (*fmt == '#')
+			sp->alt = true;
+		else if (*fmt == '+')
+			sp->plus = true;
+		else if (*fmt == ' ')
+			sp->space = true;
+		else
+			break;
+	}
+	if (*fmt == '*') {
+		sp->width = va_arg(*ap, int);
+		if (sp->width < 0) {
+			sp->left = true;
+			sp->width = -sp->width;
+		}
+		fmt++;
+	} else {
+		while (*fmt >= '0' && *fmt <= '9')
+			sp->width = sp->width * 10 + (*fmt++ - '0');
+	}
+	if (*fmt == '.') {
+		fmt++;
+		sp->prec = 0;
+		if (*fmt == '*') {
+			sp->prec = va_arg(*ap, int);
+			fmt++;
+		} else {
+			while (*fmt >= '0' && *fmt <= '9')
+				sp->prec = sp->prec * 10 + (*fmt++ - '0');
+		}
+	}
+	*len = LEN_INT;
+	if (*fmt == 'h') {
+		*len = LEN_H;
+		if (*++fmt == 'h') {
+			*len = LEN_HH;
+			fmt++;
+		}
+	} else if (*fmt == 'l') {
+		*len = LEN_LONG;
+		if (*++fmt == 'l') {
+			*len = LEN_LLONG;
+			fmt++;
+		}
+	} else if (*fmt == 'z') {
+		*len = LEN_SIZE;
+		fmt++;
+	}
+	return fmt;
+}
+
+/* The next argument of a signed conversion of length len. */
+static int64_t arg_signed(enum length len, va_list *ap)
+{
+	int64_t v;
+
+	if (len == LEN_LONG)
+		v = va_arg(*ap, long);
+	else if (len == LEN_LLONG)
+		v = va_arg(*ap, long long);
+	else if (len == LEN_SIZE)
+		v = (int64_t)va_arg(*ap, size_t);
+	else
+		v = va_arg(*ap, int);
+	if (len == LEN_H)
+		v = (short)v;
+	else if (len == LEN_HH)
+		v = (signed char)v;
+	return v;
+}
+
+/* The next argument of an unsigned conversion of length len. */
+static uint64_t arg_unsigned(enum length len, va_list *ap)
+{
+	uint64_t v;
+
+	if (len == LEN_LONG)
+		v = va_arg(*ap, unsigned long);
+	else if (len == LEN_LLONG)
+		v = va_arg(*ap, unsigned long long);
+	else if (len == LEN_SIZE)
+		v = va_arg(*ap, size_t);
+	else
+		v = va_arg(*ap, unsigned int);
+	if (len == LEN_H)
+		v = (unsigned short)v;
+	else if (len == LEN_HH)
+		v = (unsigned char)v;
+	return v;
+}
+
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap_in)
 {
 	struct out o = {buf, size, 0};
+	va_list ap; /* a copy the helpers can advance through a pointer */
 
+	va_copy(ap, ap_in);
 	while (*fmt) {
 		struct spec sp = {false, false, false, false, false, 0, -1};
 		const char *start = fmt;
-		int lng = 0; /* -2 hh, -1 h, 0 int, 1 long, 2 long long, 3 size_t */
+		enum length len;
 
 		if (*fmt != '%') {
 			put(&o, *fmt++);
 			continue;
 		}
-		fmt++;
-		for (;; fmt++) {
-			if (*fmt == '-')
-				sp.left = true;
-			else if (*fmt == '0')
-				sp.zero = true;
-			else if (*fmt == '#')
-				sp.alt = true;
-			else if (*fmt == '+')
-				sp.plus = true;
-			else if (*fmt == ' ')
-				sp.space = true;
-			else
-				break;
-		}
-		if (*fmt == '*') {
-			sp.width = va_arg(ap, int);
-			if (sp.width < 0) {
-				sp.left = true;
-				sp.width = -sp.width;
-			}
-			fmt++;
-		} else {
-			while (*fmt >= '0' && *fmt <= '9')
-				sp.width = sp.width * 10 + (*fmt++ - '0');
-		}
-		if (*fmt == '.') {
-			fmt++;
-			sp.prec = 0;
-			if (*fmt == '*') {
-				sp.prec = va_arg(ap, int);
-				fmt++;
-			} else {
-				while (*fmt >= '0' && *fmt <= '9')
-					sp.prec = sp.prec * 10 + (*fmt++ - '0');
-			}
-		}
-		if (*fmt == 'h') {
-			lng = -1;
-			if (*++fmt == 'h') {
-				lng = -2;
-				fmt++;
-			}
-		} else if (*fmt == 'l') {
-			lng = 1;
-			if (*++fmt == 'l') {
-				lng = 2;
-				fmt++;
-			}
-		} else if (*fmt == 'z') {
-			lng = 3;
-			fmt++;
-		}
-
+		fmt = parse_spec(fmt + 1, &sp, &len, &ap);
 		switch (*fmt) {
 		case 'd':
 		case 'i': {
-			int64_t v;
-			if (lng == 1)
-				v = va_arg(ap, long);
-			else if (lng == 2)
-				v = va_arg(ap, long long);
-			else if (lng == 3)
-				v = (int64_t)va_arg(ap, size_t);
-			else
-				v = va_arg(ap, int);
-			if (lng == -1)
-				v = (short)v;
-			else if (lng == -2)
-				v = (signed char)v;
+			int64_t v = arg_signed(len, &ap);
+
 			put_num(&o, &sp, v < 0 ? -(uint64_t)v : (uint64_t)v,
 				v < 0, 10, false, NULL);
 			break;
@@ -178,21 +223,10 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		case 'x':
 		case 'X':
 		case 'o': {
-			uint64_t v;
+			uint64_t v = arg_unsigned(len, &ap);
 			unsigned base = *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16;
 			const char *prefix = NULL;
-			if (lng == 1)
-				v = va_arg(ap, unsigned long);
-			else if (lng == 2)
-				v = va_arg(ap, unsigned long long);
-			else if (lng == 3)
-				v = va_arg(ap, size_t);
-			else
-				v = va_arg(ap, unsigned int);
-			if (lng == -1)
-				v = (unsigned short)v;
-			else if (lng == -2)
-				v = (unsigned char)v;
+
 			if (sp.alt && v) {
 				if (base == 16)
 					prefix = *fmt == 'X' ? "0X" : "0x";
@@ -214,6 +248,7 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			break;
 		case 'c': {
 			char c = (char)va_arg(ap, int);
+
 			if (!sp.left)
 				pad(&o, ' ', sp.width - 1);
 			put(&o, c);
@@ -235,6 +270,7 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		fmt++;
 	}
 done:
+	va_end(ap);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = '\0';
 	return (int)o.len;

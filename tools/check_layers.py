@@ -28,6 +28,9 @@ machine. Six checks, over every folder of the tree:
 6. Modules. Everywhere in the tree, a module (a .c file and its .h, as
    one node) may not reach itself either: x.c including y.h while y.c
    includes x.h is a cycle of two ideas, though no file reaches itself.
+7. Function length. No function of the kernel's and the cache model's
+   C (SIZE_CHECKED) is longer than FUNCTION_MAX_LINES, from its opening
+   brace to its closing one; tests may be.
 
 A file in no layer (a new top-level folder) is reported too. A problem
 prints
@@ -129,6 +132,12 @@ INTERFACES = {
     "mm/tlb.h": (None, None, {"arch/x86_64"}),
     "mm/cachemodel.h": (None, None, {"arch/x86_64"}),
 }
+
+# Folders whose C functions are held to FUNCTION_MAX_LINES: the kernel's
+# layers and the cache model (not the tests, the labs' skeletons, tools).
+SIZE_CHECKED = ("kernel", "mm", "arch", "lib", "boot", "trace",
+                "workloads", "experiments", "cachemodel")
+FUNCTION_MAX_LINES = 120
 
 INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
 IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)"
@@ -405,6 +414,42 @@ def _path_in(graph, comp, start):
     raise AssertionError("no cycle through %s" % start)
 
 
+def _function_name(lines, brace):
+    """The name of the function whose body opens at lines[brace] (a "{"
+    alone on its line, Linux style), or None for anything else."""
+    start = brace
+    while start > 0 and lines[start - 1].strip() and \
+            not lines[start - 1].rstrip().endswith((";", "}", "*/")) and \
+            not lines[start - 1].startswith("#"):
+        start -= 1
+    m = re.search(r"(\w+)\s*\(", " ".join(lines[start:brace]))
+    return m.group(1) if m else None
+
+
+def long_functions(root, limit=FUNCTION_MAX_LINES):
+    """Functions of SIZE_CHECKED's C files longer than limit lines, brace
+    to brace: (file, line of the opening brace, "", why)."""
+    found = []
+    for src in sources(root):
+        if not src.endswith((".c", ".h")) or \
+                src.split("/")[0] not in SIZE_CHECKED:
+            continue
+        lines = _lines(root, src)
+        for i, text in enumerate(lines):
+            if text != "{":
+                continue
+            name = _function_name(lines, i)
+            end = i + 1
+            while end < len(lines) and lines[end] != "}":
+                end += 1
+            n = end - i + 1
+            if name and n > limit:
+                found.append((src, i + 1, "",
+                              "function %s() is %d lines (at most %d): "
+                              "split it by its steps" % (name, n, limit)))
+    return found
+
+
 def check(root):
     """Every problem of the tree at root: (src, line, target, why)."""
     incs, imps = include_edges(root), import_edges(root)
@@ -422,6 +467,7 @@ def check(root):
                      for f in why.split(": ", 1)[1].split(" -> ")}
     found += file_cycles + cycles(imps)
     found += [c for c in module_cycles(incs) if c[0] not in on_file_cycle]
+    found += long_functions(root)
     return found
 
 

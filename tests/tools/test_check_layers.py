@@ -226,6 +226,20 @@ class LayerCheck(unittest.TestCase):
             "module cycle: arch/x86_64/a -> arch/x86_64/b -> "
             "arch/x86_64/c -> arch/x86_64/a")])
 
+    def test_long_function_fails_outside_tests(self):
+        def body(n):
+            # A function whose braces are n lines apart, both included.
+            return "static int\nf(int a,\n  int b)\n{\n" + \
+                "\ta++;\n" * (n - 2) + "}\n"
+        self.write("mm/ok.c", "/* at the limit */\n" + body(120))
+        self.write("tests/kernel/test_long.c", body(300))
+        self.assertEqual(self.found(), [])
+        self.write("mm/long.c", "#include <stdint.h>\n\n" + body(121))
+        found = check_layers.check(self.root)
+        self.assertEqual([(s, n, t) for s, n, t, _ in found],
+                         [("mm/long.c", 6, "")])
+        self.assertIn("function f() is 121 lines", found[0][3])
+
     def test_rooms_point_down(self):
         self.write("kernel/shell/shell.h", "")
         self.write("kernel/bench/env.h", "")
