@@ -319,15 +319,25 @@ static void node_tag_clear(struct radix_tree_node *n, unsigned tag,
 	atomic_fetch_and_release(&n->tags[tag], ~(1ull << o));
 }
 
+/* The item at index for a change of tag (under the tree's lock), with
+ * its leaf (*leaf) and offset there (*o); NULL when index holds none. */
+static void *item_to_tag(struct radix_tree_root *root, uint64_t index,
+			 enum radix_tree_tag tag,
+			 struct radix_tree_node **leaf, unsigned *o)
+{
+	*leaf = walk(root, index, o);
+	kassert(tag < RADIX_TREE_MAX_TAGS);
+	return *leaf ? (*leaf)->slots[*o] : NULL;
+}
+
 void *radix_tree_tag_set(struct radix_tree_root *root, uint64_t index,
 			 enum radix_tree_tag tag)
 {
+	struct radix_tree_node *leaf;
 	unsigned o;
-	struct radix_tree_node *leaf = walk(root, index, &o);
-	void *item;
+	void *item = item_to_tag(root, index, tag, &leaf, &o);
 
-	kassert(tag < RADIX_TREE_MAX_TAGS);
-	if (!leaf || !(item = leaf->slots[o]))
+	if (!item)
 		return NULL;
 	for (struct radix_tree_node *n = leaf; n; o = n->offset, n = n->parent) {
 		if (node_tag_get(n, tag, o))
@@ -352,12 +362,11 @@ static void clear_tag_up(struct radix_tree_node *n, unsigned tag, unsigned o)
 void *radix_tree_tag_clear(struct radix_tree_root *root, uint64_t index,
 			   enum radix_tree_tag tag)
 {
+	struct radix_tree_node *leaf;
 	unsigned o;
-	struct radix_tree_node *leaf = walk(root, index, &o);
-	void *item;
+	void *item = item_to_tag(root, index, tag, &leaf, &o);
 
-	kassert(tag < RADIX_TREE_MAX_TAGS);
-	if (!leaf || !(item = leaf->slots[o]))
+	if (!item)
 		return NULL;
 	if (node_tag_get(leaf, tag, o))
 		clear_tag_up(leaf, tag, o);
