@@ -319,32 +319,14 @@ static void node_tag_clear(struct radix_tree_node *n, unsigned tag,
 	atomic_fetch_and_release(&n->tags[tag], ~(1ull << o));
 }
 
-/* The item at index for a change of tag (under the tree's lock), with
- * its leaf (*leaf) and offset there (*o); NULL when index holds none. */
-static void *item_to_tag(struct radix_tree_root *root, uint64_t index,
-			 enum radix_tree_tag tag,
-			 struct radix_tree_node **leaf, unsigned *o)
+/* Set tag bit o of n and up the tree until a node already has it. */
+static void set_tag_up(struct radix_tree_node *n, unsigned tag, unsigned o)
 {
-	*leaf = walk(root, index, o);
-	kassert(tag < RADIX_TREE_MAX_TAGS);
-	return *leaf ? (*leaf)->slots[*o] : NULL;
-}
-
-void *radix_tree_tag_set(struct radix_tree_root *root, uint64_t index,
-			 enum radix_tree_tag tag)
-{
-	struct radix_tree_node *leaf;
-	unsigned o;
-	void *item = item_to_tag(root, index, tag, &leaf, &o);
-
-	if (!item)
-		return NULL;
-	for (struct radix_tree_node *n = leaf; n; o = n->offset, n = n->parent) {
+	for (; n; o = n->offset, n = n->parent) {
 		if (node_tag_get(n, tag, o))
 			break;
 		node_tag_set(n, tag, o);
 	}
-	return item;
 }
 
 /* Clear tag bit o of n and up the tree while nodes become untagged. */
@@ -359,18 +341,35 @@ static void clear_tag_up(struct radix_tree_node *n, unsigned tag, unsigned o)
 	}
 }
 
+/* Set (set) or clear tag on the item at index, under the tree's lock.
+ * Returns the item, or NULL when index holds none. */
+static void *tag_change(struct radix_tree_root *root, uint64_t index,
+			enum radix_tree_tag tag, bool set)
+{
+	unsigned o;
+	struct radix_tree_node *leaf = walk(root, index, &o);
+	void *item;
+
+	kassert(tag < RADIX_TREE_MAX_TAGS);
+	if (!leaf || !(item = leaf->slots[o]))
+		return NULL;
+	if (set)
+		set_tag_up(leaf, tag, o);
+	else if (node_tag_get(leaf, tag, o))
+		clear_tag_up(leaf, tag, o);
+	return item;
+}
+
+void *radix_tree_tag_set(struct radix_tree_root *root, uint64_t index,
+			 enum radix_tree_tag tag)
+{
+	return tag_change(root, index, tag, true);
+}
+
 void *radix_tree_tag_clear(struct radix_tree_root *root, uint64_t index,
 			   enum radix_tree_tag tag)
 {
-	struct radix_tree_node *leaf;
-	unsigned o;
-	void *item = item_to_tag(root, index, tag, &leaf, &o);
-
-	if (!item)
-		return NULL;
-	if (node_tag_get(leaf, tag, o))
-		clear_tag_up(leaf, tag, o);
-	return item;
+	return tag_change(root, index, tag, false);
 }
 
 bool radix_tree_tag_get(const struct radix_tree_root *root, uint64_t index,
