@@ -44,13 +44,15 @@ static inline uint64_t prng_next(uint64_t *state)
  */
 static inline void prng_cycle(uint64_t *state, uint32_t *order, uint64_t n)
 {
+	if (n == 0)
+		return;
 	for (uint64_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = prng_next(state) % (i - 1);
-		uint32_t t = order[i - 1];
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = prng_next(state) % i;
+		uint32_t t = order[i];
 
-		order[i - 1] = order[j];
+		order[i] = order[j];
 		order[j] = t;
 	}
 }
