@@ -16,7 +16,7 @@
 %include "boot/boot.inc"
 
 TRAMPOLINE_PHYS	equ 0x8000		; keep in step with arch/x86_64/smp.h
-DIRECT_MAP_BASE	equ 0xffff800000000000	; arch/x86_64/layout.h
+DIRECT_MAP_BASE	equ 0xffff800000000000	; arch/x86_64/include/asm/direct_map.h
 CR0_NW		equ 1 << 29
 CR0_CD		equ 1 << 30
 TRAMP_CS32	equ 0x08

@@ -399,13 +399,104 @@ static void region_timing(const struct vcpu *v, char *buf, size_t size)
 		 q && !breaks ? "true" : "false");
 }
 
+/* BEGIN id [scope]: open v's region, snapshotting every CPU's counts.
+ * Called with model_lock held. */
+static void db_region_begin(unsigned cpu, struct vcpu *v, uint64_t off)
+{
+	if (v->nargs < 1 || v->nargs > 2 ||
+	    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
+	     v->args[1] != DB_SCOPE_ALL)) {
+		db_error(DBE_ARGS, cpu, off);
+		return;
+	}
+	if (v->region_open) {
+		/* The open region stays; its END still closes it. */
+		db_error(DBE_NESTED, cpu, off);
+		return;
+	}
+	v->region_open = true;
+	v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
+	v->region_paused = false;
+	v->region_id = v->args[0];
+	memcpy(v->region_label, label, sizeof(label));
+	for (unsigned c = 0; c < nvcpus; c++)
+		stats_now(c, &v->snap[c]);
+	v->region_clock = global_clock();
+	v->region_breaks = pace ? pace_breaks(pace) : 0;
+}
+
+/* END id iters: close v's region and print each busy CPU's counts in it.
+ * Called with model_lock held. */
+static void db_region_end(unsigned cpu, struct vcpu *v, uint64_t off)
+{
+	char extra[ERR_MAX];
+	struct cm_stats now;
+
+	if (v->nargs != 2) {
+		db_error(DBE_ARGS, cpu, off);
+		return;
+	}
+	if (!v->region_open || v->region_id != v->args[0]) {
+		db_error(DBE_REGION, cpu, off);
+		return;
+	}
+	v->region_open = false;
+	regions++;
+	region_timing(v, extra, sizeof(extra));
+	for (unsigned c = 0; c < nvcpus; c++) {
+		/* Ended while paused: the counts up to the pause. */
+		if (v->region_paused)
+			now = v->paused_at[c];
+		else
+			stats_now(c, &now);
+		/* CPUs that did nothing (halted) are left out. */
+		if (now.insns == v->snap[c].insns &&
+		    now.loads + now.stores ==
+			    v->snap[c].loads + v->snap[c].stores)
+			continue;
+		print_counters("region", v->region_label,
+			       (int64_t)v->region_id, v->region_all,
+			       v->args[1], cpu, c, &now, &v->snap[c],
+			       extra);
+	}
+}
+
+/* PAUSE id / RESUME id (cmd): leave the counts between the two out of
+ * v's open region. Called with model_lock held. */
+static void db_region_pause(unsigned cpu, struct vcpu *v, unsigned cmd,
+			    uint64_t off)
+{
+	struct cm_stats now;
+
+	if (v->nargs != 1) {
+		db_error(DBE_ARGS, cpu, off);
+		return;
+	}
+	if (!v->region_open || v->region_id != v->args[0] ||
+	    v->region_paused != (cmd == DB_CMD_RESUME)) {
+		db_error(DBE_REGION, cpu, off);
+		return;
+	}
+	v->region_paused = cmd == DB_CMD_PAUSE;
+	if (cmd == DB_CMD_PAUSE)
+		v->paused_clock = global_clock();
+	else
+		v->region_clock += global_clock() - v->paused_clock;
+	for (unsigned c = 0; c < nvcpus; c++) {
+		stats_now(c, &now);
+		if (cmd == DB_CMD_PAUSE)
+			v->paused_at[c] = now;
+		else
+			cm_stats_skip(&v->snap[c], &v->paused_at[c],
+				      &now);
+	}
+}
+
 /* Called with model_lock held. */
 static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
 	const uint64_t off = DB_CMD_BASE + cmd;
 	enum cm_memtype t;
-	char extra[ERR_MAX];
-	struct cm_stats now;
 	bool ok;
 
 	if (v->digits) {
@@ -441,80 +532,14 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			db_error(DBE_TYPE_RANGE, cpu, off);
 		break;
 	case DB_CMD_BEGIN:
-		if (v->nargs < 1 || v->nargs > 2 ||
-		    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
-		     v->args[1] != DB_SCOPE_ALL)) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (v->region_open) {
-			/* The open region stays; its END still closes it. */
-			db_error(DBE_NESTED, cpu, off);
-			break;
-		}
-		v->region_open = true;
-		v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
-		v->region_paused = false;
-		v->region_id = v->args[0];
-		memcpy(v->region_label, label, sizeof(label));
-		for (unsigned c = 0; c < nvcpus; c++)
-			stats_now(c, &v->snap[c]);
-		v->region_clock = global_clock();
-		v->region_breaks = pace ? pace_breaks(pace) : 0;
+		db_region_begin(cpu, v, off);
 		break;
 	case DB_CMD_END:
-		if (v->nargs != 2) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (!v->region_open || v->region_id != v->args[0]) {
-			db_error(DBE_REGION, cpu, off);
-			break;
-		}
-		v->region_open = false;
-		regions++;
-		region_timing(v, extra, sizeof(extra));
-		for (unsigned c = 0; c < nvcpus; c++) {
-			/* Ended while paused: the counts up to the pause. */
-			if (v->region_paused)
-				now = v->paused_at[c];
-			else
-				stats_now(c, &now);
-			/* CPUs that did nothing (halted) are left out. */
-			if (now.insns == v->snap[c].insns &&
-			    now.loads + now.stores ==
-				    v->snap[c].loads + v->snap[c].stores)
-				continue;
-			print_counters("region", v->region_label,
-				       (int64_t)v->region_id, v->region_all,
-				       v->args[1], cpu, c, &now, &v->snap[c],
-				       extra);
-		}
+		db_region_end(cpu, v, off);
 		break;
 	case DB_CMD_PAUSE:
 	case DB_CMD_RESUME:
-		if (v->nargs != 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (!v->region_open || v->region_id != v->args[0] ||
-		    v->region_paused != (cmd == DB_CMD_RESUME)) {
-			db_error(DBE_REGION, cpu, off);
-			break;
-		}
-		v->region_paused = cmd == DB_CMD_PAUSE;
-		if (cmd == DB_CMD_PAUSE)
-			v->paused_clock = global_clock();
-		else
-			v->region_clock += global_clock() - v->paused_clock;
-		for (unsigned c = 0; c < nvcpus; c++) {
-			stats_now(c, &now);
-			if (cmd == DB_CMD_PAUSE)
-				v->paused_at[c] = now;
-			else
-				cm_stats_skip(&v->snap[c], &v->paused_at[c],
-					      &now);
-		}
+		db_region_pause(cpu, v, cmd, off);
 		break;
 	case DB_CMD_CLFLUSHED:
 		if (v->nargs != 2) {

@@ -224,6 +224,84 @@ static void warm(struct address_space *m)
 }
 
 /*
+ * Set the nfiles files of a point up for variant v, file_pages pages
+ * each, and read them into the cache. The first point's warm-up is
+ * timed (warm_cycles, warm_pages). Returns 0, or 1 when a file could not
+ * be cached whole.
+ */
+static int files_warm(struct address_space *files, struct pagefile *pf,
+		      unsigned nfiles, enum pagecache_variant v,
+		      uint32_t file_pages)
+{
+	uint64_t w0 = cycles_now();
+	int rc = 0;
+
+	for (unsigned f = 0; f < nfiles; f++) {
+		pf[f] = (struct pagefile){.id = f + 1, .size_pages = file_pages,
+					  .latency_cycles = device_latency};
+		address_space_init(&files[f], v, &pagefile_store, &pf[f],
+				   file_pages, &rw_stats, &spin_stats);
+		warm(&files[f]);
+		if (files[f].nrpages != file_pages) {
+			kprintf("pagecache_splice: could not cache the file "
+				"(%lu of %u pages): memory short?\n",
+				(unsigned long)files[f].nrpages, file_pages);
+			rc = 1;
+		}
+	}
+	if (!warm_pages) {
+		warm_cycles = cycles_now() - w0;
+		for (unsigned f = 0; f < nfiles; f++)
+			warm_pages += pf[f].reads;
+	}
+	return rc;
+}
+
+/*
+ * After a point: check that the middle page of each file is still
+ * cached with the right contents, then give the files' memory back.
+ * Returns 0, or 1 when a page is wrong or missing.
+ */
+static int files_check_drop(struct address_space *files,
+			    const struct pagefile *pf, unsigned nfiles,
+			    enum pagecache_variant v, uint32_t file_pages)
+{
+	int rc = 0;
+
+	for (unsigned f = 0; f < nfiles; f++) {
+		struct page *p = find_get_page(&files[f], file_pages / 2);
+
+		if (!p || !pagefile_page_ok(pf[f].id, file_pages / 2,
+					    page_data(p))) {
+			kprintf("pagecache_splice: %s: page %u of file %u is "
+				"wrong or missing after the run\n",
+				pagecache_variant_name(v), file_pages / 2,
+				f + 1);
+			rc = 1;
+		}
+		if (p)
+			page_cache_release(p);
+		truncate_inode_pages(&files[f]);
+	}
+	return rc;
+}
+
+/* The statistics of the tree lock variant v's lookups take, into *pt. */
+static void point_lock_stats(enum pagecache_variant v, struct point *pt)
+{
+	pt->locks = v == PAGECACHE_VANILLA ? rw_stats.read : spin_stats;
+	if (v == PAGECACHE_VANILLA) {
+		pt->acquisitions = rw_stats.read.acquisitions;
+		pt->contended = rw_stats.read.contended;
+		pt->wait_cycles = rw_stats.read.wait_cycles;
+	} else {
+		pt->acquisitions = spin_stats.acquisitions;
+		pt->contended = spin_stats.contended;
+		pt->wait_cycles = spin_stats.wait_cycles;
+	}
+}
+
+/*
  * One point: warm the file(s), run the clients for reps repetitions,
  * check and drop the cache. With profile, the profiler (running) is
  * restarted after the warm-up and stopped after the clients, so that its
@@ -258,26 +336,7 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 				       SPLICE_MODEL_CHUNKS_QUICK;
 		r.run_cycles = 0;
 	}
-	uint64_t w0 = cycles_now();
-
-	for (unsigned f = 0; f < nfiles; f++) {
-		pf[f] = (struct pagefile){.id = f + 1, .size_pages = r.file_pages,
-					  .latency_cycles = device_latency};
-		address_space_init(&files[f], v, &pagefile_store, &pf[f],
-				   r.file_pages, &rw_stats, &spin_stats);
-		warm(&files[f]);
-		if (files[f].nrpages != r.file_pages) {
-			kprintf("pagecache_splice: could not cache the file "
-				"(%lu of %u pages): memory short?\n",
-				(unsigned long)files[f].nrpages, r.file_pages);
-			rc = 1;
-		}
-	}
-	if (!warm_pages) {
-		warm_cycles = cycles_now() - w0;
-		for (unsigned f = 0; f < nfiles; f++)
-			warm_pages += pf[f].reads;
-	}
+	rc = files_warm(files, pf, nfiles, v, r.file_pages);
 	cpumask_clear(&mask);
 	r.nclients = 0;
 	for (unsigned cpu = 0; cpu < MAX_CPUS && r.nclients < nclients; cpu++)
@@ -339,32 +398,9 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 			stats_compute(&pt->per_client[i], per[i], reps, per[i]);
 	}
 	pt->grace_periods = rs1.gp_completed - rs0.gp_completed;
-	pt->locks = v == PAGECACHE_VANILLA ? rw_stats.read : spin_stats;
-	if (v == PAGECACHE_VANILLA) {
-		pt->acquisitions = rw_stats.read.acquisitions;
-		pt->contended = rw_stats.read.contended;
-		pt->wait_cycles = rw_stats.read.wait_cycles;
-	} else {
-		pt->acquisitions = spin_stats.acquisitions;
-		pt->contended = spin_stats.contended;
-		pt->wait_cycles = spin_stats.wait_cycles;
-	}
-	/* Check what the cache holds, then give the memory back. */
-	for (unsigned f = 0; f < nfiles; f++) {
-		struct page *p = find_get_page(&files[f], r.file_pages / 2);
-
-		if (!p || !pagefile_page_ok(pf[f].id, r.file_pages / 2,
-					    page_data(p))) {
-			kprintf("pagecache_splice: %s: page %u of file %u is "
-				"wrong or missing after the run\n",
-				pagecache_variant_name(v), r.file_pages / 2,
-				f + 1);
-			rc = 1;
-		}
-		if (p)
-			page_cache_release(p);
-		truncate_inode_pages(&files[f]);
-	}
+	point_lock_stats(v, pt);
+	if (files_check_drop(files, pf, nfiles, v, r.file_pages))
+		rc = 1;
 	return rc;
 }
 
@@ -510,6 +546,107 @@ static void print_scaling(const struct bench_figure *figs, unsigned nfig)
 	}
 }
 
+/*
+ * Print one point measured (variant v, layout, n clients): its table
+ * row, its figure (kept in *fig, named name), one figure per client and
+ * the tree lock's statistics.
+ */
+static void print_point(enum pagecache_variant v, unsigned layout,
+			unsigned n, const struct point *pt,
+			struct bench_figure *fig, char *name, size_t name_size)
+{
+	struct lock_stats ls = {0};
+	static char lname[LOCK_NAME_MAX];
+
+	ksnprintf(name, name_size, "%s%s", pagecache_variant_name(v),
+		  layout_suffix[layout]);
+	kprintf("%-22s %7u %8lu.%03lu %12lu %12lu %14lu %6lu\n", name, n,
+		(unsigned long)(pt->agg.median / 1000),
+		(unsigned long)(pt->agg.median % 1000),
+		(unsigned long)pt->acquisitions, (unsigned long)pt->contended,
+		(unsigned long)pt->wait_cycles,
+		(unsigned long)pt->grace_periods);
+	bench_figure_init(fig, "pagecache_splice", name, "throughput",
+			  "MiB/s", MIBS_SCALE, &pt->agg);
+	fig->cpus = n;
+	fig->clients = n;
+	fig->size = SPLICE_CHUNK_BYTES;
+	bench_result_print(fig);
+	for (unsigned i = 0; i < n; i++) {
+		struct bench_figure f;
+		static char cname[MAX_CPUS][56];
+
+		ksnprintf(cname[i], sizeof(cname[0]), "%s/client%u", name, i);
+		bench_figure_init(&f, "pagecache_splice", cname[i],
+				  "client_throughput", "MiB/s", MIBS_SCALE,
+				  &pt->per_client[i]);
+		f.clients = n;
+		f.size = SPLICE_CHUNK_BYTES;
+		bench_result_print(&f);
+	}
+	ksnprintf(lname, sizeof(lname), "pcache_tree.%s.c%u", name, n);
+	ls = pt->locks;
+	ls.name = lname;
+	lock_stats_print_mode(&ls, v == PAGECACHE_VANILLA ? "read" : "spin");
+}
+
+/* The figures the design is judged by, printed, not asserted: scaling
+ * from 1 to 2 clients, and the variants against lockless_gang. */
+static void print_judged(const struct bench_figure *figs, unsigned nfig)
+{
+	uint64_t gang1 = 0, gang2 = 0, van2 = 0, ll2 = 0;
+
+	for (unsigned i = 0; i < nfig; i++) {
+		if (figs[i].clients == 1 &&
+		    !strcmp(figs[i].variant, "lockless_gang"))
+			gang1 = figs[i].st.median;
+		if (figs[i].clients == 2 &&
+		    !strcmp(figs[i].variant, "lockless_gang"))
+			gang2 = figs[i].st.median;
+		if (figs[i].clients == 2 && !strcmp(figs[i].variant, "vanilla"))
+			van2 = figs[i].st.median;
+		if (figs[i].clients == 2 && !strcmp(figs[i].variant, "lockless"))
+			ll2 = figs[i].st.median;
+	}
+	if (!gang2)
+		return;
+	print_scaling(figs, nfig);
+	print_ratio("lockless_gang aggregate, 2 clients / 1 client (same "
+		    "file; target >= 1.8)", gang2, gang1);
+	print_ratio("vanilla / lockless_gang at 2 clients", van2, gang2);
+	print_ratio("lockless / lockless_gang at 2 clients", ll2, gang2);
+}
+
+/* Measure and report the lookup costs (lookup_cost()) as LOOKUP_KINDS
+ * figures into figs. Returns 0, or 1 when a lookup missed a page. */
+static int report_lookup_cost(enum experiment_mode mode,
+			      struct bench_figure *figs)
+{
+	static const char *const kind_names[LOOKUP_KINDS] = {
+		[LOOKUP_GANG] = "gang16", [LOOKUP_SINGLE] = "single16",
+		[LOOKUP_REFS] = "refs16",
+	};
+	static struct stats st[LOOKUP_KINDS];
+	uint64_t cost[LOOKUP_KINDS], scratch;
+
+	if (lookup_cost(mode, cost))
+		return 1;
+	for (unsigned k = 0; k < LOOKUP_KINDS; k++) {
+		stats_compute(&st[k], &cost[k], 1, &scratch);
+		bench_figure_init(&figs[k], "pagecache_splice", kind_names[k],
+				  "lookup_cost", "cycles/page", 3, &st[k]);
+	}
+	bench_report("page cache lookups, one CPU, cached file: one gang "
+		     "lookup of 16 pages vs 16 find_get_page() calls vs the "
+		     "reference alone (taken and dropped), fastest block",
+		     figs, LOOKUP_KINDS);
+	print_ratio("16 single lookups / one gang of 16, cycles per page "
+		    "(target >= 3)", cost[LOOKUP_SINGLE], cost[LOOKUP_GANG]);
+	print_ratio("16 single lookups / the reference alone (the best any "
+		    "gang could reach)", cost[LOOKUP_SINGLE], cost[LOOKUP_REFS]);
+	return 0;
+}
+
 static int pagecache_splice_run(enum experiment_mode mode)
 {
 	static struct bench_figure figs[SPLICE_LAYOUTS * PAGECACHE_VARIANTS * 4 +
@@ -533,10 +670,6 @@ static int pagecache_splice_run(enum experiment_mode mode)
 	for (unsigned layout = 0; layout < SPLICE_LAYOUTS; layout++) {
 		for (unsigned v = 0; v < PAGECACHE_VARIANTS; v++) {
 			for (unsigned n = 1; n <= max_clients; n++) {
-				char *name = names[nfig];
-				struct lock_stats ls = {0};
-				static char lname[LOCK_NAME_MAX];
-
 				/* With profile=1, the most clients on one
 				 * file get a profile of their own, as in the
 				 * seed's post. */
@@ -562,45 +695,8 @@ static int pagecache_splice_run(enum experiment_mode mode)
 					profile_report(title, PROFILE_SPLICE_TOP);
 					profile_start(PROFILE_HZ);
 				}
-				ksnprintf(name, sizeof(names[0]), "%s%s",
-					  pagecache_variant_name(v),
-					  layout_suffix[layout]);
-				kprintf("%-22s %7u %8lu.%03lu %12lu %12lu %14lu "
-					"%6lu\n", name, n,
-					(unsigned long)(pt.agg.median / 1000),
-					(unsigned long)(pt.agg.median % 1000),
-					(unsigned long)pt.acquisitions,
-					(unsigned long)pt.contended,
-					(unsigned long)pt.wait_cycles,
-					(unsigned long)pt.grace_periods);
-				bench_figure_init(&figs[nfig], "pagecache_splice",
-						  name, "throughput", "MiB/s",
-						  MIBS_SCALE, &pt.agg);
-				figs[nfig].cpus = n;
-				figs[nfig].clients = n;
-				figs[nfig].size = SPLICE_CHUNK_BYTES;
-				bench_result_print(&figs[nfig]);
-				for (unsigned i = 0; i < n; i++) {
-					struct bench_figure f;
-					static char cname[MAX_CPUS][56];
-
-					ksnprintf(cname[i], sizeof(cname[0]),
-						  "%s/client%u", name, i);
-					bench_figure_init(&f, "pagecache_splice",
-							  cname[i],
-							  "client_throughput",
-							  "MiB/s", MIBS_SCALE,
-							  &pt.per_client[i]);
-					f.clients = n;
-					f.size = SPLICE_CHUNK_BYTES;
-					bench_result_print(&f);
-				}
-				ksnprintf(lname, sizeof(lname),
-					  "pcache_tree.%s.c%u", name, n);
-				ls = pt.locks;
-				ls.name = lname;
-				lock_stats_print_mode(&ls, v == PAGECACHE_VANILLA ?
-							      "read" : "spin");
+				print_point(v, layout, n, &pt, &figs[nfig],
+					    names[nfig], sizeof(names[0]));
 				nfig++;
 			}
 		}
@@ -611,68 +707,9 @@ static int pagecache_splice_run(enum experiment_mode mode)
 		pcache_latency_us, (unsigned long)warm_pages,
 		(unsigned long)stats_muldiv(warm_cycles, USEC_PER_SEC,
 					    bench_kernel_clock()->hz));
-	/* The figures the design is judged by, printed, not asserted. */
-	{
-		uint64_t gang1 = 0, gang2 = 0, van2 = 0, ll2 = 0;
-
-		for (unsigned i = 0; i < nfig; i++) {
-			if (figs[i].clients == 1 &&
-			    !strcmp(figs[i].variant, "lockless_gang"))
-				gang1 = figs[i].st.median;
-			if (figs[i].clients == 2 &&
-			    !strcmp(figs[i].variant, "lockless_gang"))
-				gang2 = figs[i].st.median;
-			if (figs[i].clients == 2 &&
-			    !strcmp(figs[i].variant, "vanilla"))
-				van2 = figs[i].st.median;
-			if (figs[i].clients == 2 &&
-			    !strcmp(figs[i].variant, "lockless"))
-				ll2 = figs[i].st.median;
-		}
-		if (gang2) {
-			print_scaling(figs, nfig);
-			print_ratio("lockless_gang aggregate, 2 clients / 1 "
-				    "client (same file; target >= 1.8)",
-				    gang2, gang1);
-			print_ratio("vanilla / lockless_gang at 2 clients",
-				    van2, gang2);
-			print_ratio("lockless / lockless_gang at 2 clients",
-				    ll2, gang2);
-		}
-	}
-	{
-		static const char *const kind_names[LOOKUP_KINDS] = {
-			[LOOKUP_GANG] = "gang16", [LOOKUP_SINGLE] = "single16",
-			[LOOKUP_REFS] = "refs16",
-		};
-		static struct stats st[LOOKUP_KINDS];
-		uint64_t cost[LOOKUP_KINDS];
-
-		if (lookup_cost(mode, cost)) {
-			rc = 1;
-		} else {
-			uint64_t scratch;
-
-			for (unsigned k = 0; k < LOOKUP_KINDS; k++) {
-				stats_compute(&st[k], &cost[k], 1, &scratch);
-				bench_figure_init(&figs[nfig + k],
-						  "pagecache_splice",
-						  kind_names[k], "lookup_cost",
-						  "cycles/page", 3, &st[k]);
-			}
-			bench_report("page cache lookups, one CPU, cached file: "
-				     "one gang lookup of 16 pages vs 16 "
-				     "find_get_page() calls vs the reference "
-				     "alone (taken and dropped), fastest block",
-				     &figs[nfig], LOOKUP_KINDS);
-			print_ratio("16 single lookups / one gang of 16, cycles "
-				    "per page (target >= 3)",
-				    cost[LOOKUP_SINGLE], cost[LOOKUP_GANG]);
-			print_ratio("16 single lookups / the reference alone "
-				    "(the best any gang could reach)",
-				    cost[LOOKUP_SINGLE], cost[LOOKUP_REFS]);
-		}
-	}
+	print_judged(figs, nfig);
+	if (report_lookup_cost(mode, &figs[nfig]))
+		rc = 1;
 	if (bench_env_is_tcg())
 		kprintf("pagecache_splice: NOTE: QEMU TCG runs each vCPU as a "
 			"host thread and models no guest caches: lock "

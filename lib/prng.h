@@ -35,4 +35,26 @@ static inline uint64_t prng_next(uint64_t *state)
 	return x * PRNG_MUL;
 }
 
+/*
+ * Fill order[0..n) with a random cyclic permutation of 0..n-1, drawn
+ * from *state (Sattolo's algorithm: each slot swaps with a strictly
+ * earlier one, never itself, so the permutation is one cycle and
+ * i -> order[i] visits all n before it returns). Pointer chases use it:
+ * no prefetcher can guess the next line, and no load is left out.
+ */
+static inline void prng_cycle(uint64_t *state, uint32_t *order, uint64_t n)
+{
+	if (n == 0)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = prng_next(state) % i;
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
 #endif

@@ -90,6 +90,18 @@ static void full_fence(struct rcu_cpu *c)
 	__atomic_fetch_add(&c->fence, 1, __ATOMIC_SEQ_CST);
 }
 
+/* With RCU_DEBUG, report a caller that claims a quiescent state, or
+ * waits for a grace period, inside a read-side critical section. */
+static inline void check_not_reading(void)
+{
+#if RCU_DEBUG
+	struct rcu_cpu *c = rcu_this_cpu();
+
+	if (READ_ONCE(c->nesting))
+		rcu_read_lock_bug(READ_ONCE(c->nesting));
+#endif
+}
+
 /* Record a quiescent state of c (invariant 2). */
 static void note_qs(struct rcu_cpu *c)
 {
@@ -195,10 +207,7 @@ void rcu_quiescent_state(void)
 {
 	struct rcu_cpu *c = rcu_this_cpu();
 
-#if RCU_DEBUG
-	if (READ_ONCE(c->nesting))
-		rcu_read_lock_bug(READ_ONCE(c->nesting));
-#endif
+	check_not_reading();
 	note_qs(c);
 	if (atomic_load_relaxed(&gp_needed) > atomic_load_relaxed(&gp_done))
 		advance(false);
@@ -217,10 +226,7 @@ void rcu_idle_enter(void)
 {
 	struct rcu_cpu *c = rcu_this_cpu();
 
-#if RCU_DEBUG
-	if (READ_ONCE(c->nesting))
-		rcu_read_lock_bug(READ_ONCE(c->nesting));
-#endif
+	check_not_reading();
 	note_qs(c);
 	__atomic_store_n(&c->idle, 1, __ATOMIC_SEQ_CST);
 }
@@ -259,10 +265,7 @@ static void wait_for_gp(uint64_t gp)
 
 void synchronize_rcu(void)
 {
-#if RCU_DEBUG
-	if (READ_ONCE(rcu_this_cpu()->nesting))
-		rcu_read_lock_bug(READ_ONCE(rcu_this_cpu()->nesting));
-#endif
+	check_not_reading();
 	wait_for_gp(need_gp());
 	invoke_callbacks();
 }

@@ -11,9 +11,11 @@
  *   page_alloc_enable_high() after the switch to the kernel's tables,
  *                            add the frames above 4 GiB.
  *
- * The machine's address layout (where the direct map is, what the boot
- * tables reach, where the kernel image lies) comes through mm/vm.h, which
- * the architecture implements; this file includes no arch/ header.
+ * The machine's address layout comes through two mm/ headers: the
+ * direct map's conversions inline from mm/direct_map.h (on the
+ * architecture's constants), what the boot tables reach and where the
+ * kernel image lies from mm/vm.h, which the architecture implements.
+ * This file includes no arch/ header.
  */
 #include "lib/assert.h"
 #include "lib/atomic.h"
@@ -22,6 +24,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/buddy.h"
+#include "mm/direct_map.h"
 #include "mm/filemap.h"
 #include "mm/fwmap.h"
 #include "mm/page_alloc.h"

@@ -319,22 +319,14 @@ static void node_tag_clear(struct radix_tree_node *n, unsigned tag,
 	atomic_fetch_and_release(&n->tags[tag], ~(1ull << o));
 }
 
-void *radix_tree_tag_set(struct radix_tree_root *root, uint64_t index,
-			 enum radix_tree_tag tag)
+/* Set tag bit o of n and up the tree until a node already has it. */
+static void set_tag_up(struct radix_tree_node *n, unsigned tag, unsigned o)
 {
-	unsigned o;
-	struct radix_tree_node *leaf = walk(root, index, &o);
-	void *item;
-
-	kassert(tag < RADIX_TREE_MAX_TAGS);
-	if (!leaf || !(item = leaf->slots[o]))
-		return NULL;
-	for (struct radix_tree_node *n = leaf; n; o = n->offset, n = n->parent) {
+	for (; n; o = n->offset, n = n->parent) {
 		if (node_tag_get(n, tag, o))
 			break;
 		node_tag_set(n, tag, o);
 	}
-	return item;
 }
 
 /* Clear tag bit o of n and up the tree while nodes become untagged. */
@@ -349,8 +341,10 @@ static void clear_tag_up(struct radix_tree_node *n, unsigned tag, unsigned o)
 	}
 }
 
-void *radix_tree_tag_clear(struct radix_tree_root *root, uint64_t index,
-			   enum radix_tree_tag tag)
+/* Set (set) or clear tag on the item at index, under the tree's lock.
+ * Returns the item, or NULL when index holds none. */
+static void *tag_change(struct radix_tree_root *root, uint64_t index,
+			enum radix_tree_tag tag, bool set)
 {
 	unsigned o;
 	struct radix_tree_node *leaf = walk(root, index, &o);
@@ -359,9 +353,23 @@ void *radix_tree_tag_clear(struct radix_tree_root *root, uint64_t index,
 	kassert(tag < RADIX_TREE_MAX_TAGS);
 	if (!leaf || !(item = leaf->slots[o]))
 		return NULL;
-	if (node_tag_get(leaf, tag, o))
+	if (set)
+		set_tag_up(leaf, tag, o);
+	else if (node_tag_get(leaf, tag, o))
 		clear_tag_up(leaf, tag, o);
 	return item;
+}
+
+void *radix_tree_tag_set(struct radix_tree_root *root, uint64_t index,
+			 enum radix_tree_tag tag)
+{
+	return tag_change(root, index, tag, true);
+}
+
+void *radix_tree_tag_clear(struct radix_tree_root *root, uint64_t index,
+			   enum radix_tree_tag tag)
+{
+	return tag_change(root, index, tag, false);
 }
 
 bool radix_tree_tag_get(const struct radix_tree_root *root, uint64_t index,

@@ -33,18 +33,64 @@ static void end_batch(struct tlb_gather *g, struct reclaim_result *res)
 	tlb_gather_flush(g);
 }
 
+/*
+ * One reclaim pass: its gather, its result and where it stands in a
+ * batch. Both reclaims run it the same way: pass_begin(), then per
+ * mapping removed pass_unmapped(), per page reclaimed pass_page_done(),
+ * and pass_end() for the result.
+ */
+struct reclaim_pass {
+	struct tlb_gather g;
+	struct reclaim_result res;
+	enum tlb_policy policy;
+	unsigned batch, in_batch;
+};
+
+static void pass_begin(struct reclaim_pass *p, enum tlb_policy policy,
+		       unsigned batch)
+{
+	kassert(policy < TLB_POLICY_COUNT);
+	p->res = (struct reclaim_result){0, 0, 0, 0};
+	p->policy = policy;
+	p->batch = batch_size(batch);
+	p->in_batch = 0;
+	tlb_gather_init(&p->g);
+}
+
+/* A mapping is gone: the naive policy flushes it at once. */
+static void pass_unmapped(struct reclaim_pass *p)
+{
+	if (p->policy == TLB_POLICY_NAIVE) {
+		tlb_gather_flush(&p->g);
+		p->res.batches++;
+	}
+}
+
+/* A page is reclaimed: the batched policy ends a batch every batch pages. */
+static void pass_page_done(struct reclaim_pass *p)
+{
+	if (p->policy == TLB_POLICY_BATCHED && ++p->in_batch == p->batch) {
+		end_batch(&p->g, &p->res);
+		p->in_batch = 0;
+	}
+}
+
+/* The last batch's flush, the gather's end; the pass's result. */
+static struct reclaim_result pass_end(struct reclaim_pass *p)
+{
+	end_batch(&p->g, &p->res);
+	tlb_gather_finish(&p->g);
+	return p->res;
+}
+
 struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 				   unsigned batch, reclaim_observer observe,
 				   void *arg)
 {
-	struct reclaim_result res = {0, 0, 0, 0};
-	struct tlb_gather g;
-	unsigned in_batch = 0;
+	struct reclaim_pass p;
 
-	kassert(policy < TLB_POLICY_COUNT);
-	batch = batch_size(batch);
-	tlb_gather_init(&g);
-	while (res.pages < nr) {
+	pass_begin(&p, policy, batch);
+	while (p.res.pages < nr) {
 		struct rmap_item *it;
 		struct addr_space *as;
 		uint64_t va, pfn;
@@ -61,28 +107,20 @@ struct reclaim_result reclaim_anon(uint64_t nr, enum tlb_policy policy,
 		if (observe)
 			observe(as, va, arg);
 		rmap_drop_locked(it);
-		vm_unmap_gather(as, va, 1, &g, false);
+		vm_unmap_gather(as, va, 1, &p.g, false);
 		/* The frame's only reference, dropped after the flush; chained,
 		 * so a batch of any size stays one flush. */
-		tlb_gather_put_page(&g, pfn_to_page(pfn));
+		tlb_gather_put_page(&p.g, pfn_to_page(pfn));
 		atomic_fetch_sub_relaxed(&as->resident, 1);
-		if (policy == TLB_POLICY_NAIVE) {
-			/* The space cannot go away while we hold the map. */
-			tlb_gather_flush(&g);
-			res.batches++;
-		}
+		/* The space cannot go away while we hold the map. */
+		pass_unmapped(&p);
 		rmap_unlock();
-		res.pages++;
-		res.mapped_pages++;
-		res.mappings++;
-		if (policy == TLB_POLICY_BATCHED && ++in_batch == batch) {
-			end_batch(&g, &res);
-			in_batch = 0;
-		}
+		p.res.pages++;
+		p.res.mapped_pages++;
+		p.res.mappings++;
+		pass_page_done(&p);
 	}
-	end_batch(&g, &res);
-	tlb_gather_finish(&g);
-	return res;
+	return pass_end(&p);
 }
 
 /* The default victim's test, under the reverse-map lock (held by
@@ -105,16 +143,12 @@ struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
 				   void *evict_arg, reclaim_observer observe,
 				   void *arg)
 {
-	struct reclaim_result res = {0, 0, 0, 0};
-	struct tlb_gather g;
-	unsigned in_batch = 0;
+	struct reclaim_pass p;
 
-	kassert(policy < TLB_POLICY_COUNT);
-	batch = batch_size(batch);
+	pass_begin(&p, policy, batch);
 	if (!evict)
 		evict = evict_oldest;
-	tlb_gather_init(&g);
-	while (res.pages < nr) {
+	while (p.res.pages < nr) {
 		struct rmap_item *it;
 		struct page *page;
 		uint64_t pfn, mappings = 0;
@@ -136,32 +170,24 @@ struct reclaim_result reclaim_file(uint64_t nr, enum tlb_policy policy,
 			if (observe)
 				observe(as, va, arg);
 			rmap_drop_locked(it);
-			vm_unmap_gather(as, va, 1, &g, false);
+			vm_unmap_gather(as, va, 1, &p.g, false);
 			/* The mapping's reference. Not the last: the cache's,
 			 * which evict handed us, keeps the frame until after
 			 * the flush (rmap.h invariant 3). */
 			last = put_page_testzero(page);
 			kassert(!last);
 			mappings++;
-			if (policy == TLB_POLICY_NAIVE) {
-				tlb_gather_flush(&g);
-				res.batches++;
-			}
+			pass_unmapped(&p);
 		}
 		rmap_unlock();
 		/* The cache's reference, dropped after the flush. */
-		tlb_gather_put_page(&g, page);
-		res.pages++;
-		res.mapped_pages += mappings != 0;
-		res.mappings += mappings;
-		if (policy == TLB_POLICY_BATCHED && ++in_batch == batch) {
-			end_batch(&g, &res);
-			in_batch = 0;
-		}
+		tlb_gather_put_page(&p.g, page);
+		p.res.pages++;
+		p.res.mapped_pages += mappings != 0;
+		p.res.mappings += mappings;
+		pass_page_done(&p);
 	}
-	end_batch(&g, &res);
-	tlb_gather_finish(&g);
-	return res;
+	return pass_end(&p);
 }
 
 uint64_t reclaim_page_cache(uint64_t nr)

@@ -5,6 +5,7 @@
 #include "lib/atomic.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/direct_map.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"

@@ -93,19 +93,14 @@ struct vm_translation {
 struct tlb_gather;
 
 /*
- * The machine's address layout, as portable mm/ code needs it; the
- * architecture implements these (arch/x86_64/kernel_map.c).
+ * The machine's address layout, as portable mm/ code needs it at boot;
+ * the architecture implements these (arch/x86_64/kernel_map.c). The
+ * direct map's conversions are inline, in mm/direct_map.h.
  *
- * vm_phys_to_virt: where RAM frame pa can be read and written by the
- *   kernel (the direct map); for RAM only.
- * vm_direct_map_phys: true, with *pa set, when va is a direct-map
- *   address; false (and *pa untouched) for any other address.
  * vm_early_map_end: physical addresses below it are reachable through
  *   the boot page tables' direct map, before vm_init() builds the real one.
  * vm_kernel_image_phys: the kernel image's physical range [*start, *end).
  */
-void *vm_phys_to_virt(uint64_t pa);
-bool vm_direct_map_phys(const void *va, uint64_t *pa);
 uint64_t vm_early_map_end(void);
 void vm_kernel_image_phys(uint64_t *start, uint64_t *end);
 

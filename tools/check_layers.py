@@ -2,7 +2,7 @@
 """Check that every dependency of the tree points down the layers.
 
 The rule is docs/layers.md; the tables below are the same rule for the
-machine. Four checks, over every folder of the tree:
+machine. Six checks, over every folder of the tree:
 
 1. Includes. Every quoted #include (and nasm %include) of C, header and
    assembly files is resolved the way the compiler does (the including
@@ -24,9 +24,13 @@ machine. Four checks, over every folder of the tree:
 5. Rooms. kernel/ is three rooms (ROOMS): the core (kernel/), the
    benchmark environment (kernel/bench/) and the shell (kernel/shell/);
    a room includes its own and the rooms below it, and only the boot
-   sequence (ROOM_TOP) starts every room. Inside the rooms, a module (a
-   .c file and its .h, as one) may not reach itself either: x.c
-   including y.h while y.c includes x.h is a cycle of two ideas.
+   sequence (ROOM_TOP) starts every room.
+6. Modules. Everywhere in the tree, a module (a .c file and its .h, as
+   one node) may not reach itself either: x.c including y.h while y.c
+   includes x.h is a cycle of two ideas, though no file reaches itself.
+7. Function length. No function of the kernel's and the cache model's
+   C (SIZE_CHECKED) is longer than FUNCTION_MAX_LINES, from its opening
+   brace to its closing one; tests may be.
 
 A file in no layer (a new top-level folder) is reported too. A problem
 prints
@@ -112,6 +116,10 @@ INTERFACES = {
     ARCH_INCLUDE + "/asm/local.h": (ALL, "system", set()),
     ARCH_INCLUDE + "/asm/barrier.h": (ALL, "system", set()),
     ARCH_INCLUDE + "/asm/this_cpu.h": (ALL, "system", set()),
+    # Where the direct map and the kernel image lie, as constants, for
+    # mm/direct_map.h's inline conversions (Linux's __PAGE_OFFSET behind
+    # __va()): kernel builds only.
+    ARCH_INCLUDE + "/asm/direct_map.h": (ALL, "system", set()),
     # The cache model's doorbell protocol, shared by the plugin and the
     # kernel: plain constants.
     "cachemodel/doorbell.h": (ALL, "system", set()),
@@ -124,6 +132,12 @@ INTERFACES = {
     "mm/tlb.h": (None, None, {"arch/x86_64"}),
     "mm/cachemodel.h": (None, None, {"arch/x86_64"}),
 }
+
+# Folders whose C functions are held to FUNCTION_MAX_LINES: the kernel's
+# layers and the cache model (not the tests, the labs' skeletons, tools).
+SIZE_CHECKED = ("kernel", "mm", "arch", "lib", "boot", "trace",
+                "workloads", "experiments", "cachemodel")
+FUNCTION_MAX_LINES = 120
 
 INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
 IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)"
@@ -228,14 +242,14 @@ def room_violation(src, target):
         target, room, troom)
 
 
-def room_cycles(incs):
-    """Cycles of modules (x.c and x.h as one node) inside kernel/'s
-    rooms, reported at the first include of each."""
+def module_cycles(incs):
+    """Cycles of modules (x.c and x.h as one node), in every folder of
+    the tree, reported at the first include of each."""
     def module(path):
         return os.path.splitext(path)[0]
     edges, first = [], {}
     for s, n, t in incs:
-        if room_of(s) and room_of(t) and module(s) != module(t):
+        if module(s) != module(t):
             edges.append((module(s), n, module(t)))
             first.setdefault((module(s), module(t), n), s)
     return [(first[(src, nxt, n)], n, nxt, "module " + why)
@@ -400,6 +414,42 @@ def _path_in(graph, comp, start):
     raise AssertionError("no cycle through %s" % start)
 
 
+def _function_name(lines, brace):
+    """The name of the function whose body opens at lines[brace] (a "{"
+    alone on its line, Linux style), or None for anything else."""
+    start = brace
+    while start > 0 and lines[start - 1].strip() and \
+            not lines[start - 1].rstrip().endswith((";", "}", "*/")) and \
+            not lines[start - 1].startswith("#"):
+        start -= 1
+    m = re.search(r"(\w+)\s*\(", " ".join(lines[start:brace]))
+    return m.group(1) if m else None
+
+
+def long_functions(root, limit=FUNCTION_MAX_LINES):
+    """Functions of SIZE_CHECKED's C files longer than limit lines, brace
+    to brace: (file, line of the opening brace, "", why)."""
+    found = []
+    for src in sources(root):
+        if not src.endswith((".c", ".h")) or \
+                src.split("/")[0] not in SIZE_CHECKED:
+            continue
+        lines = _lines(root, src)
+        for i, text in enumerate(lines):
+            if text != "{":
+                continue
+            name = _function_name(lines, i)
+            end = i + 1
+            while end < len(lines) and lines[end] != "}":
+                end += 1
+            n = end - i + 1
+            if name and n > limit:
+                found.append((src, i + 1, "",
+                              "function %s() is %d lines (at most %d): "
+                              "split it by its steps" % (name, n, limit)))
+    return found
+
+
 def check(root):
     """Every problem of the tree at root: (src, line, target, why)."""
     incs, imps = include_edges(root), import_edges(root)
@@ -416,7 +466,8 @@ def check(root):
     on_file_cycle = {f for _, _, _, why in file_cycles
                      for f in why.split(": ", 1)[1].split(" -> ")}
     found += file_cycles + cycles(imps)
-    found += [c for c in room_cycles(incs) if c[0] not in on_file_cycle]
+    found += [c for c in module_cycles(incs) if c[0] not in on_file_cycle]
+    found += long_functions(root)
     return found
 
 

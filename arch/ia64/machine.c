@@ -2,7 +2,6 @@
  * Setting up the ia64 model; see machine.h.
  */
 #include "arch/ia64/machine.h"
-#include "arch/ia64/tc.h"
 #include "lib/string.h"
 
 struct ia64_ptce_info ia64_default_ptce(void)

@@ -64,6 +64,8 @@
 /* Translation cache geometry of the model. */
 #define IA64_TC_SETS 64
 #define IA64_TC_WAYS 4
+/* ptc.e's address selects one TC set: (addr - base) >> this, mod sets. */
+#define IA64_PTCE_SET_SHIFT 12
 /* Pages per user region a modelled space can map. */
 #define IA64_MM_PAGES 256
 #define IA64_MM_WORDS (IA64_MM_PAGES / 64)

@@ -14,9 +14,6 @@
 
 #include "arch/ia64/machine.h"
 
-/* ptc.e's address selects one TC set: (addr - base) >> this, mod sets. */
-#define IA64_PTCE_SET_SHIFT 12
-
 /* mov rr[region] = rid on cpu. */
 void ia64_set_rr(struct ia64_machine *m, unsigned cpu, unsigned region,
 		 uint32_t rid);

@@ -39,16 +39,6 @@ bool vm_ready(void)
 	return ready;
 }
 
-bool vm_direct_map_phys(const void *va, uint64_t *pa)
-{
-	uint64_t a = (uint64_t)va;
-
-	if (a < DIRECT_MAP_BASE || a >= KERNEL_VMA)
-		return false;
-	*pa = a - DIRECT_MAP_BASE;
-	return true;
-}
-
 uint64_t vm_early_map_end(void)
 {
 	return EARLY_DIRECT_MAP_SIZE;

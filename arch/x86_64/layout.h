@@ -10,13 +10,13 @@
 #define ARCH_X86_64_LAYOUT_H
 
 #include <stdint.h>
+#include "asm/direct_map.h"
 #include "lib/config.h"
+#include "mm/direct_map.h"
 
-#define KERNEL_VMA 0xffffffff80000000ul
 /* Mappings made at run time (second views of RAM, test mappings). */
 #define VMAP_BASE 0xffffc90000000000ul
 #define VMAP_SIZE (1ul << 40)
-#define DIRECT_MAP_BASE 0xffff800000000000ul
 /* Covered by the boot page tables until mm/ builds the real ones. */
 #define EARLY_DIRECT_MAP_SIZE (4ul << 30)
 
@@ -28,7 +28,7 @@
  */
 static inline void *phys_to_virt(uint64_t phys)
 {
-	return (void *)(phys + DIRECT_MAP_BASE);
+	return vm_phys_to_virt(phys);
 }
 
 static inline uint64_t virt_to_phys(const void *v)

@@ -64,11 +64,6 @@ static uint64_t *alloc_table(struct addr_space *as)
 	return phys_to_virt(phys);
 }
 
-void *vm_phys_to_virt(uint64_t pa)
-{
-	return phys_to_virt(pa);
-}
-
 static uint64_t next_space_id = 1;
 
 int vm_space_init(struct addr_space *as, const char *name)

@@ -10,12 +10,37 @@
  * Every change is also told to a cache model (mm/cachemodel.h), which
  * times the pages by their new type.
  */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/tlb.h"
 #include "lib/kprintf.h"
 #include "mm/cachemodel.h"
 #include "mm/page_alloc.h"
 #include "mm/vm.h"
+
+/*
+ * Write back and invalidate the cache lines of [va, va + len) (SDM vol.
+ * 3A, 11.12.4: a memory-type change must not leave lines cached under
+ * the old type); without CLFLUSH, the whole cache.
+ */
+static void cache_flush_range(const void *va, uint64_t len)
+{
+	uint64_t line = cpu_info.clflush_size ? cpu_info.clflush_size : 64;
+	uint64_t p = (uint64_t)va & ~(line - 1), end = (uint64_t)va + len;
+
+	if (!cpu_has(FEAT_CLFLUSH)) {
+		wbinvd();
+		return;
+	}
+	__asm__ volatile("mfence" : : : "memory");
+	for (; p < end; p += line)
+		__asm__ volatile("clflush (%0)" : : "r"(p) : "memory");
+	__asm__ volatile("mfence" : : : "memory");
+	/* A cache model cannot see a clflush's address: tell it. */
+	model_doorbell_clflushed(va, len);
+}
 
 void *phys_map(uint64_t pa, uint64_t len, enum memtype type)
 {

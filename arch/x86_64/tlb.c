@@ -1,7 +1,7 @@
 /*
- * TLB and cache flushes (SDM vol. 3A, 4.10.4 and 11.12.4), and the
- * address-space side of mm/tlb.h: loaded-CPU masks, PCIDs with a
- * generation count, shootdowns to the CPUs that may hold a translation.
+ * TLB flushes (SDM vol. 3A, 4.10.4) and the address-space side of
+ * mm/tlb.h: loaded-CPU masks, PCIDs with a generation count, shootdowns
+ * to the CPUs that may hold a translation.
  *
  * PCIDs (SDM 4.10.1): with CR4.PCIDE set, CR3[11:0] tags every
  * translation the CPU caches; writing CR3 with bit 63 set switches
@@ -18,7 +18,6 @@
  */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
-#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
@@ -312,21 +311,4 @@ void tlb_stats_reset(void)
 {
 	for (unsigned c = 0; c < MAX_CPUS; c++)
 		memset(&tlb_cpus[c].stats, 0, sizeof(tlb_cpus[c].stats));
-}
-
-void cache_flush_range(const void *va, uint64_t len)
-{
-	uint64_t line = cpu_info.clflush_size ? cpu_info.clflush_size : 64;
-	uint64_t p = (uint64_t)va & ~(line - 1), end = (uint64_t)va + len;
-
-	if (!cpu_has(FEAT_CLFLUSH)) {
-		wbinvd();
-		return;
-	}
-	__asm__ volatile("mfence" : : : "memory");
-	for (; p < end; p += line)
-		__asm__ volatile("clflush (%0)" : : "r"(p) : "memory");
-	__asm__ volatile("mfence" : : : "memory");
-	/* A cache model cannot see a clflush's address: tell it. */
-	model_doorbell_clflushed(va, len);
 }

@@ -32,8 +32,6 @@ void tlb_flush_local_all(void);
 /* [va, va + npages) on this CPU: invlpg up to the ceiling, else a full
  * flush (global entries included when global). npages == 0: all. */
 void tlb_flush_local_range(uint64_t va, uint64_t npages, bool global);
-/* Write back and invalidate the cache lines of [va, va+len). */
-void cache_flush_range(const void *va, uint64_t len);
 
 /* Enable PCIDs on this CPU when it has them and nopcid is not given;
  * every CPU calls it once, with the kernel's tables loaded. */

@@ -28,16 +28,8 @@ void memchase_build(struct memchase *c)
 	static uint32_t order[MAX_SLOTS];
 
 	kassert(slots >= 2 && slots <= MAX_SLOTS);
-	for (size_t i = 0; i < slots; i++)
-		order[i] = (uint32_t)i;
-	/* Sattolo: j < i, never i itself, so the permutation is one cycle. */
-	for (size_t i = slots - 1; i > 0; i--) {
-		size_t j = prng_next(&rng) % i;
-		uint32_t t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
+	/* One cycle: from any slot the chase visits every other. */
+	prng_cycle(&rng, order, slots);
 	for (size_t i = 0; i < slots; i++)
 		c->words[order[i] * WORDS_PER_SLOT] =
 			(uint64_t)&c->words[order[(i + 1) % slots] *

@@ -102,15 +102,7 @@ static double chase(uint64_t ws)
 
 	if (!next)
 		exit(1);
-	for (uint64_t i = 0; i < n; i++)
-		next[i] = (uint32_t)i;
-	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = prng_next(&rnd) % i;
-		uint32_t t = next[i];
-
-		next[i] = next[j];
-		next[j] = t;
-	}
+	prng_cycle(&rnd, next, n);
 	for (uint64_t i = 0; i < n; i++) {
 		cm_access(m, 0, SRC_BASE + at * CM_LINE_SIZE, 8, 0);
 		at = next[at];

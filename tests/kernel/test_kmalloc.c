@@ -59,6 +59,17 @@ static bool ready(struct ktest_ctx *ctx)
 	return true;
 }
 
+/* ready(), then this CPU's cache drained and the free-page count taken
+ * into *free0: the baseline a leak check compares with. */
+static bool start(struct ktest_ctx *ctx, uint64_t *free0)
+{
+	if (!ready(ctx))
+		return false;
+	kmalloc_drain_cpu();
+	*free0 = page_alloc_free_pages();
+	return true;
+}
+
 /* One object of each size class and of a large size; all come back. */
 KTEST(kmalloc, every_class_returns_pages)
 {
@@ -68,10 +79,8 @@ KTEST(kmalloc, every_class_returns_pages)
 	uint64_t free0;
 	size_t bytes0;
 
-	if (!ready(ctx))
+	if (!start(ctx, &free0))
 		return;
-	kmalloc_drain_cpu();
-	free0 = page_alloc_free_pages();
 	bytes0 = kmalloc_in_use_bytes();
 	/* The last two rows are the record class and "large". */
 	for (unsigned i = 0; i + 2 < kmalloc_stats_rows() &&
@@ -105,10 +114,8 @@ KTEST(kmalloc, cache_aligned_objects_own_their_lines)
 	void *plain[N];
 	uint64_t free0;
 
-	if (!ready(ctx))
+	if (!start(ctx, &free0))
 		return;
-	kmalloc_drain_cpu();
-	free0 = page_alloc_free_pages();
 	for (unsigned i = 0; i < N; i++) {
 		p[i] = kmalloc_cache_aligned(8 + i);
 		plain[i] = kmalloc(8 + i % 64);
@@ -143,10 +150,8 @@ KTEST(kmalloc, random_against_shadow)
 	uint64_t free0;
 	size_t bytes0;
 
-	if (!ready(ctx))
+	if (!start(ctx, &free0))
 		return;
-	kmalloc_drain_cpu();
-	free0 = page_alloc_free_pages();
 	bytes0 = kmalloc_in_use_bytes();
 	rng_state = RNG_SEED;
 	memset(sh, 0, sizeof(sh));
@@ -191,10 +196,8 @@ KTEST(kmalloc, oversized_request_fails_cleanly)
 	unsigned large = kmalloc_stats_rows() - 1;
 	uint64_t free0;
 
-	if (!ready(ctx))
+	if (!start(ctx, &free0))
 		return;
-	kmalloc_drain_cpu();
-	free0 = page_alloc_free_pages();
 	kmalloc_stats_get(large, &before);
 	EXPECT_EQ(kmalloc(((size_t)PAGE_SIZE << KMALLOC_MAX_ORDER) + 1), NULL);
 	kmalloc_stats_get(large, &after);

@@ -196,20 +196,43 @@ class LayerCheck(unittest.TestCase):
         self.assertEqual(found[1][3],
                          "cycle: kernel/self.h -> kernel/self.h")
 
-    def test_module_cycle_inside_a_room_fails(self):
+    def test_module_cycle_fails_in_any_folder(self):
         # x.c includes y.h, y.c includes x.h: no file reaches itself, but
-        # the two modules need each other.
+        # the two modules need each other. Inside kernel/'s rooms, and the
+        # same in arch/ with three modules, the last header including the
+        # first's.
         self.write("kernel/bench/x.h", "")
         self.write("kernel/bench/y.h", "")
         self.write("kernel/bench/x.c", '#include "kernel/bench/x.h"\n'
                    '#include "kernel/bench/y.h"\n')
         self.write("kernel/bench/y.c", '#include "kernel/bench/y.h"\n'
                    '#include "kernel/bench/x.h"\n')
+        for name, text in (("a.h", ""), ("b.h", ""), ("c.h", "a.h"),
+                           ("a.c", "b.h"), ("b.c", "c.h")):
+            self.write("arch/x86_64/" + name, text and
+                       '#include "arch/x86_64/%s"\n' % text)
         found = check_layers.check(self.root)
-        self.assertEqual(found, [(
-            "kernel/bench/x.c", 2, "kernel/bench/y",
-            "module cycle: kernel/bench/x -> kernel/bench/y -> "
-            "kernel/bench/x")])
+        self.assertEqual(found, [
+            ("arch/x86_64/a.c", 1, "arch/x86_64/b",
+             "module cycle: arch/x86_64/a -> arch/x86_64/b -> "
+             "arch/x86_64/c -> arch/x86_64/a"),
+            ("kernel/bench/x.c", 2, "kernel/bench/y",
+             "module cycle: kernel/bench/x -> kernel/bench/y -> "
+             "kernel/bench/x")])
+
+    def test_long_function_fails_outside_tests(self):
+        def body(n):
+            # A function whose braces are n lines apart, both included.
+            return "static int\nf(int a,\n  int b)\n{\n" + \
+                "\ta++;\n" * (n - 2) + "}\n"
+        self.write("mm/ok.c", "/* at the limit */\n" + body(120))
+        self.write("tests/kernel/test_long.c", body(300))
+        self.assertEqual(self.found(), [])
+        self.write("mm/long.c", "#include <stdint.h>\n\n" + body(121))
+        found = check_layers.check(self.root)
+        self.assertEqual([(s, n, t) for s, n, t, _ in found],
+                         [("mm/long.c", 6, "")])
+        self.assertIn("function f() is 121 lines", found[0][3])
 
     def test_rooms_point_down(self):
         self.write("kernel/shell/shell.h", "")
