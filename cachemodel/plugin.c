@@ -309,7 +309,7 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles); DIFF(prefetches);
 	DIFF(prefetch_useful); DIFF(prefetch_late); DIFF(bus_queued);
-	DIFF(store_stalls);
+	DIFF(store_stalls); DIFF(bus_late);
 	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
 		d.wc_partial_by[k] = now->wc_partial_by[k] -
 				     then->wc_partial_by[k];
@@ -332,7 +332,7 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
 		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
-		",\"store_stalls\":%" PRIu64
+		",\"store_stalls\":%" PRIu64 ",\"bus_late\":%" PRIu64
 		",\"cycles\":%" PRIu64 "%s}\n",
 		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
 		iters, by, cpu,
@@ -344,7 +344,7 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
 		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, d.prefetches, d.prefetch_useful,
-		d.prefetch_late, d.bus_queued, d.store_stalls,
+		d.prefetch_late, d.bus_queued, d.store_stalls, d.bus_late,
 		cm_cycles(model, &d), extra);
 }
 
@@ -600,8 +600,11 @@ static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
 static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 {
 	(void)id;
-	if (cpu < nvcpus)
-		pace_resume(pace, cpu, busy_cycles(cpu));
+	if (cpu >= nvcpus)
+		return;
+	pace_resume(pace, cpu, busy_cycles(cpu));
+	/* The engine's clock joins the paced one (cachemodel/model.h, 5). */
+	cm_set_skip(model, cpu, pace_skip(pace, cpu));
 }
 
 /* ------------------------------------------------------------------ */
@@ -739,8 +742,10 @@ static void on_tb(unsigned int cpu, void *udata)
 		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
 		/* The block's instructions are counted before it runs: its
 		 * clock includes them when it waits (invariant 4). */
-		if (pace)
+		if (pace) {
 			pace_tick(pace, cpu, busy_cycles(cpu));
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
+		}
 	}
 }
 
