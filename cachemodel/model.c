@@ -684,6 +684,8 @@ static uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
 
 	if (lc->line == line && lc->free > t)
 		start = lc->free - t > cap ? t + cap : lc->free;
+	if (start > t)
+		stat_add(&m->cpu[cpu].st.line_queued, start - t);
 	lc->line = line;
 	lc->free = start + m->p.remote_latency;
 	stat_add(&m->cpu[cpu].st.transfers, 1);

@@ -159,6 +159,8 @@ struct cm_stats {
 	uint64_t prefetch_late;	/* ... that had not arrived yet */
 	uint64_t bus_queued;	/* cycles transactions waited for the bus */
 	uint64_t bus_late;	/* bus transactions older than its window */
+	uint64_t line_queued;	/* cycles transfers waited for the line's
+				 * previous hand-over */
 	uint64_t store_stalls;	/* cycles stalled on a full store buffer */
 };
 

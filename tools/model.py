@@ -70,7 +70,7 @@ COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
 WC_CAUSES = ("fence", "locked", "uncached", "evict")
 OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
     "prefetches", "prefetch_useful", "prefetch_late", "bus_queued",
-    "store_stalls", "bus_late")
+    "store_stalls", "bus_late", "line_queued")
 # Region timing of multi-vCPU runs (absent with one vCPU).
 PACE_FIELDS = ("elapsed", "paced", "pace_breaks")
 PER_CPU_VARIANT_RE = re.compile(r"^(.*)/cpu(\d+)$")

@@ -12,7 +12,8 @@
  *    busy until its last transaction ends;
  *  - a CPU's clock includes the cycles it slept through (cm_set_skip()),
  *    so a CPU back from a halt meets the other's bookings at its time;
- *  - a request older than the bus's window is counted, not queued.
+ *  - a request older than the bus's window is counted, not queued;
+ *  - a line taken from another CPU waits for its previous hand-over.
  * Expected values are worked out in the comments from the profile below.
  */
 // HOST_SRCS: cachemodel/model.c cachemodel/profile.c
@@ -223,5 +224,26 @@ KTEST(cachemodel_bus, request_older_than_the_window_is_counted)
 	EXPECT_EQ(cm_stats(m, 1)->bus_queued, 0);
 	EXPECT_EQ(cm_stats(m, 1)->bus_late, 1);
 	EXPECT_EQ(clock_of(m, 1), UC_STORE);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel_bus, a_line_handed_over_waits_for_its_previous_hand_over)
+{
+	struct cm_model *m = two_cpus();
+	const struct cm_stats *s0 = cm_stats(m, 0);
+
+	/* CPU 0 writes line 0 (from memory: its data at 100, the burst
+	 * included). CPU 1 takes it at 80: from CPU 0's cache, the line is
+	 * free again at 80 + 50 (remote_latency). CPU 0, at 100, takes it
+	 * back and waits 30 for that hand-over (line_queued), then 50. */
+	cm_access(m, 0, 0, 8, CM_STORE);
+	EXPECT_EQ(clock_of(m, 0), 100);
+	cm_instructions(m, 1, 80);
+	cm_access(m, 1, 0, 8, CM_STORE);
+	EXPECT_EQ(cm_stats(m, 1)->line_queued, 0);
+	cm_access(m, 0, 0, 8, CM_STORE);
+	EXPECT_EQ(s0->line_queued, 130 - 100);
+	EXPECT_EQ(s0->transfers, 1);
+	EXPECT_EQ(clock_of(m, 0), 130 + 50);
 	cm_destroy(m);
 }
