@@ -37,7 +37,10 @@
  *     through) and waits, no lock held, while it is more than the quantum
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
  *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
- *     sender's clock. A region's elapsed time is the global modelled
+ *     sender's clock. The engine's clock of a vCPU includes the cycles
+ *     it slept through (cm_set_skip() after every tick and resume), so
+ *     the bus and line hand-overs compare clocks on the paced time base.
+ *     A region's elapsed time is the global modelled
  *     clock (the latest vCPU clock) at its end minus at its start; a
  *     region during which pacing was broken, or a multi-vCPU region that
  *     was not paced, says "valid":false in its line.
