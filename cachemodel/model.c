@@ -103,7 +103,7 @@ struct pf_line {
 
 /*
  * A bus (front-side bus or memory controller) as a timeline of its
- * occupancy (model.h, invariant 5): BUS_SLOTS slots in a ring, slot k
+ * occupancy (model.h, invariant 7): BUS_SLOTS slots in a ring, slot k
  * for the cycles [e * BUS_SLOT_CYCLES, (e + 1) * BUS_SLOT_CYCLES) of
  * every epoch e = k mod BUS_SLOTS, each one word: the epoch it holds
  * (above BUS_USED_BITS) and the cycles of it booked (below), changed
@@ -111,9 +111,11 @@ struct pf_line {
  *
  * BUS_SLOT_CYCLES: the order in which two CPUs' requests reach the
  * model within one slot still decides which of them waits; across slots
- * it does not. 16 cycles is at most one transaction of every shipped
- * profile (wc_burst and wc_chunk are 8 to 18), so a request's error is
- * at most its own slot. Narrower slots cost more steps per request.
+ * it does not. 16 cycles is about one transaction of the shipped
+ * profiles (wc_burst and wc_chunk are 8 to 18), so the host's order
+ * moves a wait by at most about a slot and a transaction. Narrower
+ * slots cost more steps per request (a transaction spans occ / 16 + 1
+ * slots).
  * BUS_SLOTS: the window, 2048 x 16 = 32768 cycles, covers how far
  * apart the requests of paced CPUs can be: the pacing quantum (2000
  * by default, PACE_DEFAULT_QUANTUM), the longest wait (bus_queue_max,
