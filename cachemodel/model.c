@@ -101,9 +101,38 @@ struct pf_line {
 	bool used;
 };
 
-/* A bus (front-side bus or memory controller): busy until this clock. */
+/*
+ * A bus (front-side bus or memory controller) as a timeline of its
+ * occupancy (model.h, invariant 7): BUS_SLOTS slots in a ring, slot k
+ * for the cycles [e * BUS_SLOT_CYCLES, (e + 1) * BUS_SLOT_CYCLES) of
+ * every epoch e = k mod BUS_SLOTS, each one word: the epoch it holds
+ * (above BUS_USED_BITS) and the cycles of it booked (below), changed
+ * with compare-and-swap only. A slot holding an older epoch is empty.
+ *
+ * BUS_SLOT_CYCLES: the order in which two CPUs' requests reach the
+ * model within one slot still decides which of them waits; across slots
+ * it does not. 16 cycles is about one transaction of the shipped
+ * profiles (wc_burst and wc_chunk are 8 to 18), so the host's order
+ * moves a wait by at most about a slot and a transaction. Narrower
+ * slots cost more steps per request (a transaction spans occ / 16 + 1
+ * slots).
+ * BUS_SLOTS: the window, 2048 x 16 = 32768 cycles, covers how far
+ * apart the requests of paced CPUs can be: the pacing quantum (2000
+ * by default, PACE_DEFAULT_QUANTUM), the longest wait (bus_queue_max,
+ * 288 to 384 cycles) and a CPU's own requests booked ahead of its clock
+ * (a fill buffer's memory latency, a partial WC flush's chunks), sixteen
+ * times over. A request older than the window finds its slot holding a
+ * later epoch: it is not queued (its history is gone) and is counted
+ * (bus_late).
+ */
+#define BUS_SLOT_CYCLES 16
+#define BUS_SLOTS 2048
+#define BUS_USED_BITS 8
+#define BUS_USED_MASK ((1ull << BUS_USED_BITS) - 1)
+_Static_assert(BUS_SLOT_CYCLES <= BUS_USED_MASK,
+	       "a slot's booked cycles fit below its epoch");
 struct bus {
-	uint64_t busy;
+	uint64_t slot[BUS_SLOTS];
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 /* When a contended line can next be handed over. */
@@ -131,6 +160,8 @@ struct cpu {
 	unsigned sb_head, sb_n;			/* ownership times */
 	uint64_t sb_last;	/* latest ownership time in the store buffer */
 	uint64_t wc_last;	/* latest WC flush completion */
+	uint64_t skip;		/* cycles slept through (cm_set_skip); atomic:
+				 * cpu_now() of another CPU reads it */
 	struct pf_stream pf[PF_STREAMS];
 	uint64_t pf_tick;
 	struct pf_line pf_recent[PF_RECENT];	/* by pf_slot() */
@@ -167,7 +198,7 @@ struct cm_model {
 	 * atomics (the fast path's WC flushes and UC accesses use them). */
 	unsigned bus_cpus;
 	uint64_t bus_queue_max;	/* cap of a bus wait (model.h, inv. 5) */
-	struct bus bus[CM_MAX_CPUS];
+	struct bus *bus;	/* ncpus / bus_cpus of them, rounded up */
 	/* Slow path only (under the caller's lock). */
 	struct line_clock line_clock[LINE_CLOCKS];
 };
@@ -357,6 +388,7 @@ static enum line_state level_drop(struct level *l, uint64_t line)
 struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 {
 	struct cm_model *m;
+	unsigned nbus;
 	bool ok;
 
 	if (cm_profile_check(p) || ncpus < 1 || ncpus > CM_MAX_CPUS)
@@ -374,10 +406,16 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 	for (unsigned k = 0; k < LINE_CLOCKS; k++)
 		m->line_clock[k].line = NO_LINE;
 	m->bytes = sizeof(*m);
+	nbus = (ncpus + m->bus_cpus - 1) / m->bus_cpus;
+	m->bus = aligned_alloc(HOST_LINE_BYTES, nbus * sizeof(*m->bus));
+	if (m->bus)
+		memset(m->bus, 0, nbus * sizeof(*m->bus));
+	m->bytes += nbus * sizeof(*m->bus);
 	m->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*m->cpu));
 	if (m->cpu)
 		memset(m->cpu, 0, ncpus * sizeof(*m->cpu));
-	ok = m->cpu != NULL && level_init(m, &m->llc, &p->llc);
+	ok = m->bus != NULL && m->cpu != NULL &&
+	     level_init(m, &m->llc, &p->llc);
 	m->bytes += ncpus * sizeof(*m->cpu);
 	for (unsigned c = 0; ok && c < ncpus; c++) {
 		ok = level_init(m, &m->cpu[c].l1, &p->l1d) &&
@@ -403,6 +441,7 @@ void cm_destroy(struct cm_model *m)
 		level_free(&m->cpu[c].l2);
 	}
 	free(m->cpu);
+	free(m->bus);
 	level_free(&m->llc);
 	for (unsigned i = 0; i < TYPE_CHUNKS; i++)
 		free(m->types[i]);
@@ -504,12 +543,14 @@ bool cm_set_type(struct cm_model *m, uint64_t pa, uint64_t len,
 /* ------------------------------------------------------------------ */
 /* Time                                                                 */
 
-/* cpu's clock: instructions x CPI plus the cycles it stalled. */
+/* cpu's clock: instructions x CPI plus the cycles it stalled, plus the
+ * cycles it slept through (model.h, invariant 5). */
 static uint64_t cpu_now(const struct cm_model *m, unsigned cpu)
 {
-	const struct cm_stats *s = &m->cpu[cpu].st;
+	const struct cpu *c = &m->cpu[cpu];
 
-	return s->insns * m->p.cpi_x100 / 100 + s->mem_cycles;
+	return c->st.insns * m->p.cpi_x100 / 100 + c->st.mem_cycles +
+	       __atomic_load_n(&c->skip, __ATOMIC_RELAXED);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -528,25 +569,62 @@ static void stall_until(struct cm_model *m, unsigned cpu, uint64_t t)
 
 /*
  * One transaction of occ cycles on cpu's bus, asked at clock t. Returns
- * when it starts: at t if the bus is free, else when it frees, at most
- * bus_queue_max later (model.h, invariant 5). Lock-free: the fast path
- * of several CPUs may share a bus.
+ * when it starts: at t if the bus has room then, else at the first room
+ * after t, at most bus_queue_max later (model.h, invariant 5).
+ *
+ * The occupancy is booked in the timeline (struct bus) from t's slot
+ * on. In t's slot the cycles before t count as taken, so a stream asked
+ * in clock order is packed behind itself, as on a bus that is busy until
+ * the end of its last transaction; a full slot passes the request on to
+ * the next. The transaction starts where its first cycle is booked (later
+ * cycles may spill into slots with room left by other requests). A wait
+ * beyond bus_queue_max books nothing: the transaction overlaps the queue
+ * it would have joined, as when the CPUs' clocks drift apart.
+ * Lock-free: the fast path of several CPUs may share a bus.
  */
 static uint64_t bus_use(struct cm_model *m, unsigned cpu, uint64_t t,
 			uint32_t occ)
 {
 	struct bus *b = &m->bus[cpu / m->bus_cpus];
-	uint64_t busy = __atomic_load_n(&b->busy, __ATOMIC_RELAXED);
-	uint64_t start, end;
+	uint64_t first = t / BUS_SLOT_CYCLES, start = UINT64_MAX;
+	uint64_t left = occ;
 
-	do {
-		start = max_u64(busy, t);
-		if (start - t > m->bus_queue_max)
-			start = t + m->bus_queue_max;
-		end = max_u64(busy, start + occ);
-	} while (!__atomic_compare_exchange_n(&b->busy, &busy, end, true,
-					      __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	for (uint64_t e = first; left > 0; e++) {
+		uint64_t *slot = &b->slot[e % BUS_SLOTS];
+		uint64_t w = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		uint64_t used, take;
+
+		do {
+			if (w >> BUS_USED_BITS > e) {
+				/* Older than the window (struct bus). */
+				stat_add(&m->cpu[cpu].st.bus_late, 1);
+				return start == UINT64_MAX ? t : start;
+			}
+			used = w >> BUS_USED_BITS == e ? w & BUS_USED_MASK : 0;
+			if (e == first)
+				used = max_u64(used, t % BUS_SLOT_CYCLES);
+			if (start == UINT64_MAX &&
+			    e * BUS_SLOT_CYCLES + used - t > m->bus_queue_max) {
+				stat_add(&m->cpu[cpu].st.bus_queued,
+					 m->bus_queue_max);
+				return t + m->bus_queue_max;
+			}
+			if (used >= BUS_SLOT_CYCLES)
+				break;		/* full: the next slot */
+			take = BUS_SLOT_CYCLES - used;
+			if (take > left)
+				take = left;
+		} while (!__atomic_compare_exchange_n(
+			slot, &w, e << BUS_USED_BITS | (used + take), true,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		if (used >= BUS_SLOT_CYCLES)
+			continue;
+		if (start == UINT64_MAX)
+			start = e * BUS_SLOT_CYCLES + used;
+		left -= take;
+	}
+	if (start == UINT64_MAX)
+		return t;	/* occ 0: nothing to book */
 	if (start > t)
 		stat_add(&m->cpu[cpu].st.bus_queued, start - t);
 	return start;
@@ -612,6 +690,8 @@ static uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
 
 	if (lc->line == line && lc->free > t)
 		start = lc->free - t > cap ? t + cap : lc->free;
+	if (start > t)
+		stat_add(&m->cpu[cpu].st.line_queued, start - t);
 	lc->line = line;
 	lc->free = start + m->p.remote_latency;
 	stat_add(&m->cpu[cpu].st.transfers, 1);
@@ -1433,7 +1513,7 @@ static bool fast_nt_merge(struct cm_model *m, unsigned cpu, uint64_t line,
  *  - to a UC or UC- page or a device: cpu's WC buffers drain and the
  *    access is uncached.
  * Each is counted exactly as cm_access() counts it; besides cpu's own
- * state, only cpu's bus clock is touched (atomically, bus_use()).
+ * state, only cpu's bus timeline is touched (atomically, bus_use()).
  * Anything else (a miss, E -> M, WT, WP, a first non-temporal store,
  * locked, crossing a line) is left alone.
  */
@@ -1552,6 +1632,14 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 {
 	stat_add(&m->cpu[cpu].st.insns, n);
+}
+
+void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip)
+{
+	struct cpu *c = &m->cpu[cpu];
+
+	if (skip > __atomic_load_n(&c->skip, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->skip, skip, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */

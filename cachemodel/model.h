@@ -34,12 +34,13 @@
  *     private cache, so every privately held line is also in the LLC.
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
- *     (mem_cycles). Demand loads stall until their data arrives, except
- *     an L1D hit in the line of the CPU's previous load, served with it
- *     (independent loads overlap; a chase across lines does not). With a
- *     store buffer a store never waits for an L1D hit's write. Misses
- *     to memory hold a fill buffer and a burst of the CPU's bus (one
- *     "busy until" clock per bus: queueing); stores with a store buffer,
+ *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so
+ *     that every CPU's clock is on one time base, the paced one). Demand
+ *     loads stall until their data arrives, except an L1D hit in the
+ *     line of the CPU's previous load, served with it (independent loads
+ *     overlap; a chase across lines does not). With a store buffer a
+ *     store never waits for an L1D hit's write. Misses to memory hold a
+ *     fill buffer and a burst of the CPU's bus; stores with a store buffer,
  *     hardware prefetches, write-backs and WC flushes do not stall the
  *     CPU but occupy fill buffers and the bus. Fences, locked operations
  *     and UC accesses wait for buffered and write-combined writes. A
@@ -47,6 +48,16 @@
  *     clock per line). Waits behind the bus or a line are capped at the
  *     deepest queue the hardware can hold, so CPUs whose clocks drift
  *     apart do not wait for each other's future.
+ *  7. The bus is a timeline of its occupancy in slots of modelled time
+ *     (model.c, struct bus), not one "busy until" clock: a transaction
+ *     asked at clock t is booked from t's slot on, in the first room
+ *     there or after, and waits only for what was booked at or before
+ *     its time. So which of two CPUs reaches the model first (the host's
+ *     order, anything within a pacing quantum) decides who waits only
+ *     when their transactions fall in one slot (BUS_SLOT_CYCLES); one
+ *     CPU's transactions asked in clock order wait exactly as behind a
+ *     "busy until" clock. Requests older than the window (BUS_SLOTS
+ *     slots) are not queued and are counted (bus_late).
  *  6. Lines of non-WB types are never allocated by stores; WC and UC
  *     lines are never allocated at all.
  */
@@ -153,6 +164,9 @@ struct cm_stats {
 	uint64_t prefetch_useful; /* prefetched lines a demand access used */
 	uint64_t prefetch_late;	/* ... that had not arrived yet */
 	uint64_t bus_queued;	/* cycles transactions waited for the bus */
+	uint64_t bus_late;	/* bus transactions older than its window */
+	uint64_t line_queued;	/* cycles transfers waited for the line's
+				 * previous hand-over */
 	uint64_t store_stalls;	/* cycles stalled on a full store buffer */
 };
 
@@ -198,8 +212,8 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
  * or UC- page or a device), count it exactly as cm_access() would and
  * return true; otherwise change nothing and return false (then call
  * cm_access()). Concurrency: it touches only cpu's own L1D, WC buffers,
- * fill and store buffers and counters, updates its bus's clock with an
- * atomic compare-and-swap, and reads the type map and the fills count,
+ * fill and store buffers and counters, books its bus's timeline with
+ * atomic compare-and-swaps, and reads the type map and the fills count,
  * so it may run while another thread makes calls for other CPUs (those
  * serialised among themselves), except cm_set_type() and
  * cm_clflush_lines(), which
@@ -231,6 +245,15 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 /* n more instructions retired on cpu (they advance its clock: model.h,
  * invariant 5); called by cpu's own thread. */
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
+/*
+ * cpu has slept through skip cycles in all so far (halted while the
+ * other CPUs ran: cachemodel/pace.h's skip). Its clock is its busy
+ * cycles plus skip, so that the bus and the line hand-overs compare
+ * clocks of one time base (invariant 5); its counters and cm_cycles()
+ * do not change. A smaller skip than the last is ignored. Called by
+ * cpu's own thread.
+ */
+void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
 
 /*
  * Give [pa, pa + len) memory type t, page granular (the range is widened

@@ -37,7 +37,10 @@
  *     through) and waits, no lock held, while it is more than the quantum
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
  *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
- *     sender's clock. A region's elapsed time is the global modelled
+ *     sender's clock. The engine's clock of a vCPU includes the cycles
+ *     it slept through (cm_set_skip() after every tick and resume), so
+ *     the bus and line hand-overs compare clocks on the paced time base.
+ *     A region's elapsed time is the global modelled
  *     clock (the latest vCPU clock) at its end minus at its start; a
  *     region during which pacing was broken, or a multi-vCPU region that
  *     was not paced, says "valid":false in its line.
@@ -309,7 +312,8 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
 	DIFF(fences); DIFF(mem_cycles); DIFF(prefetches);
 	DIFF(prefetch_useful); DIFF(prefetch_late); DIFF(bus_queued);
-	DIFF(store_stalls);
+	DIFF(store_stalls); DIFF(bus_late);
+	DIFF(line_queued);
 	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
 		d.wc_partial_by[k] = now->wc_partial_by[k] -
 				     then->wc_partial_by[k];
@@ -332,7 +336,8 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
 		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
 		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
-		",\"store_stalls\":%" PRIu64
+		",\"store_stalls\":%" PRIu64 ",\"bus_late\":%" PRIu64
+		",\"line_queued\":%" PRIu64
 		",\"cycles\":%" PRIu64 "%s}\n",
 		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
 		iters, by, cpu,
@@ -344,7 +349,8 @@ static void print_counters(const char *kind, const char *label, int64_t id,
 		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
 		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, d.prefetches, d.prefetch_useful,
-		d.prefetch_late, d.bus_queued, d.store_stalls,
+		d.prefetch_late, d.bus_queued, d.store_stalls, d.bus_late,
+		d.line_queued,
 		cm_cycles(model, &d), extra);
 }
 
@@ -625,8 +631,11 @@ static void on_idle(qemu_plugin_id_t id, unsigned int cpu)
 static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 {
 	(void)id;
-	if (cpu < nvcpus)
-		pace_resume(pace, cpu, busy_cycles(cpu));
+	if (cpu >= nvcpus)
+		return;
+	pace_resume(pace, cpu, busy_cycles(cpu));
+	/* The engine's clock joins the paced one (cachemodel/model.h, 5). */
+	cm_set_skip(model, cpu, pace_skip(pace, cpu));
 }
 
 /* ------------------------------------------------------------------ */
@@ -764,8 +773,10 @@ static void on_tb(unsigned int cpu, void *udata)
 		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
 		/* The block's instructions are counted before it runs: its
 		 * clock includes them when it waits (invariant 4). */
-		if (pace)
+		if (pace) {
 			pace_tick(pace, cpu, busy_cycles(cpu));
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
+		}
 	}
 }
 

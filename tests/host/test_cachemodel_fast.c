@@ -34,7 +34,7 @@
  * Tiny machines: L1D 1 KiB 2-way, L2 4 KiB 4-way, LLC 16 KiB 4-way; the
  * second has no private L2 (L1D is then where the MESI state lives); the
  * third has every timing mechanism of the model on, so the fast path's
- * WC flushes and UC accesses meet fill buffers, a shared bus clock and
+ * WC flushes and UC accesses meet fill buffers, a shared bus timeline and
  * the waits of fences and locked operations.
  */
 static const char profiles_text[] =
