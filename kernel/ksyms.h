@@ -1,5 +1,5 @@
 /*
- * The kernel's own symbol table, embedded at build time (tools/gensyms.sh),
+ * The kernel's own symbol table, embedded at build time (tools/image/gensyms.sh),
  * so a panic can name functions without a host tool.
  */
 #ifndef KERNEL_KSYMS_H

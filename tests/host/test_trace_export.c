@@ -2,7 +2,7 @@
  * Property test of the CTF export (under ASan and UBSan): random record
  * streams go through the packet code the kernel uses (trace/ring_buffer.c:
  * reserve, write, commit, sub-buffer switch, flush, the reader; the
- * metadata of trace/ctf.c) and come back through tools/trace_extract.py
+ * metadata of trace/ctf.c) and come back through tools/results/trace_extract.py
  * --decode, which reads packets by babeltrace2's rules. One description
  * of the reading side, the extractor's, is tested against the encoder.
  *
@@ -20,7 +20,7 @@
  * content_size must end at its last record's last field.
  *
  * Runs from the repository root (make test does), where it finds
- * tools/trace_extract.py.
+ * tools/results/trace_extract.py.
  */
 // HOST_SRCS: trace/ring_buffer.c trace/ctf.c lib/string.c
 #include <stdint.h>
@@ -35,7 +35,7 @@
 #include "trace/ring_buffer.h"
 #include "trace/tracepoint.h"
 
-#define EXTRACTOR "tools/trace_extract.py"
+#define EXTRACTOR "tools/results/trace_extract.py"
 #define NR_EVENTS 40 /* the kernel's, then extra ones up to id 39 */
 #define MAX_FIELDS 700
 #define BIG_EVENT_A (TRACE_EVENT_NR + 1) /* 300 u64: spans pages */

@@ -1,20 +1,20 @@
-"""Self-test of tools/check_layers.py: a small tree with one dependency of
-each kind (include, import, upward call, cycle), allowed and forbidden,
-must give exactly the forbidden ones.
+"""Self-test of tools/checks/check_layers.py: a small tree with one
+dependency of each kind (include, import, upward call, cycle), allowed
+and forbidden, must give exactly the forbidden ones.
 
-Run by `tools/check_layers.py --ktap` (the "host: test_layers" line of
-make test), or alone: python3 -m unittest tests/tools/test_check_layers.py
+Run by `python3 -m tools.checks.check_layers --ktap` (the "host:
+test_layers" line of make test), or alone from the root:
+python3 -m unittest tests/tools/test_check_layers.py
 """
 import contextlib
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
+from tools.checks import check_layers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-import check_layers  # noqa: E402
 
 
 class LayerCheck(unittest.TestCase):

@@ -36,9 +36,10 @@ prints
 and the exit status is 1. Includes of system headers and imports of
 modules outside the tree are not the rule's business.
 
-    python3 tools/check_layers.py [ROOT]        check the tree (default .)
-    python3 tools/check_layers.py --ktap [ROOT] self-test, then the tree,
-                                                as KTAP (the make test line)
+    python3 -m tools.checks.check_layers [ROOT]
+        check the tree (default: the root)
+    python3 -m tools.checks.check_layers --ktap [ROOT]
+        self-test, then the tree, as KTAP (the make test line)
 """
 import os
 import re
@@ -74,7 +75,7 @@ ALLOWED = {
     "tools": None,
     "tests": None,
     # The coding labs' skeletons: pieces of kernel files, which
-    # tools/grade.py splices into them for a host build.
+    # tools/labs/grade.py splices into them for a host build.
     "labs": None,
 }
 
@@ -457,8 +458,8 @@ def run_ktap(root):
 def main(argv):
     ktap = "--ktap" in argv
     args = [a for a in argv if a != "--ktap"]
-    root = args[0] if args else os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))
+    root = args[0] if args else os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
     if ktap:
         return run_ktap(root)
     found = check(root)

@@ -827,7 +827,7 @@ def main(argv=None):
                 print("identical: %d lines (%d regions)" %
                       (n, sum(o["kind"] == "region" for o in a_objs)))
         else:
-            import result_log as results_mod
+            from tools.results import result_log as results_mod
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))
