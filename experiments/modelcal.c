@@ -2,8 +2,8 @@
  * The modelcal experiment: calibration of the cache model
  * (docs/cachemodel.md). Under QEMU with the cache-model plugin, each
  * variant's measured repetitions become model regions labelled
- * "modelcal/VARIANT", and `tools/model/model.py check-calibration` compares the
- * modelled figures with what the profile's numbers predict:
+ * "modelcal/VARIANT", and `python3 -m tools.model.model check-calibration`
+ * compares the modelled figures with what the profile's numbers predict:
  *
  *   chase-l1    a cyclic chase, one load per 64-byte line, in 16 KiB:
  *               fits every L1D, so every load costs the L1D latency

@@ -242,8 +242,8 @@ def main():
         sys.exit("make_seeds.py: build the kernel first (make)")
     with tempfile.TemporaryDirectory() as tmp:
         iso = os.path.join(tmp, "seed.iso")
-        subprocess.run(["sh", os.path.join("tools", "image", "mkiso.sh"), KERNEL,
-                        iso, CMDLINE, "0"], check=True,
+        subprocess.run(["sh", os.path.join("tools", "image", "mkiso.sh"),
+                        KERNEL, iso, CMDLINE, "0"], check=True,
                        stdout=subprocess.DEVNULL)
         for name, settings in BOOTS:
             print("%s: booting" % name, flush=True)

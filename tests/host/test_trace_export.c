@@ -2,9 +2,10 @@
  * Property test of the CTF export (under ASan and UBSan): random record
  * streams go through the packet code the kernel uses (trace/ring_buffer.c:
  * reserve, write, commit, sub-buffer switch, flush, the reader; the
- * metadata of trace/ctf.c) and come back through tools/results/trace_extract.py
- * --decode, which reads packets by babeltrace2's rules. One description
- * of the reading side, the extractor's, is tested against the encoder.
+ * metadata of trace/ctf.c) and come back through
+ * tools/results/trace_extract.py --decode, which reads packets by
+ * babeltrace2's rules. One description of the reading side, the
+ * extractor's, is tested against the encoder.
  *
  * Each trial draws a geometry (4 to 16 KiB sub-buffers, 2 to 8 of them,
  * discard or overwrite mode, page array or list) and a stream: the

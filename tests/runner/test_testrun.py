@@ -4,8 +4,8 @@ drives): the verdict function (tools/runner/verdicts.py) on fake serial logs
 (tests/runner/*.log) and fake QEMU exit codes, so that a hang, a triple
 fault, a panic and a nested `not ok` are shown to be caught without QEMU.
 Also the exit-code decoding (tools/image/qemu.py), the KTAP parser
-(tools/runner/ktap.py), the manifest parser (tools/runner/manifest.py), the TAP writer
-and the launcher settings of a manifest entry.
+(tools/runner/ktap.py), the manifest parser (tools/runner/manifest.py),
+the TAP writer and the launcher settings of a manifest entry.
 
 Run from the root: python3 -m unittest tests/runner/test_testrun.py
 (testrun.py runs it as the "runner: self-test" TAP line).

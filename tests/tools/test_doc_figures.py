@@ -1,7 +1,7 @@
-"""Tests of tools/checks/doc_figures.py (run by `tools/checks/doc_figures.py --ktap`,
-the test_docs host test of make test): on a small made-up tree, a good
-provenance line passes and each kind of stale name is reported; lines in
-code blocks are examples, not provenance.
+"""Tests of tools/checks/doc_figures.py (run by `python3 -m
+tools.checks.doc_figures --ktap`, the test_docs host test of make test): on
+a small made-up tree, a good provenance line passes and each kind of stale
+name is reported; lines in code blocks are examples, not provenance.
 Python 3 standard library only.
 """
 

@@ -1,7 +1,7 @@
 """Tests of tools/labs/labs.py (run by `python3 -m tools.labs.labs
---selftest`, and by the test_docs host test of make test): what the check masks and what it does
-not, that a refresh rewrites figures too, and that a command the boot
-types must be visible on the page.
+--selftest`, and by the test_docs host test of make test): what the check
+masks and what it does not, that a refresh rewrites figures too, and that a
+command the boot types must be visible on the page.
 Python 3 standard library only.
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of tools/results/plot.py's readability rules: size labels in B/KiB/MiB,
-size ticks that never collide, the choice of a log y axis, and titles
-that say the platform and whether the figures are modelled.
+"""Tests of tools/results/plot.py's readability rules: size labels in
+B/KiB/MiB, size ticks that never collide, the choice of a log y axis, and
+titles that say the platform and whether the figures are modelled.
 
 Sources under test: tools/results/plot.py (size_label, size_ticks, wants_log_y,
 log_floor, platform, what_line, gp_title, model_profile, and the

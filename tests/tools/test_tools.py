@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of tools/results/results.py, tools/results/plot.py, tools/results/report.py and
-tools/model/model.py.
+"""Tests of tools/results/results.py, tools/results/plot.py,
+tools/results/report.py and tools/model/model.py.
 
 Data: sample.log is SYNTHETIC test data written by hand in the format of
 docs/output.md (CRLF line ends, boot noise, an escape sequence, garbage
@@ -31,6 +31,7 @@ from tools.runner import session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+MKISO = os.path.join(ROOT, "tools", "image", "mkiso.sh")
 
 SAMPLE = os.path.join(HERE, "sample.log")
 SAMPLE_RESULTS = 36
@@ -405,8 +406,8 @@ class PlotTest(unittest.TestCase):
     def test_bar_and_line_cli(self):
         with tempfile.TemporaryDirectory() as tmp:
             base = os.path.join(tmp, "bar")
-            p = run_tool("results.plot", "bar", SAMPLE, "--experiment", "kbuild",
-                         "--metric", "elapsed", "-o", base)
+            p = run_tool("results.plot", "bar", SAMPLE, "--experiment",
+                         "kbuild", "--metric", "elapsed", "-o", base)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertTrue(os.path.exists(base + ".svg"))
             with open(base + ".gp") as f:
@@ -982,7 +983,8 @@ class KcmdlineQuotingTest(unittest.TestCase):
                             "KCMDLINE=" + kcmdline, "ICOUNT=", "MODEL="],
                            cwd=ROOT, capture_output=True, text=True,
                            timeout=60)
-        lines = [l for l in r.stdout.split("\n") if "tools/image/mkiso.sh" in l]
+        lines = [l for l in r.stdout.split("\n")
+                 if "tools/image/mkiso.sh" in l]
         self.assertEqual(len(lines), 1, r.stdout + r.stderr)
         # sh runs the recipe line; a function stands in for "sh
         # tools/image/mkiso.sh KERNEL ISO CMDLINE TIMEOUT" and prints CMDLINE.
@@ -995,8 +997,8 @@ class KcmdlineQuotingTest(unittest.TestCase):
     def grub_line(self, kcmdline):
         """The kernel's words in mkiso.sh's grub.cfg, joined as GRUB
         joins them."""
-        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "image", "mkiso.sh"),
-                            "--cfg", kcmdline], capture_output=True,
+        r = subprocess.run(["sh", MKISO, "--cfg", kcmdline],
+                           capture_output=True,
                            text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         entry = [l.strip() for l in r.stdout.split("\n")
@@ -1019,8 +1021,8 @@ class KcmdlineQuotingTest(unittest.TestCase):
             self.assertEqual(self.grub_line(k), k)
 
     def test_control_characters_refused(self):
-        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "image", "mkiso.sh"),
-                            "--cfg", "a\nb"], capture_output=True,
+        r = subprocess.run(["sh", MKISO, "--cfg", "a\nb"],
+                           capture_output=True,
                            text=True, timeout=60)
         self.assertEqual(r.returncode, 1)
         self.assertIn("control character", r.stderr)

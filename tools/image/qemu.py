@@ -6,8 +6,9 @@ Everything that boots the kernel goes through here: the Makefile's `run`,
 `run-uefi`, `debug` and `bench` (through the command-line entry below) and
 tools/runner/testrun.py (as a module). It is the only place that knows
 
-  - the OVMF firmware files (read from tools/image/paths.mk, their one home) and
-    that each UEFI boot gets a fresh writable copy of the variable store;
+  - the OVMF firmware files (read from tools/image/paths.mk, their one home)
+    and that each UEFI boot gets a fresh writable copy of the variable
+    store;
   - the isa-debug-exit device and its encoding: the kernel writes N to
     port 0xf4 and QEMU exits with (N << 1) | 1, so a status is always odd;
     0 means QEMU stopped without one (a triple fault under -no-reboot, a
@@ -113,8 +114,8 @@ KVM_CPU = "host"
 
 
 def read_paths(path=PATHS_MK):
-    """The NAME := value lines of tools/image/paths.mk as a dict. Raises OSError
-    when the file cannot be read."""
+    """The NAME := value lines of tools/image/paths.mk as a dict. Raises
+    OSError when the file cannot be read."""
     out = {}
     with open(path) as f:
         for line in f:

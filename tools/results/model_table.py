@@ -3,16 +3,16 @@
 `make run MODEL=<profile>` prints after the run (docs/output.md, "The
 console and the log").
 
-    model_table.py LOG MODEL.jsonl
+    python3 -m tools.results.model_table LOG MODEL.jsonl
 
 LOG is the run's serial log (build/last-run.log), MODEL.jsonl the cache-
-model plugin's file. The log is parsed and the model's figures attached
-by tools/results/results.py (parse_log, merge_model), the cells formatted as
-tools/results/report.py formats them; the table is headed MODELLED and names the
-profile, one table per experiment, each figure's TCG median beside the
+model plugin's file. The log is parsed and the model's figures attached by
+tools/results/results.py (parse_log, merge_model), the cells formatted as
+tools/results/report.py formats them; the table is headed MODELLED and names
+the profile, one table per experiment, each figure's TCG median beside the
 modelled cycles, ns and LLC misses per iteration. Exits 1 (saying why on
-stderr) when the log or the model file cannot be read or is malformed
-(the log's first bad line; tools/results/results.py lists them all).
+stderr) when the log or the model file cannot be read or is malformed (the
+log's first bad line; tools/results/results.py lists them all).
 Python 3 standard library only.
 """
 

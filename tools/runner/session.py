@@ -16,8 +16,8 @@ comment line, blank lines are ignored:
   type TEXT          type TEXT and Enter on the PS/2 keyboard (QMP send-key)
   keys K [K...]      press QMP key codes on the keyboard: up, left, ret...
   screen REGEX       take a screendump and wait until REGEX matches the text
-                     read from it (tools/runner/screen.py); the last image is kept
-                     as build/logs/NAME.screen.ppm
+                     read from it (tools/runner/screen.py); the last
+                     image is kept as build/logs/NAME.screen.ppm
   exit               wait for QEMU to end (the kernel printed EXIT)
 
 The serial log is written as it arrives to the boot's log file, so the
