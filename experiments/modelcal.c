@@ -274,8 +274,9 @@ static int modelcal_run(enum experiment_mode mode)
 	bench_report("cache-model calibration (TCG timings)", figs, n);
 	kprintf("modelcal: the timings above are %s; the cache model's "
 		"figures for the same repetitions are in its own file "
-		"(regions labelled modelcal/...; tools/model/model.py "
-		"check-calibration compares them with the profile).\n",
+		"(regions labelled modelcal/...; python3 -m "
+		"tools.model.model check-calibration compares them with the "
+		"profile).\n",
 		bench_env_is_tcg() ? "QEMU TCG's emulation speed"
 				   : "this machine's");
 	return 0;

@@ -37,6 +37,7 @@
 #include "trace/tracepoint.h"
 
 #define EXTRACTOR "tools/results/trace_extract.py"
+#define EXTRACTOR_MODULE "tools.results.trace_extract" /* from the root */
 #define NR_EVENTS 40 /* the kernel's, then extra ones up to id 39 */
 #define MAX_FIELDS 700
 #define BIG_EVENT_A (TRACE_EVENT_NR + 1) /* 300 u64: spans pages */
@@ -561,8 +562,8 @@ KTEST(trace_export, random_streams_decode_as_written)
 	}
 	ASSERT_TRUE(write_metadata(dir));
 	/* One extractor run decodes every trial's stream, in order. */
-	snprintf(cmd, sizeof(cmd), "python3 %s --decode %s 2>&1", EXTRACTOR,
-		 dir);
+	snprintf(cmd, sizeof(cmd), "python3 -m %s --decode %s 2>&1",
+		 EXTRACTOR_MODULE, dir);
 	f = popen(cmd, "r");
 	ASSERT_TRUE(f != NULL);
 	for (unsigned n = 0; n < ran && !bad; n++) {
