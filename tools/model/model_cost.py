@@ -12,8 +12,8 @@ time of each experiment in both boots (from when its "=== experiment"
 line reached the serial port to when its "done" line did), so the cost
 can be read per workload; and the model's state in bytes (the plugin's
 summary line). The same figures go to build/cost/cost.json, which
-`tools/results/report.py --cost` prints as the report's "Cost of the model"
-section. The host may be shared: run pairs back to back and read the
+`python3 -m tools.results.report --cost` prints as the report's "Cost of
+the model" section. The host may be shared: run pairs back to back and read the
 spread, not one figure. Python 3 standard library only.
 """
 
