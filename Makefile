@@ -38,11 +38,11 @@ GRUB_TIMEOUT ?= 1
 ICOUNT       ?=
 JOBS         ?= 2
 PLUGINS      ?=
-# tools/testrun.py reads JOBS from its environment.
+# tools/runner/testrun.py reads JOBS from its environment.
 export JOBS
 
 # OVMF_CODE, OVMF_VARS and FONT_PSF: files of Debian packages we read.
-include tools/paths.mk
+include tools/image/paths.mk
 
 ifeq ($(V),1)
 Q :=
@@ -169,7 +169,7 @@ $(BUILD)/k/version.o: $(BUILD)/k/version.c
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # The framebuffer console's bitmap font comes from Debian's console fonts
-# (FONT_PSF, tools/paths.mk).
+# (FONT_PSF, tools/image/paths.mk).
 $(BUILD)/font.psf: | deps
 	@mkdir -p $(dir $@)
 	$(Q)gzip -dc $(FONT_PSF) > $@
@@ -179,21 +179,21 @@ $(BUILD)/k/font.o: $(BUILD)/font.psf
 	$(Q)printf 'section .rodata\nglobal font_psf_start, font_psf_end\nfont_psf_start:\nincbin "%s"\nfont_psf_end:\nsection .note.GNU-stack noalloc noexec nowrite progbits\n' $< > $(BUILD)/k/font.asm
 	$(Q)$(NASM) -f elf64 -o $@ $(BUILD)/k/font.asm
 
-# Three links embed the symbol table (see tools/gensyms.sh): the table's
+# Three links embed the symbol table (see tools/image/gensyms.sh): the table's
 # size only depends on the names, so pass 3 has pass 2's layout and the
 # table generated from pass 2 is exact. We check that it is.
-$(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/gensyms.sh
+$(BUILD)/kernel.elf: $(KOBJS) linker.ld tools/image/gensyms.sh
 	@echo "  LD      $@ (3 passes, embedded symbols)"
-	$(Q)sh tools/gensyms.sh < /dev/null > $(BUILD)/ksyms0.S
+	$(Q)sh tools/image/gensyms.sh < /dev/null > $(BUILD)/ksyms0.S
 	$(Q)$(CC) -c $(BUILD)/ksyms0.S -o $(BUILD)/ksyms0.o
 	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(KOBJS) $(BUILD)/ksyms0.o
-	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass1.elf | sh tools/gensyms.sh > $(BUILD)/ksyms1.S
+	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass1.elf | sh tools/image/gensyms.sh > $(BUILD)/ksyms1.S
 	$(Q)$(CC) -c $(BUILD)/ksyms1.S -o $(BUILD)/ksyms1.o
 	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass2.elf $(KOBJS) $(BUILD)/ksyms1.o
-	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass2.elf | sh tools/gensyms.sh > $(BUILD)/ksyms2.S
+	$(Q)$(NM) -n --defined-only $(BUILD)/kernel.pass2.elf | sh tools/image/gensyms.sh > $(BUILD)/ksyms2.S
 	$(Q)$(CC) -c $(BUILD)/ksyms2.S -o $(BUILD)/ksyms2.o
 	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/ksyms2.o
-	$(Q)$(NM) -n --defined-only $@ | sh tools/gensyms.sh > $(BUILD)/ksyms3.S
+	$(Q)$(NM) -n --defined-only $@ | sh tools/image/gensyms.sh > $(BUILD)/ksyms3.S
 	$(Q)cmp -s $(BUILD)/ksyms2.S $(BUILD)/ksyms3.S || { echo "embedded symbol table did not converge" >&2; exit 1; }
 	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "$@ is not multiboot2" >&2; exit 1; }
 
@@ -205,8 +205,8 @@ shell_quote = '$(subst ','\'',$(1))'
 KCMDLINE_FULL = $(value KCMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)
 
 ISO := $(BUILD)/kernel.iso
-$(ISO): $(BUILD)/kernel.elf tools/mkiso.sh FORCE
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $@ $(call shell_quote,$(KCMDLINE_FULL)) $(GRUB_TIMEOUT)
+$(ISO): $(BUILD)/kernel.elf tools/image/mkiso.sh FORCE
+	$(Q)sh tools/image/mkiso.sh $(BUILD)/kernel.elf $@ $(call shell_quote,$(KCMDLINE_FULL)) $(GRUB_TIMEOUT)
 
 .PHONY: all iso kernel FORCE
 all: iso
@@ -244,8 +244,8 @@ MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=
 MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC)))
 # The kernel learns the profile's name and cache geometry from the one
-# home of both, cachemodel/profiles.txt (tools/model.py kcmdline).
-MODEL_KCMD    = $(if $(MODEL), $(shell python3 tools/model.py kcmdline $(MODEL)))
+# home of both, cachemodel/profiles.txt (tools/model/model.py kcmdline).
+MODEL_KCMD    = $(if $(MODEL), $(shell python3 -m tools.model.model kcmdline $(MODEL)))
 MODEL_DEP     = $(if $(MODEL),model-check)
 TCG_QEMU      = $(if $(TCG_THREAD),-- -accel tcg$(comma)thread=$(TCG_THREAD))
 model-check: $(MODEL_SO)
@@ -259,9 +259,9 @@ model-check: $(MODEL_SO)
 .PHONY: model-cost
 model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
-	$(Q)python3 tools/model_cost.py --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
+	$(Q)python3 -m tools.model.model_cost --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
 
-# The model against published figures (tools/model_validate.py,
+# The model against published figures (tools/model/model_validate.py,
 # cachemodel/validation_data.json); its short form is a host test.
 MODEL_VALIDATE := $(BUILD)/host/model_validate
 $(MODEL_VALIDATE): tests/host/model_validate.c cachemodel/model.c cachemodel/profile.c $(wildcard cachemodel/*.h) lib/prng.h
@@ -270,10 +270,10 @@ $(MODEL_VALIDATE): tests/host/model_validate.c cachemodel/model.c cachemodel/pro
 	$(Q)$(HOSTCC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $(filter %.c,$^)
 .PHONY: model-validate
 model-validate: $(MODEL_VALIDATE)
-	$(Q)python3 tools/model_validate.py --binary $(MODEL_VALIDATE)
+	$(Q)python3 -m tools.model.model_validate --binary $(MODEL_VALIDATE)
 
 # Which seed conclusions each assumed parameter of a profile decides
-# (tools/model_sensitivity.py, docs/cachemodel.md "Sensitivity"): the
+# (tools/runner/model_sensitivity.py, docs/cachemodel.md "Sensitivity"): the
 # low end, default and high end of its plausible range, one boot each.
 # MODEL= (default xeon5400-2008), SWEEP_PARAMS=key,key (default every
 # assumed key; none: the default point only), SWEEP_SMP= (default 1,
@@ -288,7 +288,7 @@ SWEEP_TBENCH ?=
 SWEEP_KBUILD ?=
 .PHONY: model-sensitivity
 model-sensitivity: deps $(BUILD)/kernel.elf $(MODEL_SO)
-	$(Q)python3 tools/model_sensitivity.py --profile $(or $(MODEL),xeon5400-2008) \
+	$(Q)python3 -m tools.runner.model_sensitivity --profile $(or $(MODEL),xeon5400-2008) \
 		--smp $(SWEEP_SMP) $(if $(SWEEP_PARAMS),--params $(SWEEP_PARAMS)) \
 		$(if $(SWEEP_FULL),--full) \
 		$(if $(SWEEP_TBENCH),--tbench $(call shell_quote,$(SWEEP_TBENCH))) \
@@ -297,12 +297,12 @@ model-sensitivity: deps $(BUILD)/kernel.elf $(MODEL_SO)
 # --------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------
-# tools/qemu.py builds every QEMU command line and turns QEMU's exit code
+# tools/image/qemu.py builds every QEMU command line and turns QEMU's exit code
 # back into the kernel's status (make fails on a status other than 0).
 # PLUGINS: space-separated FILE[,name=value...] TCG plugins.
 # ACCEL: tcg or kvm; empty lets the launcher choose (docs/real-hardware.md).
 ACCEL ?=
-QEMU_LAUNCH = python3 tools/qemu.py --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
+QEMU_LAUNCH = python3 -m tools.image.qemu --smp $(SMP) --mem $(MEM) --cpu $(CPU) \
 	$(if $(ICOUNT),--icount 0) $(foreach p,$(PLUGINS),--plugin $(p)) \
 	$(MODEL_PLUGIN) $(if $(ACCEL),--accel $(ACCEL))
 GDB_PORT := 1234
@@ -316,10 +316,10 @@ RUN_CONSOLE = --log $(RUN_LOG) $(if $(RAW),--raw)
 
 .PHONY: run run-uefi debug
 # With MODEL=, the modelled figures of the run follow as a table headed
-# MODELLED (tools/model_table.py).
+# MODELLED (tools/results/model_table.py).
 run: iso $(MODEL_DEP)
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(RUN_CONSOLE) $(ISO) $(TCG_QEMU)
-	$(if $(MODEL),$(Q)python3 tools/model_table.py $(RUN_LOG) $(MODEL_OUT))
+	$(if $(MODEL),$(Q)python3 -m tools.results.model_table $(RUN_LOG) $(MODEL_OUT))
 
 run-uefi: iso
 	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(RUN_CONSOLE) $(ISO)
@@ -337,13 +337,13 @@ BENCH_TIMEOUT ?= 3600
 bench: MODEL_OUT = $(BUILD)/results/model.jsonl
 bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 	@mkdir -p $(BUILD)/results
-	$(Q)sh tools/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso $(call shell_quote,$(value BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)) 0
+	$(Q)sh tools/image/mkiso.sh $(BUILD)/kernel.elf $(BUILD)/bench.iso $(call shell_quote,$(value BENCH_CMDLINE)$(if $(ICOUNT), icount)$(MODEL_KCMD)) 0
 	@echo "bench: booting QEMU ($(SMP) CPUs, $(MEM)); the log goes to $(BUILD)/results/run.log"
 	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) --timeout $(BENCH_TIMEOUT) \
 		--serial file:$(BUILD)/results/run.log $(BUILD)/bench.iso $(TCG_QEMU)
-	$(Q)python3 tools/results.py $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json \
+	$(Q)python3 -m tools.results.results $(BUILD)/results/run.log --csv $(BUILD)/results/results.csv --json $(BUILD)/results/results.json \
 		$(if $(MODEL),--model $(MODEL_OUT))
-	$(Q)python3 tools/report.py $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
+	$(Q)python3 -m tools.results.report $(BUILD)/results/results.json -o $(BUILD)/results/report.md --charts $(BUILD)/results/charts \
 		$(if $(and $(MODEL),$(wildcard $(BUILD)/cost/cost.json)),--cost $(BUILD)/cost/cost.json)
 	@echo "bench: report in $(BUILD)/results/report.md"
 
@@ -374,17 +374,17 @@ docs/diagrams/%.svg: docs/diagrams/%.dot | deps-diagrams
 diagrams: $(DIAGRAM_SVGS)
 
 .PHONY: bench-host
-# ns per trace event on this host, ours beside LTTng-UST (tools/bench_host.sh).
+# ns per trace event on this host, ours beside LTTng-UST (tools/bench_host/bench_host.sh).
 BENCH_HOST_DEPS := \
 	/usr/include/x86_64-linux-gnu/lttng/tracepoint.h:liblttng-ust-dev:comparing-with-LTTng-UST \
 	lttng-sessiond:lttng-tools:comparing-with-LTTng-UST
 bench-host:
 	$(call install_missing,$(BENCH_HOST_DEPS))
-	$(Q)BUILD=$(BUILD) sh tools/bench_host.sh
+	$(Q)BUILD=$(BUILD) sh tools/bench_host/bench_host.sh
 
 .PHONY: usb
 usb: iso
-	$(Q)sh tools/usb-write.sh "$(DEV)" $(ISO)
+	$(Q)sh tools/image/usb-write.sh "$(DEV)" $(ISO)
 
 # --------------------------------------------------------------------------
 # Host builds of the portable code, under sanitizers. Each test program
@@ -419,36 +419,36 @@ endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(notdir $(t)))))
 
 # The layer rule (docs/layers.md) as one more host test: the program runs
-# tools/check_layers.py's self-test and its check of the tree, as KTAP.
+# tools/checks/check_layers.py's self-test and its check of the tree, as KTAP.
 # `make check-layers` prints the offending includes directly.
 HOST_TESTS += $(BUILD)/host/test_layers
-$(BUILD)/host/test_layers: tools/check_layers.py tests/tools/test_check_layers.py
+$(BUILD)/host/test_layers: tools/checks/check_layers.py tests/tools/test_check_layers.py
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
-	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/check_layers.py" --ktap "%s"\n' \
-		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+	$(Q)printf '#!/bin/sh\ncd "%s" && exec python3 -m tools.checks.check_layers --ktap .\n' \
+		"$(CURDIR)" > $@ && chmod +x $@
 
-# The docs' own checks as one more host test: tools/doc_figures.py's and
-# tools/labs.py's self-tests, then every provenance line of docs/ and
+# The docs' own checks as one more host test: tools/checks/doc_figures.py's and
+# tools/labs/labs.py's self-tests, then every provenance line of docs/ and
 # docs/labs/ (docs/README.md, "Figures in the docs"), as KTAP.
 HOST_TESTS += $(BUILD)/host/test_docs
-$(BUILD)/host/test_docs: tools/doc_figures.py tools/labs.py tests/tools/test_doc_figures.py tests/tools/test_labs.py
+$(BUILD)/host/test_docs: tools/checks/doc_figures.py tools/labs/labs.py tests/tools/test_doc_figures.py tests/tools/test_labs.py
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
-	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/doc_figures.py" --ktap "%s"\n' \
-		"$(CURDIR)" "$(CURDIR)" > $@ && chmod +x $@
+	$(Q)printf '#!/bin/sh\ncd "%s" && exec python3 -m tools.checks.doc_figures --ktap .\n' \
+		"$(CURDIR)" > $@ && chmod +x $@
 
 # The coding labs (labs/, docs/labs/README.md). make grade LAB=<name>
 # builds a lab's host tests with the student's file (labs/<name>/) in
-# place of the kernel's code and scores each check (tools/grade.py).
+# place of the kernel's code and scores each check (tools/labs/grade.py).
 # One host test per lab proves its grader can fail and can pass: the
 # skeleton as committed scores 0, the kernel's own code full marks.
 GRADE_LABS := $(patsubst labs/%/,%,$(wildcard labs/*/))
 .PHONY: grade grade-build
 grade:
-	$(Q)python3 tools/grade.py $(if $(LAB),$(LAB),--list)
+	$(Q)python3 -m tools.labs.grade $(if $(LAB),$(LAB),--list)
 
-# tools/grade.py's compiler: host test program GRADE_PROG built like the
+# tools/labs/grade.py's compiler: host test program GRADE_PROG built like the
 # one of make test, with GRADE_FILE in place of the source GRADE_REPLACES,
 # into GRADE_OUT. The other sources' objects are kept in GRADE_OBJDIR
 # (one per lab: the gradings of a lab share them, parallel labs do not).
@@ -466,21 +466,21 @@ grade-build: $(GRADE_OBJS)
 endif
 
 HOST_TESTS += $(patsubst %,$(BUILD)/host/test_grade_%,$(GRADE_LABS))
-$(BUILD)/host/test_grade_%: tools/grade.py
+$(BUILD)/host/test_grade_%: tools/labs/grade.py
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
-	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/grade.py" --selftest --ktap %s\n' \
+	$(Q)printf '#!/bin/sh\ncd "%s" && exec python3 -m tools.labs.grade --selftest --ktap %s\n' \
 		"$(CURDIR)" "$*" > $@ && chmod +x $@
 
 HOST_TESTS += $(BUILD)/host/test_model_validate
-$(BUILD)/host/test_model_validate: $(MODEL_VALIDATE) tools/model_validate.py cachemodel/validation_data.json cachemodel/profiles.txt
+$(BUILD)/host/test_model_validate: $(MODEL_VALIDATE) tools/model/model_validate.py cachemodel/validation_data.json cachemodel/profiles.txt
 	@echo "  GEN     $@"
-	$(Q)printf '#!/bin/sh\nexec python3 "%s/tools/model_validate.py" --ktap --binary "%s"\n' \
+	$(Q)printf '#!/bin/sh\ncd "%s" && exec python3 -m tools.model.model_validate --ktap --binary "%s"\n' \
 		"$(CURDIR)" "$(abspath $(MODEL_VALIDATE))" > $@ && chmod +x $@
 
 .PHONY: check-layers
 check-layers:
-	$(Q)python3 tools/check_layers.py
+	$(Q)python3 -m tools.checks.check_layers
 
 # test_psf reads the font the kernel embeds (build/font.psf): without it
 # its test of the real font would only report a skip.
@@ -516,7 +516,7 @@ host-bench: $(BUILD)/host/bench_pagecache
 # --------------------------------------------------------------------------
 # libFuzzer harnesses of the parsers of untrusted input (docs/testing.md).
 # Each tests/fuzz/fuzz_*.c names its sources with // HOST_SRCS: like a
-# host test and is built with clang under ASan and UBSan. tools/fuzz.py
+# host test and is built with clang under ASan and UBSan. tools/runner/fuzz.py
 # runs them: make fuzz for FUZZ_SECONDS each, make test for a few seconds
 # each plus a replay of the checked-in corpus.
 # --------------------------------------------------------------------------
@@ -538,7 +538,7 @@ $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(notdir $(f)))))
 .PHONY: fuzzers fuzz
 fuzzers: $(FUZZERS)
 fuzz: fuzzers
-	$(Q)python3 tools/fuzz.py --seconds $(FUZZ_SECONDS)
+	$(Q)python3 -m tools.runner.fuzz --seconds $(FUZZ_SECONDS)
 
 # --------------------------------------------------------------------------
 # Tests: one TAP line per host program and per boot of tests/boot.cfg.
@@ -548,15 +548,15 @@ test: deps host-tests fuzzers $(BUILD)/kernel.elf $(MODEL_SO)
 	$(Q)prove -v tests/all.t
 
 test-host: deps host-tests fuzzers
-	$(Q)python3 tools/testrun.py --host-only
+	$(Q)python3 -m tools.runner.testrun --host-only
 
 test-boot: deps $(BUILD)/kernel.elf $(MODEL_SO)
-	$(Q)python3 tools/testrun.py --boot-only $(if $(G),-g $(G))
+	$(Q)python3 -m tools.runner.testrun --boot-only $(if $(G),-g $(G))
 
 .PHONY: labs
 # Regenerate the quoted output of docs/labs/ from one scripted boot.
 labs: deps $(BUILD)/kernel.elf $(MODEL_SO)
-	$(Q)python3 tools/labs.py --refresh
+	$(Q)python3 -m tools.labs.labs --refresh
 
 .PHONY: clean
 clean:

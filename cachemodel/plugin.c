@@ -146,7 +146,7 @@ static uint64_t regions, hellos, type_changes, doorbell_errors;
  * Doorbell errors by cause. Every malformed or refused command is
  * counted, none is silent: the summary line prints the total and the
  * causes, the first DB_ERRORS_SHOWN errors get a line of their own, and
- * tools/model.py fails a run with any (a figure measured around a
+ * tools/model/model.py fails a run with any (a figure measured around a
  * command the model did not take is not the figure it claims to be).
  */
 enum db_error {

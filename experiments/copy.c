@@ -22,7 +22,7 @@
  * the bystander an untimed one, must equal the source's.
  *
  * Under the cache-model QEMU plugin each measured phase is a model
- * region labelled "copy|VARIANT|METRIC|SIZE" (tools/model.py ties it to
+ * region labelled "copy|VARIANT|METRIC|SIZE" (tools/model/model.py ties it to
  * the figure of those names), counted in KiB like the figures; the
  * warm-up repetition is not marked.
  *

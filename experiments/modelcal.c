@@ -2,8 +2,8 @@
  * The modelcal experiment: calibration of the cache model
  * (docs/cachemodel.md). Under QEMU with the cache-model plugin, each
  * variant's measured repetitions become model regions labelled
- * "modelcal/VARIANT", and `tools/model.py check-calibration` compares the
- * modelled figures with what the profile's numbers predict:
+ * "modelcal/VARIANT", and `python3 -m tools.model.model check-calibration`
+ * compares the modelled figures with what the profile's numbers predict:
  *
  *   chase-l1    a cyclic chase, one load per 64-byte line, in 16 KiB:
  *               fits every L1D, so every load costs the L1D latency
@@ -274,8 +274,9 @@ static int modelcal_run(enum experiment_mode mode)
 	bench_report("cache-model calibration (TCG timings)", figs, n);
 	kprintf("modelcal: the timings above are %s; the cache model's "
 		"figures for the same repetitions are in its own file "
-		"(regions labelled modelcal/...; tools/model.py "
-		"check-calibration compares them with the profile).\n",
+		"(regions labelled modelcal/...; python3 -m "
+		"tools.model.model check-calibration compares them with the "
+		"profile).\n",
 		bench_env_is_tcg() ? "QEMU TCG's emulation speed"
 				   : "this machine's");
 	return 0;

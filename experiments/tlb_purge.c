@@ -78,7 +78,7 @@ BUILD_ASSERT(PURGE_CACHE_SLOTS > 1536); /* above tp_full's budget */
 #define TP_MS 1000ull
 #define TP_FIG_SCALE 3
 #define TP_MAX_FIGS 80
-/* The model region of the measured run (tools/model.py's keyed label:
+/* The model region of the measured run (tools/model/model.py's keyed label:
  * both ia64 versions' figures, from one stream of events). */
 #define TP_MODEL_LABEL                                                        \
 	"tlb_purge|old+new|global_purges+ptc_e+ptc_ga+purge_calls|0"

@@ -2,7 +2,7 @@
  * The trace_export experiment: run a short workload under the flight
  * recorder (every event on, buffers of memory type trace.memtype=) on
  * every CPU, then send the trace out on the serial port as CTF 1.8
- * (trace/ctf.h framing; tools/trace_extract.py LOG DIR rebuilds the
+ * (trace/ctf.h framing; tools/results/trace_extract.py LOG DIR rebuilds the
  * directory, babeltrace2 DIR prints it). While it runs, a panic exports
  * what the buffers hold from the panic path (after the other CPUs were
  * stopped: a record they were writing is lost with its packet);
@@ -197,5 +197,5 @@ static int trace_export_run(enum experiment_mode mode __unused)
 
 EXPERIMENT(trace_export, "trace_export",
 	   "flight-record a tbench run and kmalloc churn on every CPU, then "
-	   "export the trace as CTF over serial (tools/trace_extract.py)",
+	   "export the trace as CTF over serial (tools/results/trace_extract.py)",
 	   "000", 0, trace_export_run);

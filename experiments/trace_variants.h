@@ -84,7 +84,8 @@ void trace_variant_describe(const char *experiment,
  * as the seeds count throughput lost), and prints both.
  * Without -icount the ticks are TCG's time, not instructions, and nothing
  * is added. Never a hardware figure: the cache model's cycles for the
- * same runs come from tools/model.py. Returns the figures added (<= room).
+ * same runs come from tools/model/model.py. Returns the figures added
+ * (<= room).
  */
 size_t trace_work_figures(const char *exp, const struct trace_variant *v,
 			  const uint64_t *ticks, unsigned reps, uint64_t ops,

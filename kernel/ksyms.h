@@ -1,6 +1,6 @@
 /*
- * The kernel's own symbol table, embedded at build time (tools/gensyms.sh),
- * so a panic can name functions without a host tool.
+ * The kernel's own symbol table, embedded at build time
+ * (tools/image/gensyms.sh), so a panic can name functions without a host tool.
  */
 #ifndef KERNEL_KSYMS_H
 #define KERNEL_KSYMS_H

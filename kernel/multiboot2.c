@@ -56,7 +56,7 @@ static size_t copy_string(char *dst, size_t cap, const struct mb2_tag *tag)
  * GRUB 2 hands a multiboot kernel its arguments re-quoted: a backslash
  * before every backslash, ' and " of an argument, double quotes around
  * an argument holding a space (grub-core/lib/cmdline.c; measured on
- * Debian 12's GRUB 2.06). tools/mkiso.sh gives GRUB one argument per
+ * Debian 12's GRUB 2.06). tools/image/mkiso.sh gives GRUB one argument per
  * space-separated word, so only the backslashes are GRUB's: removing
  * them in place gives back the line as typed (docs/cmdline.md).
  */

@@ -1,7 +1,7 @@
 /*
  * Benchmark output: the environment header, a human table per experiment,
  * and one machine-readable line per figure. docs/output.md is the schema;
- * tools/results.py is the parser. Change them together.
+ * tools/results/results.py is the parser. Change them together.
  *
  *   @@ENV {"cpu_model":"...","hypervisor":"TCGTCGTCGTCG",...}
  *   @@RESULT {"experiment":"copy","variant":"movnti","metric":"copy_cost",
@@ -164,8 +164,9 @@ bool bench_figure_noisy(const struct bench_figure *f);
  * experiment decided before starting it and the run still passes.
  * BENCH_CUT_SHORT: the work started but stopped before it was done (a
  * time cap): its figures would mislead, none are printed, and the
- * experiment fails. tools/results.py reads the lines, tools/report.py
- * lists them, tools/verdicts.py fails a boot that has a cut-short one.
+ * experiment fails. tools/results/results.py reads the lines,
+ * tools/results/report.py lists them, tools/runner/verdicts.py fails a
+ * boot that has a cut-short one.
  */
 enum bench_missing_status {
 	BENCH_SKIPPED = 1,

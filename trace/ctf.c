@@ -1,6 +1,6 @@
 /*
  * CTF 1.8 metadata and serial framing (see trace/ctf.h). Portable: the
- * host tests check the encoders; the kernel and tools/trace_extract.py
+ * host tests check the encoders; the kernel and tools/results/trace_extract.py
  * meet on the format.
  *
  * The metadata mirrors struct rb_packet_header and the record headers

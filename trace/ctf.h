@@ -2,8 +2,8 @@
  * CTF 1.8 export of the trace channel: the TSDL metadata that describes
  * the packets trace/ring_buffer.c writes, and the framing that carries
  * metadata and one stream per CPU over a byte-oriented line (the serial
- * port) so that tools/trace_extract.py can rebuild the CTF directory and
- * babeltrace2 can read it.
+ * port) so that tools/results/trace_extract.py can rebuild the CTF
+ * directory and babeltrace2 can read it.
  *
  * Framing: text lines, each self-checking.
  *

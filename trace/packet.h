@@ -3,7 +3,7 @@
  * for one packet (a copy of one sub-buffer written by
  * trace/ring_buffer.c), shared by the kernel's trace dump
  * (trace/trace_shell.c), its in-kernel test and the host tests of the
- * ring buffer. tools/trace_extract.py reads the same format in Python
+ * ring buffer. tools/results/trace_extract.py reads the same format in Python
  * and is tested against the encoder by tests/host/test_trace_export.c.
  *
  *   +----------------------+---------------------------------+------+

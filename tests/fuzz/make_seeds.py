@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz harnesses, tests/fuzz/corpus/NAME/,
 from real firmware data: the kernel is booted under QEMU (through
-tools/qemu.py) with crash=hang, and while it hangs the multiboot2
+tools/image/qemu.py) with crash=hang, and while it hangs the multiboot2
 information GRUB left and the ACPI tables the firmware built are read out
 of guest memory with the QEMU monitor's pmemsave. The boot report says
 where both are. From each boot it writes
@@ -18,7 +18,7 @@ and two small fonts built here: PSF1 with a unicode table, PSF2 with a
 UTF-8 table). Layouts: the comments at the top of each tests/fuzz/*.c.
 
 Run from the repository root after `make` (needs build/kernel.elf and
-build/font.psf): python3 tests/fuzz/make_seeds.py. Takes a minute or two.
+build/font.psf): python3 -m tests.fuzz.make_seeds. Takes a minute or two.
 """
 
 import os
@@ -30,11 +30,11 @@ import sys
 import tempfile
 import time
 
+from tools.image import qemu
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-import qemu  # noqa: E402
 
 CORPUS = os.path.join("tests", "fuzz", "corpus")
 KERNEL = os.path.join("build", "kernel.elf")
@@ -242,8 +242,8 @@ def main():
         sys.exit("make_seeds.py: build the kernel first (make)")
     with tempfile.TemporaryDirectory() as tmp:
         iso = os.path.join(tmp, "seed.iso")
-        subprocess.run(["sh", os.path.join("tools", "mkiso.sh"), KERNEL,
-                        iso, CMDLINE, "0"], check=True,
+        subprocess.run(["sh", os.path.join("tools", "image", "mkiso.sh"),
+                        KERNEL, iso, CMDLINE, "0"], check=True,
                        stdout=subprocess.DEVNULL)
         for name, settings in BOOTS:
             print("%s: booting" % name, flush=True)

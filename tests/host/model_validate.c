@@ -19,7 +19,7 @@
  *   @@RESULT {"experiment":"model-validate","profile":"core2-2007",
  *             "bench":"lat_mem","value":200.0,"unit":"cycles"}
  *
- * tools/model_validate.py sets these beside the published figures of
+ * tools/model/model_validate.py sets these beside the published figures of
  * cachemodel/validation_data.json (docs/cachemodel.md, "Validation").
  * The programs below are the kernels of the published benchmarks, as
  * the model sees them: one modelled instruction per access, plus the

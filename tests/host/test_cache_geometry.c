@@ -1,6 +1,6 @@
 /*
  * Host tests for the cache-geometry text form (lib/cache_geometry.c): the
- * forms tools/model.py writes for the machine profiles, levels left out,
+ * forms tools/model/model.py writes for the machine profiles, levels left out,
  * and every kind of bad input, each with a message and an all-zero
  * result.
  */

@@ -110,8 +110,8 @@ KTEST(ktest_api, pointers_compare)
 }
 
 /* The filter of ktest_run() (and of ktest= and a host program's argument):
- * suite names and "suite.test" names, comma-separated. tools/grade.py runs
- * each check of a coding lab on its own with "suite.test". */
+ * suite names and "suite.test" names, comma-separated. tools/labs/grade.py
+ * runs each check of a coding lab on its own with "suite.test". */
 KTEST(ktest_api, filter_selects_suites_and_tests)
 {
 	EXPECT_TRUE(ktest_suite_selected(NULL, "buddy"));

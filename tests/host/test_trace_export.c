@@ -2,9 +2,10 @@
  * Property test of the CTF export (under ASan and UBSan): random record
  * streams go through the packet code the kernel uses (trace/ring_buffer.c:
  * reserve, write, commit, sub-buffer switch, flush, the reader; the
- * metadata of trace/ctf.c) and come back through tools/trace_extract.py
- * --decode, which reads packets by babeltrace2's rules. One description
- * of the reading side, the extractor's, is tested against the encoder.
+ * metadata of trace/ctf.c) and come back through
+ * tools/results/trace_extract.py --decode, which reads packets by
+ * babeltrace2's rules. One description of the reading side, the
+ * extractor's, is tested against the encoder.
  *
  * Each trial draws a geometry (4 to 16 KiB sub-buffers, 2 to 8 of them,
  * discard or overwrite mode, page array or list) and a stream: the
@@ -23,7 +24,7 @@
  * a damaged chunk or packet is refused with a message.
  *
  * Runs from the repository root (make test does), where it finds
- * tools/trace_extract.py.
+ * tools/results/trace_extract.py.
  */
 // HOST_SRCS: trace/ring_buffer.c trace/packet.c trace/ctf.c lib/string.c
 #include <stdint.h>
@@ -39,7 +40,8 @@
 #include "trace/ring_buffer.h"
 #include "trace/tracepoint.h"
 
-#define EXTRACTOR "tools/trace_extract.py"
+#define EXTRACTOR "tools/results/trace_extract.py"
+#define EXTRACTOR_MODULE "tools.results.trace_extract" /* from the root */
 #define NR_EVENTS 40 /* the kernel's, then extra ones up to id 39 */
 #define MAX_FIELDS 700
 #define BIG_EVENT_A (TRACE_EVENT_NR + 1) /* 300 u64: spans pages */
@@ -565,8 +567,8 @@ KTEST(trace_export, random_streams_decode_as_written)
 	}
 	ASSERT_TRUE(write_metadata(dir));
 	/* One extractor run decodes every trial's stream, in order. */
-	snprintf(cmd, sizeof(cmd), "python3 %s --decode %s 2>&1", EXTRACTOR,
-		 dir);
+	snprintf(cmd, sizeof(cmd), "python3 -m %s --decode %s 2>&1",
+		 EXTRACTOR_MODULE, dir);
 	f = popen(cmd, "r");
 	ASSERT_TRUE(f != NULL);
 	for (unsigned n = 0; n < ran && !bad; n++) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Unit tests of the QEMU launcher, tools/qemu.py: the command line built
+"""Unit tests of the QEMU launcher, tools/image/qemu.py: the command line built
 from each setting, the choice of accelerator (KVM or TCG, with /dev/kvm
 and /proc/cpuinfo stood in for), the fresh copy of the UEFI variable
 store, the decoding of QEMU's exit code into what `make run` reports, and
 the command-line entry end to end with a fake qemu-system-x86_64 on PATH.
 
-Run: python3 tests/runner/test_qemu.py  (tools/testrun.py runs it as the
-"runner: qemu launcher tests" TAP line).
+Run from the root: python3 -m unittest tests/runner/test_qemu.py
+(tools/runner/testrun.py runs it as the "runner: qemu launcher tests"
+TAP line).
 """
 
 import contextlib
@@ -21,15 +22,16 @@ import time
 import unittest
 from unittest import mock
 
+from tools.runner import manifest
+from tools.image import qemu
+from tools.runner import testrun
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-import manifest  # noqa: E402
-import qemu  # noqa: E402
-import testrun  # noqa: E402
 
-LAUNCHER = os.path.join(ROOT, "tools", "qemu.py")
+# The launcher as make runs it: a module, from the root.
+LAUNCHER = ["-m", "tools.image.qemu"]
 
 
 def status_rc(status):
@@ -333,7 +335,7 @@ class OneHome(unittest.TestCase):
             mk = f.read()
         for value in paths.values():
             self.assertNotIn(value, mk)
-        self.assertIn("include tools/paths.mk", mk)
+        self.assertIn("include tools/image/paths.mk", mk)
         self.assertNotIn("qemu-system-x86_64 ", mk)
 
 
@@ -368,7 +370,7 @@ exit "$FAKE_RC"
 
 
 class CommandLineEntry(unittest.TestCase):
-    """tools/qemu.py as make runs it, with a fake QEMU."""
+    """tools/image/qemu.py as make runs it, with a fake QEMU."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -389,7 +391,8 @@ class CommandLineEntry(unittest.TestCase):
         env = dict(os.environ, PATH=self.tmp + os.pathsep +
                    os.environ.get("PATH", ""), FAKE_ARGS=self.args,
                    FAKE_RC=str(rc), FAKE_SLEEP=sleep, FAKE_OUT=out)
-        p = subprocess.run([sys.executable, LAUNCHER] + list(argv),
+        p = subprocess.run([sys.executable] + LAUNCHER + list(argv),
+                           cwd=ROOT,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=env, timeout=60)
         if stdout is not None:

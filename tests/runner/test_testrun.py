@@ -1,33 +1,31 @@
 #!/usr/bin/env python3
-"""Self-tests of the test runner (tools/testrun.py and the modules it
-drives): the verdict function (tools/verdicts.py) on fake serial logs
+"""Self-tests of the test runner (tools/runner/testrun.py and the modules it
+drives): the verdict function (tools/runner/verdicts.py) on fake serial logs
 (tests/runner/*.log) and fake QEMU exit codes, so that a hang, a triple
 fault, a panic and a nested `not ok` are shown to be caught without QEMU.
-Also the exit-code decoding (tools/qemu.py), the KTAP parser
-(tools/ktap.py), the manifest parser (tools/manifest.py), the TAP writer
-and the launcher settings of a manifest entry.
+Also the exit-code decoding (tools/image/qemu.py), the KTAP parser
+(tools/runner/ktap.py), the manifest parser (tools/runner/manifest.py),
+the TAP writer and the launcher settings of a manifest entry.
 
-Run: python3 tests/runner/test_testrun.py  (testrun.py runs it as the
-"runner: self-test" TAP line).
+Run from the root: python3 -m unittest tests/runner/test_testrun.py
+(testrun.py runs it as the "runner: self-test" TAP line).
 """
 
 import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
+from tools.runner import ktap
+from tools.runner import manifest
+from tools.image import qemu
+from tools.runner import testrun
+from tools.runner.verdicts import verdict
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import ktap  # noqa: E402
-import manifest  # noqa: E402
-import qemu  # noqa: E402
-import testrun  # noqa: E402
-from verdicts import verdict  # noqa: E402
 
 
 def status_rc(status):

@@ -1,20 +1,20 @@
-"""Self-test of tools/check_layers.py: a small tree with one dependency of
-each kind (include, import, upward call, cycle), allowed and forbidden,
-must give exactly the forbidden ones.
+"""Self-test of tools/checks/check_layers.py: a small tree with one
+dependency of each kind (include, import, upward call, cycle), allowed
+and forbidden, must give exactly the forbidden ones.
 
-Run by `tools/check_layers.py --ktap` (the "host: test_layers" line of
-make test), or alone: python3 -m unittest tests/tools/test_check_layers.py
+Run by `python3 -m tools.checks.check_layers --ktap` (the "host:
+test_layers" line of make test), or alone from the root:
+python3 -m unittest tests/tools/test_check_layers.py
 """
 import contextlib
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
+from tools.checks import check_layers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-import check_layers  # noqa: E402
 
 
 class LayerCheck(unittest.TestCase):
@@ -158,28 +158,76 @@ class LayerCheck(unittest.TestCase):
                          [("boot/entry.asm", 1, "kernel/options.h")])
 
     def test_python_imports_point_down(self):
-        # A module is found beside the importer, then in tools/ (the
-        # scripts' directory), then by its dotted path from the root.
-        self.write("tools/qemu.py", "import os\n")
-        self.write("tools/testrun.py", "import qemu\nfrom qemu import x\n"
-                   "def f():\n    import json, qemu\n")
+        # A module is found by its dotted path from the root (a module,
+        # or a package's __init__.py), in every form of import.
+        self.write("tools/__init__.py", "")
+        self.write("tools/image/__init__.py", "")
+        self.write("tools/image/qemu.py", "import os\n")
+        self.write("tools/runner/testrun.py",
+                   "from tools.image import qemu\n"
+                   "from tools.image.qemu import x\n"
+                   "def f():\n    import json, tools.image.qemu\n"
+                   "from tools.image import (os,\n    qemu)\n")
         self.write("tests/tools/helper.py", "")
-        self.write("tests/tools/test_x.py", "import helper\nimport qemu\n")
-        self.write("tests/runner/test_y.py", "import tests.tools.helper\n")
+        self.write("tests/tools/test_x.py", "import tests.tools.helper\n"
+                   "from tools.image import qemu as q  # the launcher\n")
         self.assertEqual(self.found(), [])
+        edges = check_layers.import_edges(self.root)
+        self.assertEqual(sorted(set(t for _, _, t in edges)), [
+            "tests/tools/helper.py", "tools/image/qemu.py"])
+        self.assertEqual(len(edges), 6)
+
+    def test_tools_groups_point_down(self):
+        # image at the bottom, then model, results, runner; the log's
+        # schema (an interface) from any group, importing nothing itself.
+        self.write("tools/image/qemu.py",
+                   "from tools.results import results\n")
+        self.write("tools/model/model.py",
+                   "from tools.results import result_log\n"
+                   "from tools.results import results\n"
+                   "from tools.image import qemu\n")
+        self.write("tools/results/result_log.py",
+                   "import json\nfrom tools.image import qemu\n")
+        self.write("tools/results/results.py", "")
+        self.write("tools/runner/testrun.py",
+                   "from tools.results import results\n"
+                   "from tools.labs import grade\n")
+        self.write("tools/labs/grade.py", "from tools.model import model\n")
+        self.assertEqual(sorted(self.found()), [
+            ("tools/image/qemu.py", 1, "tools/results/results.py"),
+            ("tools/model/model.py", 2, "tools/results/results.py"),
+            ("tools/results/result_log.py", 2, "tools/image/qemu.py"),
+            ("tools/runner/testrun.py", 2, "tools/labs/grade.py"),
+        ])
+
+    def test_tool_outside_a_group_is_reported(self):
+        self.write("tools/__init__.py", "")
+        self.write("tools/helpers.py", "")
+        self.write("tools/misc/x.py", "")
+        self.assertEqual(self.found(), [
+            ("tools/helpers.py", 0, ""), ("tools/misc/x.py", 0, "")])
+
+    def test_sys_path_edit_is_reported(self):
+        self.write("tests/tools/test_z.py", "import sys\n"
+                   "sys.path.insert(0, 'tools')\n"
+                   "x = 'sys.path.append(1)'\n")
+        self.write("tools/runner/a.py", "import sys\n"
+                   "    sys.path = ['x']\n")
+        self.assertEqual(sorted(self.found()), [
+            ("tests/tools/test_z.py", 2, ""), ("tools/runner/a.py", 2, "")])
 
     def test_tools_may_not_import_tests(self):
         self.write("tests/tools/helper.py", "")
-        self.write("tools/report.py", "import os\n"
+        self.write("tools/results/report.py", "import os\n"
                    "from tests.tools.helper import x\n")
-        self.assertEqual(self.found(),
-                         [("tools/report.py", 2, "tests/tools/helper.py")])
+        self.assertEqual(self.found(), [
+            ("tools/results/report.py", 2, "tests/tools/helper.py")])
 
     def test_python_file_outside_tools_and_tests_is_reported(self):
-        self.write("tools/run.py", "")
-        self.write("boot/gen.py", "import run\n")
+        self.write("tools/runner/run.py", "")
+        self.write("boot/gen.py", "from tools.runner import run\n")
         self.assertEqual(sorted(self.found()), [
-            ("boot/gen.py", 1, "tools/run.py")])
+            ("boot/gen.py", 1, "tools/runner/run.py")])
 
     def test_include_cycle_fails_whatever_its_length(self):
         self.write("kernel/a.h", '#include "kernel/b.h"\n')
@@ -251,13 +299,16 @@ class LayerCheck(unittest.TestCase):
         ])
 
     def test_import_cycle_fails(self):
-        self.write("tools/model.py", "import json\n\ndef f():\n"
-                   "    import results\n")
-        self.write("tools/results.py", "import model\n")
+        # Inside one group, so that only the cycle is wrong.
+        self.write("tools/results/report.py", "import json\n\ndef f():\n"
+                   "    from tools.results import results\n")
+        self.write("tools/results/results.py",
+                   "import tools.results.report\n")
         found = check_layers.check(self.root)
         self.assertEqual(found, [(
-            "tools/model.py", 4, "tools/results.py",
-            "cycle: tools/model.py -> tools/results.py -> tools/model.py")])
+            "tools/results/report.py", 4, "tools/results/results.py",
+            "cycle: tools/results/report.py -> tools/results/results.py -> "
+            "tools/results/report.py")])
 
     def test_acyclic_diamond_passes(self):
         self.write("kernel/a.h", '#include "kernel/b.h"\n'

@@ -1,20 +1,19 @@
-"""Tests of tools/doc_figures.py (run by `tools/doc_figures.py --ktap`,
-the test_docs host test of make test): on a small made-up tree, a good
-provenance line passes and each kind of stale name is reported; lines in
-code blocks are examples, not provenance.
+"""Tests of tools/checks/doc_figures.py (run by `python3 -m
+tools.checks.doc_figures --ktap`, the test_docs host test of make test): on
+a small made-up tree, a good provenance line passes and each kind of stale
+name is reported; lines in code blocks are examples, not provenance.
 Python 3 standard library only.
 """
 
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
+from tools.checks import doc_figures
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import doc_figures  # noqa: E402
 
 FILES = {
     "Makefile": "MODEL ?=\nKCMDLINE ?= run=default\nrun: iso\n"
@@ -31,8 +30,8 @@ FILES = {
     "experiments/cal.c": 'EXPERIMENT(cal, "cal", "x", "-", 0, cal_run);\n'
                          'OPTION_UINT(cal_n, "cal", "cal.n", cal_n, 1, 1, 9,'
                          '\n\t"n");\n',
-    "tools/model.py": 'sub.add_parser("tracing")\n'
-                      'ap.add_argument("--model")\n',
+    "tools/model/model.py": 'sub.add_parser("tracing")\n'
+                            'ap.add_argument("--model")\n',
     "tests/host/bench_pagecache.c": "int main(void) { return 0; }\n",
 }
 P = "[Provenance](README.md#figures-in-the-docs): commit `0123456789ab`; "
@@ -62,8 +61,9 @@ class DocFiguresTest(unittest.TestCase):
         probs, count = self.problems(
             P + '`make run MODEL=core2-2007 KCMDLINE="shell run=copy,cal '
             'cal.n=2"`,'
-            ' then `run copy size=4096 reps=3 full`; `python3 tools/model.py'
-            ' tracing LOG --model x`; `build/host/bench_pagecache 2`; '
+            ' then `run copy size=4096 reps=3 full`; '
+            '`python3 -m tools.model.model tracing LOG --model x`; '
+            '`build/host/bench_pagecache 2`; '
             '`make host-bench`; `objdump -d build/kernel.elf`.')
         self.assertEqual(probs, [])
         self.assertEqual(count, 1)
@@ -80,9 +80,13 @@ class DocFiguresTest(unittest.TestCase):
             ("`run copy sise=1`", "no setting 'sise'"),
             ("`run cal reps=1`", "no setting 'reps'"),
             ("`frob 1`", "neither a shell command"),
-            ("`python3 tools/model.py trace LOG`", "no subcommand trace"),
-            ("`python3 tools/model.py tracing --mode x`", "no option --mode"),
-            ("`python3 tools/nosuch.py`", "no tool"),
+            ("`python3 -m tools.model.model trace LOG`",
+             "no subcommand trace"),
+            ("`python3 -m tools.model.model tracing --mode x`",
+             "no option --mode"),
+            ("`python3 -m tools.model.nosuch`", "no tool"),
+            ("`python3 tools/model/model.py tracing LOG`",
+             "tools run as modules"),
             ("`build/host/bench_nothing`", "no source"),
             ('`make run KCMDLINE="run=copy`', "does not parse"),
         ]

@@ -1,23 +1,22 @@
 #!/usr/bin/env python3
-"""Tests of tools/grade.py's text handling: the lab regions of a source,
+"""Tests of tools/labs/grade.py's text handling: the lab regions of a source,
 splicing a student's regions into the kernel's source, dropping the
 kernel's code into a skeleton, reading one check's verdict from KTAP.
 Builds and runs nothing (the test_grade_<lab> host tests do that).
 
-Data: small synthetic sources written here. Run: python3 -m unittest
-tests/tools/test_grade.py (or run this file).
+Data: small synthetic sources written here. Run from the root:
+python3 -m unittest tests/tools/test_grade.py
 """
 
 import os
-import sys
 import unittest
 from unittest import mock
 
+from tools.labs import grade
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-import grade  # noqa: E402
 
 KERNEL = """/* the kernel's file */
 int helper(void) { return 1; }

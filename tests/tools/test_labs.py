@@ -1,18 +1,15 @@
-"""Tests of tools/labs.py (run by `tools/labs.py --selftest`, and by the
-test_docs host test of make test): what the check masks and what it does
-not, that a refresh rewrites figures too, and that a command the boot
-types must be visible on the page.
+"""Tests of tools/labs/labs.py (run by `python3 -m tools.labs.labs
+--selftest`, and by the test_docs host test of make test): what the check
+masks and what it does not, that a refresh rewrites figures too, and that a
+command the boot types must be visible on the page.
 Python 3 standard library only.
 """
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), "tools"))
-import labs  # noqa: E402
+from tools.labs import labs
 
 LAB = """# Lab
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Tests of tools/model_sensitivity.py (which profile keys are assumed, the
+"""Tests of tools/runner/model_sensitivity.py (which profile keys are assumed, the
 sweep's values, the flip analysis, its table and chart) and of seed 000's
-normalised figures in tools/model.py (normalised) and tools/report.py
+normalised figures in tools/model/model.py (normalised) and tools/results/report.py
 (section_seed000).
 
 Data: the profiles, points and results below are SYNTHETIC, written by
-hand in the formats of cachemodel/profiles.txt and tools/model.py; the
-seed figures are tools/seeds_data.json's. No QEMU runs here. Run: python3
+hand in the formats of cachemodel/profiles.txt and tools/model/model.py; the
+seed figures are tools/results/seeds_data.json's. No QEMU runs here. Run: python3
 -m unittest tests/tools/test_model_sensitivity.py. The chart test runs
 only when gnuplot is installed.
 """
@@ -18,14 +18,13 @@ import sys
 import tempfile
 import unittest
 
+from tools.model import model
+from tools.results import report
+from tools.runner import model_sensitivity as ms
+from tools.runner import session
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import model  # noqa: E402
-import model_sensitivity as ms  # noqa: E402
-import report  # noqa: E402
-import session  # noqa: E402
 
 PROFILES = """# a header comment that says assumed, before any profile
 [one]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Tests of tools/plot.py's readability rules: size labels in B/KiB/MiB,
-size ticks that never collide, the choice of a log y axis, and titles
-that say the platform and whether the figures are modelled.
+"""Tests of tools/results/plot.py's readability rules: size labels in
+B/KiB/MiB, size ticks that never collide, the choice of a log y axis, and
+titles that say the platform and whether the figures are modelled.
 
-Sources under test: tools/plot.py (size_label, size_ticks, wants_log_y,
+Sources under test: tools/results/plot.py (size_label, size_ticks, wants_log_y,
 log_floor, platform, what_line, gp_title, model_profile, and the
 gnuplot scripts of line_chart, bar_chart and auto_charts).
 
@@ -13,15 +13,13 @@ Run: python3 -m unittest tests/tools/test_plot_axes.py
 import math
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
+from tools.results import plot
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import plot  # noqa: E402
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Tests of tools/results.py, tools/plot.py, tools/report.py and
-tools/model.py.
+"""Tests of tools/results/results.py, tools/results/plot.py,
+tools/results/report.py and tools/model/model.py.
 
 Data: sample.log is SYNTHETIC test data written by hand in the format of
 docs/output.md (CRLF line ends, boot noise, an escape sequence, garbage
 bytes); the other *.log files are malformed variants, each with one known
-bad line. Run: python3 -m unittest tests/tools/test_tools.py (or run this
-file). Chart tests run only when gnuplot is installed.
+bad line. Run from the root: python3 -m unittest tests/tools/test_tools.py
+Chart tests run only when gnuplot is installed.
 """
 
 import csv
@@ -20,19 +20,18 @@ import tempfile
 import unittest
 from unittest import mock
 
+from tools.labs import labs
+from tools.model import model
+from tools.results import model_table
+from tools.results import plot
+from tools.results import report
+from tools.results import results
+from tools.runner import screen
+from tools.runner import session
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOLS = os.path.join(ROOT, "tools")
-sys.path.insert(0, TOOLS)
-
-import model  # noqa: E402
-import model_table  # noqa: E402
-import plot  # noqa: E402
-import report  # noqa: E402
-import results  # noqa: E402
-import screen  # noqa: E402
-import session  # noqa: E402
-import labs  # noqa: E402
+MKISO = os.path.join(ROOT, "tools", "image", "mkiso.sh")
 
 SAMPLE = os.path.join(HERE, "sample.log")
 SAMPLE_RESULTS = 36
@@ -58,10 +57,11 @@ GOOD_RESULT = {
 }
 
 
-def run_tool(name, *args, env=None):
-    return subprocess.run([sys.executable, os.path.join(TOOLS, name)] +
+def run_tool(module, *args, env=None):
+    """Run a tool as make does: python3 -m tools.GROUP.NAME from the root."""
+    return subprocess.run([sys.executable, "-m", "tools." + module] +
                           list(args), capture_output=True, text=True,
-                          env=env, timeout=120)
+                          cwd=ROOT, env=env, timeout=120)
 
 
 def sample_env_line():
@@ -181,7 +181,7 @@ class MissingTest(unittest.TestCase):
             with open(log, "wb") as f:
                 f.write(data + gone.encode())
             out = os.path.join(tmp, "r.md")
-            p = run_tool("report.py", log, "-o", out, "--no-charts")
+            p = run_tool("results.report", log, "-o", out, "--no-charts")
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(out) as f:
                 text = f.read()
@@ -200,14 +200,14 @@ class RejectTest(unittest.TestCase):
                 self.assertEqual(errors[0].line, line)
                 self.assertIn(text, errors[0].message)
 
-                p = run_tool("results.py", path)
+                p = run_tool("results.results", path)
                 self.assertEqual(p.returncode, 1)
                 self.assertIn("%s:%d: " % (path, line), p.stderr)
                 self.assertEqual(p.stdout, "")
 
     def test_every_bad_line_is_reported(self):
         path = os.path.join(HERE, "multi_error.log")
-        p = run_tool("results.py", path)
+        p = run_tool("results.results", path)
         self.assertEqual(p.returncode, 1)
         for line in (2, 3, 4):
             self.assertIn("%s:%d: " % (path, line), p.stderr)
@@ -217,14 +217,14 @@ class RejectTest(unittest.TestCase):
             path = os.path.join(tmp, "boot.log")
             with open(path, "w") as f:
                 f.write("KTAP version 1\n1..0\n")
-            p = run_tool("results.py", path)
+            p = run_tool("results.results", path)
             self.assertEqual(p.returncode, 1)
             self.assertIn("no @@ENV", p.stderr)
 
     def test_report_rejects_malformed_log(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(HERE, "wrong_type.log")
-            p = run_tool("report.py", path, "-o",
+            p = run_tool("results.report", path, "-o",
                          os.path.join(tmp, "r.md"), "--no-charts")
             self.assertEqual(p.returncode, 1)
             self.assertIn("%s:4: " % path, p.stderr)
@@ -236,7 +236,7 @@ class OutputTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             out_csv = os.path.join(tmp, "r.csv")
             out_json = os.path.join(tmp, "r.json")
-            p = run_tool("results.py", SAMPLE, "--csv", out_csv,
+            p = run_tool("results.results", SAMPLE, "--csv", out_csv,
                          "--json", out_json)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stdout, "")
@@ -265,7 +265,7 @@ class OutputTest(unittest.TestCase):
             self.assertEqual(results.load(out_json)["results"], res)
 
     def test_json_to_stdout(self):
-        p = run_tool("results.py", SAMPLE)
+        p = run_tool("results.results", SAMPLE)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(json.loads(p.stdout)["results"]),
                          SAMPLE_RESULTS)
@@ -316,7 +316,7 @@ class SeedsDataTest(unittest.TestCase):
 class ReportTest(unittest.TestCase):
     def make_report(self, log, tmp, *extra):
         out = os.path.join(tmp, "report.md")
-        p = run_tool("report.py", log, "-o", out, *extra)
+        p = run_tool("results.report", log, "-o", out, *extra)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(out) as f:
             return f.read()
@@ -360,7 +360,7 @@ class ReportTest(unittest.TestCase):
     def test_report_from_results_json(self):
         with tempfile.TemporaryDirectory() as tmp:
             out_json = os.path.join(tmp, "r.json")
-            p = run_tool("results.py", SAMPLE, "--json", out_json)
+            p = run_tool("results.results", SAMPLE, "--json", out_json)
             self.assertEqual(p.returncode, 0, p.stderr)
             text = self.make_report(out_json, tmp, "--no-charts")
         self.assertIn("### pagecache_splice", text)
@@ -383,7 +383,7 @@ class ReportTest(unittest.TestCase):
     def test_plot_cli_skips_cleanly_without_gnuplot(self):
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, PATH=tmp)  # no gnuplot on this PATH
-            p = run_tool("plot.py", "auto", SAMPLE, "--outdir", tmp,
+            p = run_tool("results.plot", "auto", SAMPLE, "--outdir", tmp,
                          env=env)
             self.assertEqual(p.returncode, 0)
             self.assertIn("gnuplot not found", p.stderr)
@@ -411,20 +411,20 @@ class PlotTest(unittest.TestCase):
     def test_bar_and_line_cli(self):
         with tempfile.TemporaryDirectory() as tmp:
             base = os.path.join(tmp, "bar")
-            p = run_tool("plot.py", "bar", SAMPLE, "--experiment", "kbuild",
-                         "--metric", "elapsed", "-o", base)
+            p = run_tool("results.plot", "bar", SAMPLE, "--experiment",
+                         "kbuild", "--metric", "elapsed", "-o", base)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertTrue(os.path.exists(base + ".svg"))
             with open(base + ".gp") as f:
                 script = f.read()
             self.assertIn('"trace_wb" 1380.0 1350.0 1400.0', script)
             base = os.path.join(tmp, "line")
-            p = run_tool("plot.py", "line", SAMPLE, "--experiment",
+            p = run_tool("results.plot", "line", SAMPLE, "--experiment",
                          "pagecache_splice", "--metric", "throughput",
                          "--x", "clients", "-o", base)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertTrue(os.path.exists(base + ".svg"))
-            p = run_tool("plot.py", "bar", SAMPLE, "--experiment", "nope",
+            p = run_tool("results.plot", "bar", SAMPLE, "--experiment", "nope",
                          "--metric", "x", "-o", base)
             self.assertEqual(p.returncode, 1)
             self.assertIn("no results", p.stderr)
@@ -932,7 +932,7 @@ class ModelTest(unittest.TestCase):
                 paths.append(os.path.join(d, name + ".jsonl"))
                 with open(paths[-1], "w") as f:
                     f.write("\n".join(lines) + "\n")
-            return run_tool("model.py", "compare", *paths)
+            return run_tool("model.model", "compare", *paths)
 
     def test_doorbell_errors_fail_a_run(self):
         clean = [model_line("start"), model_region("x", 1),
@@ -966,13 +966,13 @@ class ModelTest(unittest.TestCase):
             for lines, rc in ((clean, 0), (bad, 1)):
                 with open(path, "w") as f:
                     f.write("\n".join(lines) + "\n")
-                self.assertEqual(run_tool("model.py", "check-doorbell",
+                self.assertEqual(run_tool("model.model", "check-doorbell",
                                           path).returncode, rc)
             # results.py keeps the problems, report.py flags them.
             log = os.path.join(d, "run.log")
             with open(log, "w") as f:
                 f.write(sample_env_line() + "\n" + result_line() + "\n")
-            r = run_tool("results.py", log, "--model", path)
+            r = run_tool("results.results", log, "--model", path)
             self.assertEqual(r.returncode, 0)
             self.assertIn("WARNING: 3 doorbell error(s)", r.stderr)
             data = json.loads(r.stdout)
@@ -987,7 +987,7 @@ def grub_words(line):
     rules of GRUB's manual (Shell-like scripting: Quoting): in single
     quotes every character is literal; outside, a backslash takes the
     next character literally and blanks separate words. Only what
-    tools/mkiso.sh writes: no double quotes, no $ outside quotes."""
+    tools/image/mkiso.sh writes: no double quotes, no $ outside quotes."""
     words, cur, i, inword = [], [], 0, False
     while i < len(line):
         c = line[i]
@@ -1030,10 +1030,11 @@ class KcmdlineQuotingTest(unittest.TestCase):
                             "KCMDLINE=" + kcmdline, "ICOUNT=", "MODEL="],
                            cwd=ROOT, capture_output=True, text=True,
                            timeout=60)
-        lines = [l for l in r.stdout.split("\n") if "tools/mkiso.sh" in l]
+        lines = [l for l in r.stdout.split("\n")
+                 if "tools/image/mkiso.sh" in l]
         self.assertEqual(len(lines), 1, r.stdout + r.stderr)
         # sh runs the recipe line; a function stands in for "sh
-        # tools/mkiso.sh KERNEL ISO CMDLINE TIMEOUT" and prints CMDLINE.
+        # tools/image/mkiso.sh KERNEL ISO CMDLINE TIMEOUT" and prints CMDLINE.
         r = subprocess.run(["sh", "-c", 'sh() { printf "%s" "$4"; }\n' +
                             lines[0]], capture_output=True, text=True,
                            timeout=60)
@@ -1043,8 +1044,8 @@ class KcmdlineQuotingTest(unittest.TestCase):
     def grub_line(self, kcmdline):
         """The kernel's words in mkiso.sh's grub.cfg, joined as GRUB
         joins them."""
-        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
-                            "--cfg", kcmdline], capture_output=True,
+        r = subprocess.run(["sh", MKISO, "--cfg", kcmdline],
+                           capture_output=True,
                            text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         entry = [l.strip() for l in r.stdout.split("\n")
@@ -1067,15 +1068,15 @@ class KcmdlineQuotingTest(unittest.TestCase):
             self.assertEqual(self.grub_line(k), k)
 
     def test_control_characters_refused(self):
-        r = subprocess.run(["sh", os.path.join(ROOT, "tools", "mkiso.sh"),
-                            "--cfg", "a\nb"], capture_output=True,
+        r = subprocess.run(["sh", MKISO, "--cfg", "a\nb"],
+                           capture_output=True,
                            text=True, timeout=60)
         self.assertEqual(r.returncode, 1)
         self.assertIn("control character", r.stderr)
 
 
 class ScreenTest(unittest.TestCase):
-    """tools/screen.py reads text back from a picture of glyphs."""
+    """tools/runner/screen.py reads text back from a picture of glyphs."""
 
     def render(self, text_rows, font_rows, w_cells, gw, gh, cw, invert=()):
         by_char = {c: rows for rows, c in font_rows.items()}
@@ -1138,7 +1139,7 @@ class SessionScriptTest(unittest.TestCase):
 
 
 class LabsTest(unittest.TestCase):
-    """tools/labs.py: what is masked, what is not, and transcripts."""
+    """tools/labs/labs.py: what is masked, what is not, and transcripts."""
 
     def test_mask_keeps_words_not_figures(self):
         self.assertEqual(labs.mask("tsc  73091.281   1212610.343  2.4%"),
@@ -1213,7 +1214,7 @@ class NoiseTest(unittest.TestCase):
 
 
 class ModelTableTest(unittest.TestCase):
-    """tools/model_table.py: what make run MODEL= prints after a run
+    """tools/results/model_table.py: what make run MODEL= prints after a run
     (SYNTHETIC figures)."""
 
     def fig(self, variant, median, cycles=None, valid=True):
@@ -1254,11 +1255,11 @@ class ModelTableTest(unittest.TestCase):
                       model_table.model_table(res, info))
 
     def test_bad_model_file(self):
-        r = run_tool("model_table.py", SAMPLE, os.path.join(HERE, "none"))
+        r = run_tool("results.model_table", SAMPLE, os.path.join(HERE, "none"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("model_table: ", r.stderr)
         self.assertIn("none", r.stderr)
-        r = run_tool("model_table.py", os.path.join(HERE, "bad_json.log"),
+        r = run_tool("results.model_table", os.path.join(HERE, "bad_json.log"),
                      os.path.join(HERE, "none"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("line 5: @@RESULT: bad JSON", r.stderr)

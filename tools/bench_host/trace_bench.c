@@ -5,8 +5,8 @@
  * kernel's emit path (rb_emit_fast(), the general path when it declines)
  * or through the general path alone (rb_reserve(), rb_write(),
  * rb_commit()); built with -DWITH_LTTNG_UST it measures LTTng-UST's
- * tracepoint with the same payload instead (tools/bench_host.sh runs
- * them all, LTTng-UST inside a session it creates, and prints the
+ * tracepoint with the same payload instead (tools/bench_host/bench_host.sh
+ * runs them all, LTTng-UST inside a session it creates, and prints the
  * ratios).
  *
  * Usage: trace_bench THREADS EVENTS_PER_THREAD [fast|general]

@@ -1,6 +1,6 @@
 /*
  * Promela model of trace/ring_buffer.c, checked with spin (make test runs
- * tools/spin_check.sh): one CPU's buffer, a thread writer and an
+ * tools/checks/spin_check.sh): one CPU's buffer, a thread writer and an
  * interrupt handler that can nest anywhere inside it (a writer on the
  * same CPU), and a reader on another CPU. Build with -DDISCARD for
  * discard mode, else overwrite mode (reader spare swap).

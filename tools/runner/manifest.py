@@ -10,9 +10,9 @@ Python 3 standard library only.
 import os
 import re
 
-import ktap
-import model
-import qemu
+from tools.runner import ktap
+from tools.model import model
+from tools.image import qemu
 
 MANIFEST = os.path.join("tests", "boot.cfg")
 # The cache-model profiles (the kernel gets a profile's geometry).
@@ -34,11 +34,11 @@ ENTRY_DEFAULTS = {
     "expect_lines": "",
     "expect_status": "",
     # yes: the @@ENV/@@RESULT lines must parse and validate with
-    # tools/results.py, and there must be at least results_min results.
+    # tools/results/results.py, and there must be at least results_min results.
     "check_results": "no",
     "results_min": "1",
     # yes: the log carries a CTF trace export (trace/ctf.h): rebuild it
-    # with tools/trace_extract.py, check it with babeltrace2, and check
+    # with tools/results/trace_extract.py, check it with babeltrace2, and check
     # that a damaged and a cut copy of the log are rejected.
     "check_trace": "no",
     # yes: boot alone, after the others. Timing-sensitive boots (several
@@ -54,7 +54,7 @@ ENTRY_DEFAULTS = {
     "model": "",
     "model_sync": "",
     "model_check": "",
-    # A session script (tests/sessions/*.txt, tools/session.py): the
+    # A session script (tests/sessions/*.txt, tools/runner/session.py): the
     # serial port and QMP become sockets the script types into and reads.
     "session": "",
     # With a session: a command run on the log afterwards ({log} is

@@ -42,8 +42,8 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import results  # noqa: E402
+from tools.results import results
+
 
 X_KEYS = ("clients", "cpus", "size")
 X_LABELS = {"clients": "clients", "cpus": "CPUs", "size": "size"}
@@ -252,7 +252,7 @@ def _script(preamble, data_blocks, plot_cmd, base):
     if not gnuplot:
         raise GnuplotMissing("gnuplot not found")
     outs = _outputs(base, png_terminal(gnuplot))
-    lines = ["# Written by tools/plot.py"]
+    lines = ["# Written by tools/results/plot.py"]
     for name, rows in data_blocks:
         lines.append("$%s << EOD" % name)
         lines.extend(rows)
@@ -282,7 +282,7 @@ def _write(script, base, paths):
 
 
 # The figure a modelled chart shows: the model's cycles per iteration of
-# the figure's repetitions (tools/model.py), one value, no spread.
+# the figure's repetitions (tools/model/model.py), one value, no spread.
 MODEL_VALUE = "cycles_per_iter"
 MODEL_UNIT = "modelled cycles per iteration"
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Write the hybrid BIOS+UEFI boot image to a USB stick (make usb DEV=...).
-# Usage: tools/usb-write.sh DEV ISO
-#   e.g. tools/usb-write.sh /dev/sdb build/kernel.iso
+# Usage: tools/image/usb-write.sh DEV ISO
+#   e.g. tools/image/usb-write.sh /dev/sdb build/kernel.iso
 #
 # dd destroys whatever is on DEV, so this refuses anything that does not
 # look like a whole, unused, removable disk: an empty DEV, a non-block

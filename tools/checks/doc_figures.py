@@ -8,7 +8,7 @@ A provenance line is one Markdown line of the form
 
     [Provenance](README.md#figures-in-the-docs): commit `0123456789ab`;
     `make run MODEL=core2-2007 SMP=1 ICOUNT=1 KCMDLINE="run=tbench"`;
-    `python3 tools/model.py tracing LOG build/model.jsonl`.
+    `python3 -m tools.model.model tracing LOG build/model.jsonl`.
 
 (all on one line): the commit that typed the figures in, then the
 commands that produced them, each in backquotes. Words between them are
@@ -22,19 +22,20 @@ reproduced as written:
     profile of cachemodel/profiles.txt; KCMDLINE= holds only options of
     kernel/options.c or declared by an experiment (OPTION_*), and its
     run= only experiments that exist;
-  - `python3 tools/X.py [SUBCOMMAND] [--option...]`: the tool exists,
-    its subcommand (when it has subcommands) and --options are declared
-    in it;
+  - `python3 -m tools.GROUP.NAME [SUBCOMMAND] [--option...]`: the tool
+    (tools/GROUP/NAME.py) exists, its subcommand (when it has
+    subcommands) and --options are declared in it;
   - `build/host/NAME ...`: tests/host/NAME.c exists;
   - shell commands (`run copy size=2097152 reps=3`): the command is in
     kernel/shell/shell_table.c; for run and profile, the experiment exists and
     every KEY= is one of its declared settings;
   - `objdump ...` and the like (HOST_TOOLS) are host programs: not checked.
 
-  doc_figures.py [ROOT]          check every doc, print the problems
-  doc_figures.py --ktap [ROOT]   self-test (tests/tools/test_doc_figures.py),
-                                 then labs.py's self-test, then the tree,
-                                 as KTAP (the test_docs host test)
+  python3 -m tools.checks.doc_figures [ROOT]
+        check every doc, print the problems
+  python3 -m tools.checks.doc_figures --ktap [ROOT]
+        self-test (tests/tools/test_doc_figures.py), then labs.py's
+        self-test, then the tree, as KTAP (the test_docs host test)
 Python 3 standard library only.
 """
 
@@ -60,7 +61,7 @@ class Tree:
     def __init__(self, root):
         self.root = root
         self.makefile = self._read("Makefile") + self._read(
-            os.path.join("tools", "paths.mk"))
+            os.path.join("tools", "image", "paths.mk"))
         self.targets = set()
         for m in re.finditer(r"^([A-Za-z0-9_.%/$()\- ]+?)\s*:(?!=)",
                              self.makefile, re.M):
@@ -159,13 +160,17 @@ def check_make(tree, words):
 
 
 def check_tool(tree, words):
-    path = words[1] if len(words) > 1 else ""
+    if len(words) < 3 or words[1] != "-m":
+        return ["not a tool's command: tools run as modules from the root, "
+                "python3 -m tools.GROUP.NAME"]
+    module = words[2]
+    path = module.replace(".", "/") + ".py"
     src = tree._read(path)
-    if not path.startswith("tools/") or not src:
-        return ["no tool %s" % path]
+    if not module.startswith("tools.") or not src:
+        return ["no tool %s" % module]
     probs = []
     subs = set(re.findall(r'add_parser\(\s*"([\w-]+)"', src))
-    args = words[2:]
+    args = words[3:]
     positional = [a for a in args if not a.startswith("-")]
     if subs and (not positional or positional[0] not in subs):
         probs.append("%s has no subcommand %s" %
@@ -281,13 +286,11 @@ def run_unittests(module):
 
 def run_ktap(root):
     """The test_docs host test: both self-tests, then the tree."""
-    sys.path.insert(0, os.path.join(root, "tests", "tools"))
-    sys.path.insert(0, os.path.join(root, "tools"))
     print("KTAP version 1")
     print("1..3")
     failures = 0
     for n, module in ((1, "test_doc_figures"), (2, "test_labs")):
-        ok, lines = run_unittests(module)
+        ok, lines = run_unittests("tests.tools." + module)
         if not ok:
             failures += 1
             for line in lines:
@@ -309,7 +312,7 @@ def main(argv):
     ap.add_argument("--ktap", action="store_true",
                     help="the self-tests and the check, as KTAP")
     ap.add_argument("root", nargs="?", default=os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__))))
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     args = ap.parse_args(argv)
     if args.ktap:
         return run_ktap(args.root)

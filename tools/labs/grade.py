@@ -41,7 +41,8 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 GRADE_DIR = os.path.join("build", "grade")
 RUN_TIMEOUT_S = 60    # one test program; a student's loop must not hang us
 BUILD_TIMEOUT_S = 300

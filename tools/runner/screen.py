@@ -26,7 +26,7 @@ import gzip
 import struct
 import sys
 
-from qemu import read_paths
+from tools.image.qemu import read_paths
 
 FONT_FB = read_paths()["FONT_PSF"]   # the font the Makefile embeds
 FONT_VGA = "/usr/share/consolefonts/Lat15-VGA16.psf.gz"

@@ -3,27 +3,26 @@
 `make run MODEL=<profile>` prints after the run (docs/output.md, "The
 console and the log").
 
-    model_table.py LOG MODEL.jsonl
+    python3 -m tools.results.model_table LOG MODEL.jsonl
 
 LOG is the run's serial log (build/last-run.log), MODEL.jsonl the cache-
-model plugin's file. The log is parsed and the model's figures attached
-by tools/results.py (parse_log, merge_model), the cells formatted as
-tools/report.py formats them; the table is headed MODELLED and names the
-profile, one table per experiment, each figure's TCG median beside the
+model plugin's file. The log is parsed and the model's figures attached by
+tools/results/results.py (parse_log, merge_model), the cells formatted as
+tools/results/report.py formats them; the table is headed MODELLED and names
+the profile, one table per experiment, each figure's TCG median beside the
 modelled cycles, ns and LLC misses per iteration. Exits 1 (saying why on
-stderr) when the log or the model file cannot be read or is malformed
-(the log's first bad line; tools/results.py lists them all).
+stderr) when the log or the model file cannot be read or is malformed (the
+log's first bad line; tools/results/results.py lists them all).
 Python 3 standard library only.
 """
 
 import argparse
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import model  # noqa: E402
-import results  # noqa: E402
-from report import fmt_num, modelled_cell  # noqa: E402
+from tools.model import model
+from tools.results import results
+from tools.results.report import fmt_num, modelled_cell
+
 
 # The compact table's columns: heading, right-aligned.
 MODEL_TABLE_COLUMNS = (("variant", False), ("metric", False),
@@ -39,7 +38,7 @@ def model_table(res, model_info):
     MODELLED and names the profile, then per experiment the figures the
     model saw (measured median, marked NOISY when the kernel flagged it;
     modelled cycles, ns and LLC misses per iteration, an invalid figure
-    marked as tools/report.py marks it).
+    marked as tools/results/report.py marks it).
     Figures the model did not see are counted, not listed."""
     profile = model_info["profile"]
     out = ["=== MODELLED figures: cache model, profile %s (a model of a "

@@ -11,8 +11,12 @@ machine. Six checks, over every folder of the tree:
    against the layer of the including file (ALLOWED); so is a <...>
    include that the include path finds in the tree.
 2. Imports. Every `import X` / `from X import` of the Python files
-   (tools/, tests/) that names a module of the tree is checked the same
-   way (PY_ALLOWED).
+   (tools/, tests/) that names a module of the tree (by its dotted path
+   from the root: tools.image.qemu) is checked the same way
+   (PY_ALLOWED), tools/'s groups as layers of their own (tools/image
+   at the bottom, the checks and the labs' tools on top); PY_INTERFACES
+   names the modules any group may import. A Python file of tools/
+   outside a group, and a line that edits sys.path, are reported too.
 3. Interfaces. A function declared in a header of a lower layer and
    defined in a file of a higher one (the lower layer calls up) is
    allowed only when the header is named in INTERFACES with that
@@ -40,9 +44,10 @@ prints
 and the exit status is 1. Includes of system headers and imports of
 modules outside the tree are not the rule's business.
 
-    python3 tools/check_layers.py [ROOT]        check the tree (default .)
-    python3 tools/check_layers.py --ktap [ROOT] self-test, then the tree,
-                                                as KTAP (the make test line)
+    python3 -m tools.checks.check_layers [ROOT]
+        check the tree (default: the root)
+    python3 -m tools.checks.check_layers --ktap [ROOT]
+        self-test, then the tree, as KTAP (the make test line)
 """
 import os
 import re
@@ -78,7 +83,7 @@ ALLOWED = {
     "tools": None,
     "tests": None,
     # The coding labs' skeletons: pieces of kernel files, which
-    # tools/grade.py splices into them for a host build.
+    # tools/labs/grade.py splices into them for a host build.
     "labs": None,
 }
 
@@ -92,12 +97,30 @@ ROOMS = {
 # The boot sequence, kmain(): it starts every room, so it may include any.
 ROOM_TOP = {"kernel/main.c"}
 
-# Layer -> the layers its Python files may import. tools/ is the bottom
-# (the runner, results, the model's tools); the tests import it.
+# Layer -> the layers its Python files may import (own included).
+# tools/ is a package of groups, bottom to top: the boot image (the QEMU
+# launcher), the cache model's host side, a run's results, the test
+# runner; the checks and the labs' tools on top. The tests import any.
+_PY_IMAGE = {"tools", "tools/image"}
+_PY_MODEL = _PY_IMAGE | {"tools/model"}
+_PY_RESULTS = _PY_MODEL | {"tools/results"}
+_PY_RUNNER = _PY_RESULTS | {"tools/runner"}
+_PY_TOOLS = _PY_RUNNER | {"tools/checks", "tools/labs"}
 PY_ALLOWED = {
     "tools": {"tools"},
-    "tests": {"tools", "tests"},
+    "tools/image": _PY_IMAGE,
+    "tools/model": _PY_MODEL,
+    "tools/results": _PY_RESULTS,
+    "tools/runner": _PY_RUNNER,
+    "tools/checks": _PY_TOOLS,
+    "tools/labs": _PY_TOOLS,
+    "tests": _PY_TOOLS | {"tests"},
 }
+# Python interfaces: modules any group may import, which import no module
+# of the tree themselves. The schema and parser of the log's
+# machine-readable lines, which every reader of a log uses (the model's
+# tools join their figures to the results through it).
+PY_INTERFACES = {"tools/results/result_log.py"}
 
 # Interfaces: the named places where the layers meet other than by a
 # plain downward include. Path -> (included_by, held_to, implemented_by):
@@ -141,7 +164,8 @@ FUNCTION_MAX_LINES = 120
 
 INCLUDE_RE = re.compile(r'^\s*[#%]\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
 IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)"
-                       r"|from\s+([\w.]+)\s+import\b)")
+                       r"|from\s+([\w.]+)\s+import\b(.*))")
+SYS_PATH_RE = re.compile(r"^\s*sys\.path\s*(?:\.\s*\w+\s*\(|\[|\+?=)")
 # A function defined at file scope (Linux style: the body's brace on a
 # line of its own) and a prototype in a header. Static ones are private.
 DEF_RE = re.compile(r"^(?!static\b|typedef\b|extern\b)[A-Za-z_][\w \t*]*?"
@@ -178,17 +202,28 @@ def resolve(root, src, name, path=INCLUDE_PATH):
     return None
 
 
-def resolve_import(root, src, module):
-    """Tree-relative path of the module src's import names, or None:
-    a sibling of src, else a module of tools/ (the scripts' path), else
-    the dotted path from the root (tests.tools.x)."""
-    top = module.split(".")[0] + PY_SUFFIX
-    for cand in (os.path.join(os.path.dirname(src), top),
-                 os.path.join("tools", top),
-                 module.replace(".", "/") + PY_SUFFIX):
+def py_module(root, dotted):
+    """Tree-relative path of the module or package a dotted name opens
+    from the root, or None."""
+    base = dotted.replace(".", "/")
+    for cand in (base + PY_SUFFIX, base + "/__init__" + PY_SUFFIX):
         if os.path.isfile(os.path.join(root, cand)):
-            return cand.replace(os.sep, "/")
+            return cand
     return None
+
+
+def resolve_import(root, module, names=()):
+    """Tree-relative paths of what `import module` or `from module import
+    names` reads: each name that is a module of the package, else the
+    module itself; [] for a module outside the tree. Names are dotted
+    paths from the root, as `python3 -m` run there finds them (no file
+    of the tree edits sys.path)."""
+    found = [f for f in (py_module(root, module + "." + n) for n in names)
+             if f]
+    if found:
+        return found
+    f = py_module(root, module)
+    return [f] if f else []
 
 
 def all_files(root):
@@ -279,36 +314,78 @@ def include_edges(root):
     return edges
 
 
+def _imported_names(lines, n, rest):
+    """The names of a `from X import rest` on line n (0-based) of lines,
+    a parenthesised list over several lines included."""
+    text = rest.split("#")[0]
+    while "(" in text and ")" not in text and n + 1 < len(lines):
+        n += 1
+        text += " " + lines[n].split("#")[0]
+    return [w.split()[0] for w in text.strip(" ()\\").split(",")
+            if w.strip(" ()\\")]
+
+
 def import_edges(root):
     """(src, line, target) for every import of a module of the tree."""
     edges = []
     for src in py_sources(root):
-        for n, text in enumerate(_lines(root, src), 1):
+        lines = _lines(root, src)
+        for n, text in enumerate(lines):
             m = IMPORT_RE.match(text)
             if not m:
                 continue
-            names = m.group(1).split(",") if m.group(1) else [m.group(2)]
-            for name in names:
-                target = resolve_import(root, src, name.strip())
-                if target is not None and target != src:
-                    edges.append((src, n, target))
+            if m.group(1):
+                targets = [t for name in m.group(1).split(",")
+                           for t in resolve_import(root, name.strip())]
+            else:
+                targets = resolve_import(
+                    root, m.group(2), _imported_names(lines, n, m.group(3)))
+            edges += [(src, n + 1, t) for t in targets if t != src]
     return edges
 
 
+def sys_path_edits(root):
+    """Python files that edit sys.path: (path, line, "", why)."""
+    return [(src, n, "", "edits sys.path: import modules by their full "
+             "name and run tools from the root (python3 -m tools.GROUP.NAME)")
+            for src in py_sources(root)
+            for n, text in enumerate(_lines(root, src), 1)
+            if SYS_PATH_RE.match(text)]
+
+
+def py_layer(path):
+    """The layer of a Python file: its group for tools/ (tools/runner/x.py
+    is in tools/runner), the package root tools/__init__.py in "tools",
+    else its folder's layer."""
+    parts = path.split("/")
+    if parts[0] != "tools":
+        return folder_layer(path)
+    if len(parts) > 2:
+        return "tools/" + parts[1]
+    return "tools" if path == "tools/__init__" + PY_SUFFIX else None
+
+
 def import_violation(src, target):
-    layer, tlayer = folder_layer(src), folder_layer(target)
+    layer, tlayer = py_layer(src), py_layer(target)
+    if src in PY_INTERFACES:
+        return "imports %s: an interface imports no module of the tree" % (
+            target)
     if layer not in PY_ALLOWED:
         return "imports %s: %s has no Python layer" % (target, layer)
-    if tlayer in PY_ALLOWED[layer]:
+    if tlayer in PY_ALLOWED[layer] or target in PY_INTERFACES:
         return None
     return "imports %s: %s may not import %s" % (target, layer, tlayer)
 
 
 def unplaced(root):
-    """Files with code in no layer: (path, 0, "", why)."""
+    """Files with code in no layer, Python files of tools/ in no group:
+    (path, 0, "", why)."""
     return [(f, 0, "", "in no layer: give its folder one (docs/layers.md)")
             for f in sources(root) + py_sources(root)
-            if folder_layer(f) is None]
+            if folder_layer(f) is None] + [
+        (f, 0, "", "in no group of tools/: put it in one (docs/layers.md)")
+        for f in py_sources(root)
+        if f.startswith("tools/") and py_layer(f) not in PY_ALLOWED]
 
 
 def _higher(upper, lower):
@@ -458,6 +535,7 @@ def check(root):
               for why in [violation(s, t)] if why]
     found += [(s, n, t, why) for s, n, t in imps
               for why in [import_violation(s, t)] if why]
+    found += sys_path_edits(root)
     found += [(s, n, t, why) for s, n, t in incs
               for why in [room_violation(s, t)] if why]
     found += upward_calls(root)
@@ -508,8 +586,8 @@ def run_ktap(root):
 def main(argv):
     ktap = "--ktap" in argv
     args = [a for a in argv if a != "--ktap"]
-    root = args[0] if args else os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))
+    root = args[0] if args else os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
     if ktap:
         return run_ktap(root)
     found = check(root)

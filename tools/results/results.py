@@ -19,16 +19,16 @@ line is reported as LOG:LINE: message on stderr and the exit status is 1.
 
     results.py LOG [--csv OUT.csv] [--json OUT.json] [--model MODEL.jsonl]
 
---model merges the cache-model plugin's file (tools/model.py): each
+--model merges the cache-model plugin's file (tools/model/model.py): each
 figure whose repetitions the model saw gets a "model" object (modelled
 cycles per iteration and friends, profile named), and the JSON a "model"
 section saying which profile ran, whether the kernel said hello and
 the run's "problems" (doorbell errors, no summary line: printed as
-warnings here, put at the top of tools/report.py's report);
+warnings here, put at the top of tools/results/report.py's report);
 the CSV then gains model_profile, model_cycles_per_iter and
 model_llc_misses_per_iter columns. Experiments that time themselves
 (copy, tbench, kbuild, pagecache_splice) label their regions by figure
-(tools/model.py: keyed); regions over several CPUs are summed.
+(tools/model/model.py: keyed); regions over several CPUs are summed.
 Modelled figures sit beside the measured ones, never in their place.
 
 With neither output option the JSON goes to stdout. Python 3 standard
@@ -43,7 +43,7 @@ import sys
 
 # The log format lives in result_log.py; these names are part of this
 # module's interface too (plot.py, report.py and the tests use them).
-from result_log import (BOOL, CSV_FIELDS, LogError,  # noqa: F401
+from tools.results.result_log import (BOOL, CSV_FIELDS, LogError,  # noqa: F401
                         RESULT_OPTIONAL, RESULT_SCHEMA, SCHEMA_VERSION,
                         parse_lines, parse_log)
 
@@ -78,10 +78,10 @@ def to_json(envs, results, model_info=None, missing=()):
 
 
 def merge_model(results, path):
-    """Attach the model file's figures to results (tools/model.py);
+    """Attach the model file's figures to results (tools/model/model.py);
     returns the JSON's "model" section. Raises OSError or
     model.ModelError."""
-    import model
+    from tools.model import model
     objs = model.load(path)
     profile, hello, summary = model.info(objs)
     skipped = model.attribute(results, objs)
@@ -147,7 +147,7 @@ def main(argv=None):
 
     model_info = None
     if args.model:
-        import model
+        from tools.model import model
         try:
             model_info = merge_model(results, args.model)
         except (OSError, model.ModelError) as e:

@@ -11,7 +11,7 @@ bounded time, and the figures libFuzzer reports are summed up per harness.
                                 regressions/
 
 Usage: fuzz.py [--seconds S] [--replay-only] [NAME ...]   (make fuzz)
-tools/testrun.py imports it for make test's short runs (fuzz_test()).
+tools/runner/testrun.py imports it for make test's short runs (fuzz_test()).
 Python 3 standard library only.
 """
 
@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 SOURCES = os.path.join("tests", "fuzz")
 BUILD = os.path.join("build", "fuzz")
 

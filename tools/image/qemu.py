@@ -4,10 +4,11 @@ named settings and decodes how QEMU ended.
 
 Everything that boots the kernel goes through here: the Makefile's `run`,
 `run-uefi`, `debug` and `bench` (through the command-line entry below) and
-tools/testrun.py (as a module). It is the only place that knows
+tools/runner/testrun.py (as a module). It is the only place that knows
 
-  - the OVMF firmware files (read from tools/paths.mk, their one home) and
-    that each UEFI boot gets a fresh writable copy of the variable store;
+  - the OVMF firmware files (read from tools/image/paths.mk, their one home)
+    and that each UEFI boot gets a fresh writable copy of the variable
+    store;
   - the isa-debug-exit device and its encoding: the kernel writes N to
     port 0xf4 and QEMU exits with (N << 1) | 1, so a status is always odd;
     0 means QEMU stopped without one (a triple fault under -no-reboot, a
@@ -54,8 +55,9 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS_MK = os.path.join(ROOT, "tools", "paths.mk")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PATHS_MK = os.path.join(ROOT, "tools", "image", "paths.mk")
 QEMU = "qemu-system-x86_64"
 
 FIRMWARES = ("bios", "uefi")
@@ -112,8 +114,8 @@ KVM_CPU = "host"
 
 
 def read_paths(path=PATHS_MK):
-    """The NAME := value lines of tools/paths.mk as a dict. Raises OSError
-    when the file cannot be read."""
+    """The NAME := value lines of tools/image/paths.mk as a dict. Raises
+    OSError when the file cannot be read."""
     out = {}
     with open(path) as f:
         for line in f:

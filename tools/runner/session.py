@@ -16,8 +16,8 @@ comment line, blank lines are ignored:
   type TEXT          type TEXT and Enter on the PS/2 keyboard (QMP send-key)
   keys K [K...]      press QMP key codes on the keyboard: up, left, ret...
   screen REGEX       take a screendump and wait until REGEX matches the text
-                     read from it (tools/screen.py); the last image is kept
-                     as build/logs/NAME.screen.ppm
+                     read from it (tools/runner/screen.py); the last
+                     image is kept as build/logs/NAME.screen.ppm
   exit               wait for QEMU to end (the kernel printed EXIT)
 
 The serial log is written as it arrives to the boot's log file, so the
@@ -36,8 +36,8 @@ import tempfile
 import threading
 import time
 
-import qemu
-import screen
+from tools.image import qemu
+from tools.runner import screen
 
 DEFAULT_STEP_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 20.0

@@ -73,7 +73,7 @@ OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
     "store_stalls", "bus_late", "line_queued")
 # Counters whose spread between repetitions a figure's model data carries
 # beside its cycles' ("llc_misses_spread_pct"): the ones the report divides
-# in place of a hardware counter (tools/seeds_data.json, "modelled_from").
+# in place of a hardware counter (tools/results/seeds_data.json, "modelled_from").
 SPREAD_COUNTERS = ("llc_misses",)
 # Region timing of multi-vCPU runs (absent with one vCPU).
 PACE_FIELDS = ("elapsed", "paced", "pace_breaks")
@@ -880,7 +880,7 @@ def main(argv=None):
                 print("identical: %d lines (%d regions)" %
                       (n, sum(o["kind"] == "region" for o in a_objs)))
         else:
-            import result_log as results_mod
+            from tools.results import result_log as results_mod
             envs, res, errs = results_mod.parse_log(args.log)
             if errs:
                 raise ModelError("%s: %s" % (args.log, errs[0].message))

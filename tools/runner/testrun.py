@@ -10,15 +10,16 @@ isa-debug-exit code and a final `EXIT: STATUS=N` serial line) that must
 agree. A boot that never reports a status (hang, triple fault, QEMU error)
 is never a pass unless the manifest says that outcome is expected.
 
-This file runs things and writes TAP; the pieces it drives live beside it:
+This file runs things and writes TAP; the pieces it drives live beside it
+in tools/runner/, the launcher in tools/image/:
   manifest.py  tests/boot.cfg: parser, checks, selection by group and name
   ktap.py      the KTAP parser and its checks
   verdicts.py  the verdict on one boot (log + QEMU exit vs. expectation)
-  qemu.py      the QEMU launcher and the exit-code decoding
   fuzz.py      the libFuzzer harnesses: corpus replay and short runs
+  qemu.py      (tools/image/) the QEMU launcher and the exit-code decoding
 
-Usage: testrun.py [-g GROUP] [-j N] [--list] [--boot-only|--host-only]
-                  [NAME ...]
+Usage, from the root: python3 -m tools.runner.testrun [-g GROUP] [-j N]
+                      [--list] [--boot-only|--host-only] [NAME ...]
 Python 3 standard library only.
 """
 
@@ -33,12 +34,13 @@ import sys
 import threading
 import time
 
-import fuzz
-import ktap
-import qemu
-import session
-from manifest import MANIFEST, ManifestError, parse_manifest, select_entries
-from verdicts import verdict
+from tools.runner import fuzz
+from tools.runner import ktap
+from tools.image import qemu
+from tools.runner import session
+from tools.runner.manifest import (MANIFEST, ManifestError, parse_manifest,
+                                   select_entries)
+from tools.runner.verdicts import verdict
 
 # --------------------------------------------------------------------------
 # Paths and constants. Paths are relative to the repository root; main()
@@ -48,7 +50,7 @@ BUILD = "build"
 KERNEL = os.path.join(BUILD, "kernel.elf")
 IMAGES = os.path.join(BUILD, "images")
 LOGS = os.path.join(BUILD, "logs")
-MKISO = os.path.join("tools", "mkiso.sh")
+MKISO = os.path.join("tools", "image", "mkiso.sh")
 SELFTEST = os.path.join("tests", "runner", "test_testrun.py")
 HOST_TESTS = os.path.join(BUILD, "host", "test_*")
 QEMU_TESTS = os.path.join("tests", "runner", "test_qemu.py")
@@ -58,9 +60,9 @@ DIAGRAM_TESTS = os.path.join("tests", "tools", "test_diagrams.py")
 GRADE_TESTS = os.path.join("tests", "tools", "test_grade.py")
 SENSITIVITY_TESTS = os.path.join("tests", "tools",
                                  "test_model_sensitivity.py")
-RESULTS_TOOL = os.path.join("tools", "results.py")
-TRACE_TOOL = os.path.join("tools", "trace_extract.py")
-SPIN_CHECK = os.path.join("tools", "spin_check.sh")
+RESULTS_TOOL = ["-m", "tools.results.results"]
+TRACE_TOOL = ["-m", "tools.results.trace_extract"]
+SPIN_CHECK = os.path.join("tools", "checks", "spin_check.sh")
 
 GRUB_TIMEOUT = 0          # every test image boots its first entry at once
 DEFAULT_JOBS = 2          # this machine: 2 cores, TCG only
@@ -185,8 +187,8 @@ def run_python_tests(tap, desc, args):
 
 # The Python test programs run as one TAP line each: (description, args).
 PYTHON_TESTS = [
-    ("runner: self-test", [SELFTEST]),
-    ("runner: qemu launcher tests", [QEMU_TESTS]),
+    ("runner: self-test", ["-m", "unittest", "-q", SELFTEST]),
+    ("runner: qemu launcher tests", ["-m", "unittest", "-q", QEMU_TESTS]),
     ("tools: results/plot/report tests", ["-m", "unittest", "-q",
                                           TOOLS_TESTS]),
     ("tools: chart axes and titles, diagrams", ["-m", "unittest", "-q",
@@ -324,11 +326,11 @@ def run_boot(e, iso, tap_desc):
 
 
 # --------------------------------------------------------------------------
-# The cache-model plugin (docs/cachemodel.md; keys in tools/manifest.py)
+# The cache-model plugin (docs/cachemodel.md; keys in tools/runner/manifest.py)
 # --------------------------------------------------------------------------
 MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
 MODEL_PROFILES = os.path.join("cachemodel", "profiles.txt")
-MODEL_TOOL = os.path.join("tools", "model.py")
+MODEL_TOOL = ["-m", "tools.model.model"]
 
 
 def model_out(log):
@@ -347,7 +349,7 @@ def model_plugins(e, log):
 
 
 def model_tool(args):
-    p = subprocess.run([sys.executable, MODEL_TOOL] + args,
+    p = subprocess.run([sys.executable] + MODEL_TOOL + args,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        stdin=subprocess.DEVNULL)
     return p.returncode, p.stdout.decode("utf-8", "replace").strip()
@@ -356,7 +358,7 @@ def model_tool(args):
 def check_model(e, iso, log):
     """The model's checks of a boot under the plugin: its file must be
     complete and free of doorbell errors (commands the plugin refused:
-    tools/model.py check-doorbell), then the entry's model_check passes.
+    tools/model/model.py check-doorbell), then the entry's model_check passes.
     Returns (ok, summary, diagnostics)."""
     rc, text = model_tool(["check-doorbell", model_out(log)])
     if rc != 0:
@@ -390,7 +392,7 @@ def check_model(e, iso, log):
     return rc == 0, "second boot: " + text.split("\n")[0], \
         [] if rc == 0 else text.split("\n")
 def run_session_boot(e, iso, log, tap_desc):
-    """Boot e with its session script (tools/session.py) instead of a
+    """Boot e with its session script (tools/runner/session.py) instead of a
     serial file; the script's problems come before the usual verdict's."""
     shot = os.path.join(LOGS, e["name"] + ".screen.ppm")
     try:
@@ -425,7 +427,7 @@ def run_session_boot(e, iso, log, tap_desc):
 
 
 def run_trace_tool(args):
-    p = subprocess.run([sys.executable, TRACE_TOOL] + args,
+    p = subprocess.run([sys.executable] + TRACE_TOOL + args,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=300)
     return p.returncode, p.stdout.decode("utf-8", "replace").strip()
@@ -466,9 +468,9 @@ def check_trace(log, name):
 
 
 def check_results(log, minimum):
-    """Validate a log's machine-readable lines with tools/results.py.
+    """Validate a log's machine-readable lines with tools/results/results.py.
     Returns (ok, reason-or-summary, diagnostics)."""
-    p = subprocess.run([sys.executable, RESULTS_TOOL, log],
+    p = subprocess.run([sys.executable] + RESULTS_TOOL + [log],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        stdin=subprocess.DEVNULL)
     err = p.stderr.decode("utf-8", "replace").strip().split("\n")
@@ -538,7 +540,8 @@ def main(argv):
     if args.jobs < 1:
         ap.error("-j must be at least 1")
 
-    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    os.chdir(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
     try:
         with open(args.manifest) as f:
             entries = parse_manifest(f.read(), args.manifest)

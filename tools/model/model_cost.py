@@ -12,8 +12,8 @@ time of each experiment in both boots (from when its "=== experiment"
 line reached the serial port to when its "done" line did), so the cost
 can be read per workload; and the model's state in bytes (the plugin's
 summary line). The same figures go to build/cost/cost.json, which
-`tools/report.py --cost` prints as the report's "Cost of the model"
-section. The host may be shared: run pairs back to back and read the
+`python3 -m tools.results.report --cost` prints as the report's "Cost of
+the model" section. The host may be shared: run pairs back to back and read the
 spread, not one figure. Python 3 standard library only.
 """
 
@@ -26,16 +26,16 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import qemu  # noqa: E402
+from tools.image import qemu
 
-ROOT = os.path.dirname(HERE)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(ROOT, "build")
 KERNEL = os.path.join(BUILD, "kernel.elf")
 MODEL_SO = os.path.join(BUILD, "cachemodel", "cachemodel.so")
 PROFILES = os.path.join(ROOT, "cachemodel", "profiles.txt")
-MKISO = os.path.join(ROOT, "tools", "mkiso.sh")
+MKISO = os.path.join(ROOT, "tools", "image", "mkiso.sh")
 OUT = os.path.join(BUILD, "cost")
 COST_JSON = os.path.join(OUT, "cost.json")
 TIMEOUT_S = 1800

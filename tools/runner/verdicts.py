@@ -2,7 +2,7 @@
 what the manifest entry expects (pass, panic, hang or triple fault).
 
 The kernel reports its status on two channels that must agree: the
-isa-debug-exit code (decoded by tools/qemu.py) and a final serial line
+isa-debug-exit code (decoded by tools/image/qemu.py) and a final serial line
 `EXIT: STATUS=N`. A boot that never reports a status is never a pass
 unless the entry expects that outcome. A passing boot must also have
 measured what it started: a figure its experiment reports cut short
@@ -14,8 +14,8 @@ library only.
 import json
 import re
 
-import ktap
-from qemu import decode_exit, describe_exit
+from tools.runner import ktap
+from tools.image.qemu import decode_exit, describe_exit
 
 # Serial output markers (the kernel protocol).
 EXIT_RE = re.compile(r"^EXIT: STATUS=(-?\d+)\s*$", re.M)

@@ -13,8 +13,8 @@ its modelled ratio and whether its direction flips against the default:
     model_sensitivity.py --from-json build/sensitivity/PROFILE-smpN.json
 
 A seed conclusion is a ratio of two figures whose side of 1 the seed
-measured: the comparisons of tools/seeds_data.json ("Seeds side by side"
-in tools/report.py), plus the order of seed 000's WC and UC buffers
+measured: the comparisons of tools/results/seeds_data.json ("Seeds side by side"
+in tools/results/report.py), plus the order of seed 000's WC and UC buffers
 (DERIVED). A ratio within TIE of 1 has no direction. The measurement is
 the cheapest boot that decides them: one vCPU under QEMU -icount (the
 model is then deterministic), the shell running tbench and kbuild at
@@ -43,14 +43,16 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import model  # noqa: E402
-import plot  # noqa: E402
-import report  # noqa: E402
+from tools.image import qemu
+from tools.model import model
+from tools.results import plot
+from tools.results import report
+from tools.results import results as results_mod
+from tools.runner import session
+from tools.runner import testrun
 
 PROFILES = os.path.join("cachemodel", "profiles.txt")
-SEEDS = os.path.join(HERE, "seeds_data.json")
+SEEDS = os.path.join("tools", "results", "seeds_data.json")
 OUT_DIR = os.path.join("build", "sensitivity")
 MODEL_SO = os.path.join("build", "cachemodel", "cachemodel.so")
 TAG = "@@SENSITIVITY "
@@ -316,7 +318,7 @@ def flip_summary(rows):
 # Running one point
 # --------------------------------------------------------------------------
 def session_script(mode, sizes):
-    """The shell session of one point (tools/session.py): tbench and
+    """The shell session of one point (tools/runner/session.py): tbench and
     kbuild in mode with the settings of sizes (SKIP: not run)."""
     lines = ["timeout %d" % BOOT_TIMEOUT_S, "expect ^kernel> $"]
     for exp in ("tbench", "kbuild"):
@@ -337,9 +339,6 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
     """Boot the model with profile_text as the profiles file (profile
     name) and the session; returns (results with model figures, host CPU
     seconds). Raises RuntimeError when the boot or its files fail."""
-    import qemu
-    import session
-    import testrun
     os.makedirs(outdir, exist_ok=True)
     prof_path = os.path.join(outdir, tag + ".profiles.txt")
     with open(prof_path, "w", encoding="utf-8") as f:
@@ -372,7 +371,6 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
            before.ru_utime - before.ru_stime)
     if probs:
         raise RuntimeError("%s: %s (log %s)" % (tag, probs[0], log))
-    import results as results_mod
     data = results_mod.load(log)
     objs = model.load(mout)
     bad = model.doorbell_problems(objs)

@@ -28,7 +28,8 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "cachemodel", "validation_data.json")
 PROFILES = os.path.join(ROOT, "cachemodel", "profiles.txt")
 BINARY = os.path.join(ROOT, "build", "host", "model_validate")
