@@ -132,9 +132,6 @@ struct vcpu {
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */
 	uint64_t rep_line[2];
-	/* The load of a locked read-modify-write was reported and its store
-	 * is due: see locked_load_unseen(). This vCPU's only. */
-	bool locked_load_seen;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -692,47 +689,6 @@ static bool rep_string_again(struct vcpu *v, unsigned insn, uint64_t pa,
 	return false;
 }
 
-/*
- * True when the store of a locked read-modify-write arrives without its
- * load. Single-threaded TCG (one vCPU, or -icount) runs a LOCK-prefixed
- * instruction or xchg as a load and a store and reports both; parallel
- * TCG (several vCPUs) runs it as one host atomic operation and reports it
- * once, as a store (QEMU's atomic helpers report a read-and-write access,
- * which qemu_plugin_mem_is_store() calls a store). The engine charges a
- * locked operation at its load (the drain and the locked cost), so that
- * load must reach it in both cases.
- */
-static bool locked_load_unseen(struct vcpu *v, unsigned insn, bool store)
-{
-	if (!(insn & X86_LOCKED))
-		return false;
-	if (!store) {
-		v->locked_load_seen = true;
-		return false;
-	}
-	if (v->locked_load_seen) {
-		v->locked_load_seen = false;
-		return false;
-	}
-	return true;
-}
-
-/* One access of cpu to the engine: its fast path, else the full one. */
-static void model_access(unsigned cpu, uint64_t pa, unsigned size,
-			 unsigned flags)
-{
-	if (fast_enter(&vcpus[cpu])) {
-		bool done = cm_access_fast(model, cpu, pa, size, flags);
-
-		fast_leave(&vcpus[cpu]);
-		if (done)
-			return;
-	}
-	pthread_mutex_lock(&model_lock);
-	cm_access(model, cpu, pa, size, flags);
-	pthread_mutex_unlock(&model_lock);
-}
-
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
@@ -770,9 +726,16 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		pace_wake_sent(pace, cpu, busy_cycles(cpu));
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
 				     : 1u << qemu_plugin_mem_size_shift(info);
-	if (locked_load_unseen(&vcpus[cpu], insn, store))
-		model_access(cpu, pa, size, flags & ~CM_STORE);
-	model_access(cpu, pa, size, flags);
+	if (fast_enter(&vcpus[cpu])) {
+		bool done = cm_access_fast(model, cpu, pa, size, flags);
+
+		fast_leave(&vcpus[cpu]);
+		if (done)
+			return;
+	}
+	pthread_mutex_lock(&model_lock);
+	cm_access(model, cpu, pa, size, flags);
+	pthread_mutex_unlock(&model_lock);
 }
 
 static void on_special(unsigned int cpu, void *udata)
