@@ -221,7 +221,8 @@ iso: deps $(ISO)
 # --------------------------------------------------------------------------
 MODEL        ?=
 MODEL_SO     := $(BUILD)/cachemodel/cachemodel.so
-MODEL_SRCS   := cachemodel/plugin.c cachemodel/model.c cachemodel/profile.c \
+MODEL_SRCS   := cachemodel/plugin.c cachemodel/plugin_counters.c \
+	cachemodel/plugin_doorbell.c cachemodel/model.c cachemodel/profile.c \
 	cachemodel/pace.c \
 	cachemodel/x86_insn.c
 MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
