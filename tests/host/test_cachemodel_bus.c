@@ -16,7 +16,7 @@
  *  - a line taken from another CPU waits for its previous hand-over.
  * Expected values are worked out in the comments from the profile below.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
