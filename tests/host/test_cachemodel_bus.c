@@ -1,9 +1,9 @@
 /*
- * Host tests for the shared bus of the cache model (cachemodel/model.c,
- * bus_use(); model.h, invariant 5) on two CPUs whose requests reach the
- * engine in an order other than their modelled times', as under pacing
- * (cachemodel/pace.h: the CPU that is ahead by up to a quantum often
- * reaches the model first):
+ * Host tests for the shared bus of the cache model
+ * (cachemodel/model_time.c, bus_use(); model.h, invariant 5) on two CPUs
+ * whose requests reach the engine in an order other than their modelled
+ * times', as under pacing (cachemodel/pace.h: the CPU that is ahead by up
+ * to a quantum often reaches the model first):
  *  - requests that do not overlap in modelled time queue the same
  *    whatever the order they arrive in (none at all here);
  *  - requests at the same modelled times still queue behind each other,
