@@ -2,7 +2,8 @@
  * Microbenchmarks run on the cache model itself (no QEMU): for each
  * profile named on the command line, the figures that published
  * measurements of the real machines report (dependent-load latency by
- * working-set size, one core's read, write, non-temporal and copy
+ * working-set size and along a fixed stride, one core's read bandwidth
+ * inside a cache level, its read, write, non-temporal and copy
  * bandwidth beyond the LLC, write-combining full-line against
  * partial-line rate, UC load and store time, fence and locked-instruction
  * cost, core-to-core cache-line ping-pongs). Every figure is modelled:
@@ -148,28 +149,33 @@ static double chase_stride(uint64_t ws, uint64_t stride)
 	return r;
 }
 
+/* One pass of VEC_BYTES loads over ws bytes, one modelled instruction
+ * each. */
+static void read_pass(struct cm_model *m, uint64_t ws)
+{
+	for (uint64_t off = 0; off < ws; off += VEC_BYTES) {
+		cm_instructions(m, 0, 1);
+		cm_access(m, 0, SRC_BASE + off, VEC_BYTES, 0);
+	}
+}
+
 /*
- * One core reads ws bytes (a working set inside one cache level) with
- * VEC_BYTES loads, one modelled instruction each, after one warm-up
- * pass; returns bytes per core cycle of the timed pass (the unit of
- * Intel's "sustained bandwidth" column).
+ * One core reads ws bytes (a working set inside one cache level): a
+ * warm-up pass, then LEVEL_PASSES timed ones; returns bytes per core
+ * cycle of the timed passes (the unit of Intel's "sustained bandwidth"
+ * column).
  */
 static double level_read_bw(uint64_t ws)
 {
 	struct cm_model *m = fresh(1);
-	uint64_t before;
+	uint64_t start;
 	double r;
 
-	for (uint64_t off = 0; off < ws; off += VEC_BYTES)
-		cm_access(m, 0, SRC_BASE + off, VEC_BYTES, 0);
-	before = clock_of(m, 0);
-	for (unsigned pass = 0; pass < LEVEL_PASSES; pass++) {
-		for (uint64_t off = 0; off < ws; off += VEC_BYTES) {
-			cm_instructions(m, 0, 1);
-			cm_access(m, 0, SRC_BASE + off, VEC_BYTES, 0);
-		}
-	}
-	r = (double)(LEVEL_PASSES * ws) / (double)(clock_of(m, 0) - before);
+	read_pass(m, ws);
+	start = clock_of(m, 0);
+	for (unsigned pass = 0; pass < LEVEL_PASSES; pass++)
+		read_pass(m, ws);
+	r = (double)(LEVEL_PASSES * ws) / (double)(clock_of(m, 0) - start);
 	cm_destroy(m);
 	return r;
 }
