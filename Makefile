@@ -325,9 +325,13 @@ RUN_CONSOLE = --log $(RUN_LOG) $(if $(RAW),--raw)
 .PHONY: run run-uefi debug
 # With MODEL=, the modelled figures of the run follow as a table headed
 # MODELLED (tools/results/model_table.py).
+# With a model, its table is printed even when the guest exits with an
+# error (the regions it closed are still figures); make then fails with
+# the guest's status.
 run: iso $(MODEL_DEP)
-	$(Q)$(QEMU_LAUNCH) --machine $(MACHINE) $(RUN_CONSOLE) $(ISO) $(TCG_QEMU)
-	$(if $(MODEL),$(Q)python3 -m tools.results.model_table $(RUN_LOG) $(MODEL_OUT))
+	$(Q)status=0; $(QEMU_LAUNCH) --machine $(MACHINE) $(RUN_CONSOLE) $(ISO) $(TCG_QEMU) || status=$$?; \
+	$(if $(MODEL),python3 -m tools.results.model_table $(RUN_LOG) $(MODEL_OUT) || { [ $$status -ne 0 ] || status=1; };) \
+	exit $$status
 
 run-uefi: iso
 	$(Q)$(QEMU_LAUNCH) --machine q35 --firmware uefi --vars $(BUILD)/OVMF_VARS.fd $(RUN_CONSOLE) $(ISO)

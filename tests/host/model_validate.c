@@ -2,7 +2,8 @@
  * Microbenchmarks run on the cache model itself (no QEMU): for each
  * profile named on the command line, the figures that published
  * measurements of the real machines report (dependent-load latency by
- * working-set size, one core's read, write, non-temporal and copy
+ * working-set size and along a fixed stride, one core's read bandwidth
+ * inside a cache level, its read, write, non-temporal and copy
  * bandwidth beyond the LLC, write-combining full-line against
  * partial-line rate, UC load and store time, fence and locked-instruction
  * cost, core-to-core cache-line ping-pongs). Every figure is modelled:
@@ -51,6 +52,10 @@
 #define UC_ACCESSES 1000u
 #define FENCES 1000u
 #define PINGPONG_ROUNDS 1000u
+/* Timed passes over a working set inside one cache level. */
+#define LEVEL_PASSES 4u
+/* The strides of ScienceMark 2.0's latency walk that X-bit labs printed. */
+static const unsigned sciencemark_strides[] = { 64, 256, 512 };
 #define MAX_PROFILE_TEXT (1u << 20)
 
 static const struct cm_profile *prof;
@@ -116,6 +121,62 @@ static double chase(uint64_t ws)
 	r = (double)(cm_stats(m, 0)->mem_cycles - before) / (double)loads;
 	cm_destroy(m);
 	free(next);
+	return r;
+}
+
+/*
+ * Dependent loads walking forward through ws bytes at a fixed stride
+ * (bytes), wrapping, after one warm-up pass: the stall per load, in
+ * cycles. The walk of ScienceMark 2.0's latency test at a given stride:
+ * unlike the random chase above, the hardware prefetchers see a
+ * regular pattern and may hide part of each miss.
+ */
+static double chase_stride(uint64_t ws, uint64_t stride)
+{
+	uint64_t n = ws / stride, loads;
+	struct cm_model *m = fresh(1);
+	uint64_t before;
+	double r;
+
+	for (uint64_t i = 0; i < n; i++)
+		cm_access(m, 0, SRC_BASE + i * stride, 8, 0);
+	loads = n > CHASE_MIN_LOADS ? n : CHASE_MIN_LOADS;
+	before = cm_stats(m, 0)->mem_cycles;
+	for (uint64_t i = 0; i < loads; i++)
+		cm_access(m, 0, SRC_BASE + (i % n) * stride, 8, 0);
+	r = (double)(cm_stats(m, 0)->mem_cycles - before) / (double)loads;
+	cm_destroy(m);
+	return r;
+}
+
+/* One pass of VEC_BYTES loads over ws bytes, one modelled instruction
+ * each. */
+static void read_pass(struct cm_model *m, uint64_t ws)
+{
+	for (uint64_t off = 0; off < ws; off += VEC_BYTES) {
+		cm_instructions(m, 0, 1);
+		cm_access(m, 0, SRC_BASE + off, VEC_BYTES, 0);
+	}
+}
+
+/*
+ * One core reads ws bytes (a working set inside one cache level): a
+ * warm-up pass, then LEVEL_PASSES timed ones; returns bytes per core
+ * cycle of the timed passes (the unit of Intel's "sustained bandwidth"
+ * column).
+ */
+static double level_read_bw(uint64_t ws)
+{
+	struct cm_model *m = fresh(1);
+	uint64_t start;
+	double r;
+
+	read_pass(m, ws);
+	start = clock_of(m, 0);
+	for (unsigned pass = 0; pass < LEVEL_PASSES; pass++)
+		read_pass(m, ws);
+	r = (double)(LEVEL_PASSES * ws) / (double)(clock_of(m, 0) - start);
+	cm_destroy(m);
 	return r;
 }
 
@@ -318,6 +379,21 @@ static void run_profile(void)
 	result("lat_mem", chase(llc * CHASE_MEM_LLCS / shrink) * ns_per_cycle(),
 	       "ns",
 	       "dependent loads, working set 8 (--short: 4) x the LLC");
+	for (unsigned i = 0; i < sizeof(sciencemark_strides) /
+				 sizeof(sciencemark_strides[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "lat_llc_s%u",
+			 sciencemark_strides[i]);
+		result(name, chase_stride(llc / 2, sciencemark_strides[i]),
+		       "cycles", "dependent loads at a fixed stride, "
+		       "half of the LLC");
+	}
+	if (prof->l2.size)
+		result("l2_read_bw", level_read_bw(prof->l2.size / 2),
+		       "B/cycle", "one core, 16-byte loads, half of L2");
+	result("llc_read_bw", level_read_bw(llc / 2), "B/cycle",
+	       "one core, 16-byte loads, half of the LLC");
 	rd = stream(STREAM_READ);
 	wr = stream(STREAM_WRITE);
 	nt = stream(STREAM_NT);

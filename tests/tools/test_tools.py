@@ -658,6 +658,15 @@ class ModelTest(unittest.TestCase):
         self.assertFalse(rows[1]["valid"])
         self.assertIn("NO (1 pacing breaks)",
                       model.slowdown_table(rows, "tiny"))
+        # a valid variant divided by an invalid trace_off says so, and
+        # does not claim pacing of its own broke
+        off_bad = [dict(r, model=dict(r["model"])) for r in res]
+        off_bad[0]["model"].update(valid=False, pace_breaks=2)
+        off_bad[1]["model"].update(valid=True, pace_breaks=0)
+        table = model.slowdown_table(model.slowdowns(off_bad), "tiny")
+        self.assertIn("NO (trace_off is invalid)", table)
+        self.assertIn("NO (2 pacing breaks)", table)
+        self.assertNotIn("not paced", table)
         # the report marks the figure and leaves its ratio out
         self.assertIn("INVALID: 1 pacing breaks",
                       report.modelled_cell(wb, "9"))

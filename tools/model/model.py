@@ -625,6 +625,18 @@ TRACE_OFF = "trace_off"
 PCT = 100.0
 
 
+def invalid_why(m, own_valid, off_valid):
+    """Why a slowdown figure is invalid (None when it is valid): its own
+    region's pacing broke or was off, or only the trace_off region it is
+    divided by is invalid."""
+    if not own_valid:
+        return ("%d pacing breaks" % m["pace_breaks"]
+                if m.get("pace_breaks") else "not paced")
+    if not off_valid:
+        return TRACE_OFF + " is invalid"
+    return None
+
+
 def slowdowns(results):
     """Modelled slowdown of each traced variant against trace_off, from
     results with model figures attached (attribute() first): a list of
@@ -645,12 +657,14 @@ def slowdowns(results):
         for r in mine:
             m = r["model"]
             c = m["cycles_per_iter"]
+            own_valid = m.get("valid", True)
             out.append({
                 "experiment": exp, "variant": r["variant"],
                 "cycles_per_op": c, "insns_per_op": m["insns_per_iter"],
                 "busy_per_op": m.get("busy_cycles_per_iter", c),
                 "basis": m.get("basis", "busy"),
-                "valid": m.get("valid", True) and off_valid,
+                "valid": own_valid and off_valid,
+                "invalid_why": invalid_why(m, own_valid, off_valid),
                 "pace_breaks": m.get("pace_breaks", 0),
                 **{k: m.get(k + "_per_iter") for k in MEMORY_COLUMNS},
                 "slowdown_pct": (None if r is off or not c else
@@ -718,9 +732,7 @@ def slowdown_table(rows, profile):
         lines.append("%-8s %-30s %12.1f %12.1f %12.1f %9s  %s" % (
             r["experiment"], r["variant"], r["cycles_per_op"],
             r["busy_per_op"], r["insns_per_op"], sd,
-            "yes" if r["valid"] else
-            "NO (%s)" % ("%d pacing breaks" % r["pace_breaks"]
-                         if r["pace_breaks"] else "not paced")))
+            "yes" if r["valid"] else "NO (%s)" % r["invalid_why"]))
     lines += ["", "per operation (WC partial flushes also by cause; "
               "busQueued: cycles waited for the bus, CPUs summed):",
               "%-8s %-30s " % ("exp", "variant") +

@@ -16,11 +16,24 @@ The bounds of the data file apply to the validation rows: at least
 min_validation_rows of them, their MAPE at most mape_percent, and none
 off by more than max_ratio (either way). A fitting row off by more than
 max_ratio is also a failure (the model no longer reproduces its input).
-No row is exempt: a 'shortfall' note explains an error, it does not
-excuse it.
+A 'shortfall' note explains an error, it does not excuse it. Two
+exceptions exist, both printed with their reason and both checked to
+still be needed:
+
+* an 'open' validation row: a published figure the model misses by more
+  than max_ratio for the missing mechanism the field names. It is printed
+  with the validation rows and in a second MAPE (all validation rows),
+  left out of the gated MAPE and ratio check; an open row the model
+  meets within max_ratio is itself a failure (it must become an ordinary
+  row).
+* an 'ungated' profile (the data file's "ungated" map, profile to
+  reason): every other profile is gated. An ungated profile prints its
+  problems and is skipped in the short form; if it meets every bound,
+  the short form fails (the exemption must go).
 
 --ktap is the short form make test runs (as a host test): one KTAP test
-per gated profile, failing when any bound above is exceeded.
+per profile of the data file, failing when a gated profile exceeds a
+bound above or an exemption is no longer needed.
 """
 import argparse
 import json
@@ -50,7 +63,19 @@ def load_data(path):
         if fig["set"] not in ("fit", "validation"):
             raise ValueError("%s: set must be fit or validation: %r"
                              % (path, fig))
+        if "open" in fig and fig["set"] != "validation":
+            raise ValueError("%s: only a validation row can be open: %r"
+                             % (path, fig))
     return data
+
+
+def gated_rows(rows):
+    """The validation rows the bounds apply to (open rows left out)."""
+    return [r for r in rows if r["set"] == "validation" and "open" not in r]
+
+
+def open_rows(rows):
+    return [r for r in rows if "open" in r]
 
 
 def run_model(binary, profiles_file, profiles, short):
@@ -99,6 +124,9 @@ def print_rows(title, rows):
         print("%-22s %10.2f %10.2f %-7s %+7.1f%%  %s"
               % (r["bench"], r["modelled"], r["value"], r["unit"],
                  100 * r["error"], r["source"][:SOURCE_WIDTH]))
+        if "open" in r:
+            print("%-22s   OPEN (outside the bounds, not gated): %s"
+                  % ("", r["open"]))
         if "direct" in r:
             print("%-22s   direct: %s" % ("", r["direct"]))
         if "shortfall" in r:
@@ -106,38 +134,46 @@ def print_rows(title, rows):
 
 
 def summary(profile, rows):
-    val = [r for r in rows if r["set"] == "validation"]
+    val = gated_rows(rows)
+    opn = open_rows(rows)
     fit = [r for r in rows if r["set"] == "fit"]
     worst = max(val, key=lambda r: r["ratio"]) if val else None
     direct = [r for r in val if "direct" in r]
-    return ("%s: validation MAPE %.1f%% over %d rows (worst %s, %.2fx;"
+    text = ("%s: validation MAPE %.1f%% over %d rows (worst %s, %.2fx;"
             " %d of them a parameter's own value); fitting MAPE %.1f%%"
             " over %d rows"
             % (profile, mape(val), len(val),
                worst["bench"] if worst else "-",
                worst["ratio"] if worst else float("nan"), len(direct),
                mape(fit), len(fit)))
+    if opn:
+        text += ("; open: %s; MAPE with the open rows %.1f%% over %d rows"
+                 % (", ".join("%s %.2fx" % (r["bench"], r["ratio"])
+                              for r in opn),
+                    mape(val + opn), len(val + opn)))
+    return text
 
 
-def print_table(profile, rows, bounds, gated):
+def print_table(profile, rows, bounds, ungated):
     print("## %s: modelled (the model's prediction) vs published" % profile)
-    print_rows("# validation rows (compared only; the bounds apply)",
+    print_rows("# validation rows (compared only; the bounds apply to all"
+               " but open rows)",
                [r for r in rows if r["set"] == "validation"])
     print_rows("# fitting rows (a parameter was set from each)",
                [r for r in rows if r["set"] == "fit"])
     print("MAPE " + summary(profile, rows))
     problems = check(profile, rows, bounds)
-    print("bounds (%s): %s" % ("gated in make test" if gated
-                               else "not gated in make test",
-                               "; ".join(problems) if problems
-                               else "met"))
+    print("bounds (%s): %s"
+          % ("gated in make test" if profile not in ungated
+             else "NOT gated in make test: " + ungated[profile],
+             "; ".join(problems) if problems else "met"))
     print()
 
 
 def check(profile, rows, bounds):
     """Problems of a gated profile: [] when it passes."""
     problems = []
-    val = [r for r in rows if r["set"] == "validation"]
+    val = gated_rows(rows)
     if len(rows) < bounds["min_rows"]:
         problems.append("%d rows < %d" % (len(rows), bounds["min_rows"]))
     if len(val) < bounds["min_validation_rows"]:
@@ -147,7 +183,13 @@ def check(profile, rows, bounds):
         problems.append("validation MAPE %.1f%% > %s%%"
                         % (mape(val), bounds["mape_percent"]))
     for r in rows:
-        if r["ratio"] > bounds["max_ratio"]:
+        if "open" in r:
+            if r["ratio"] <= bounds["max_ratio"]:
+                problems.append("open row %s within %sx (%.2fx): make it"
+                                " an ordinary validation row"
+                                % (r["bench"], bounds["max_ratio"],
+                                   r["ratio"]))
+        elif r["ratio"] > bounds["max_ratio"]:
             problems.append("%s row %s off by %.2fx > %sx"
                             % (r["set"], r["bench"], r["ratio"],
                                bounds["max_ratio"]))
@@ -165,9 +207,9 @@ def main():
                     help="profiles (default: every profile of the data)")
     args = ap.parse_args()
     data = load_data(args.data)
-    gated = data["gated_profiles"]
-    profiles = args.profiles or (gated if args.ktap else sorted(
-        {f["profile"] for f in data["figures"]}))
+    ungated = data.get("ungated", {})
+    profiles = args.profiles or sorted({f["profile"]
+                                        for f in data["figures"]})
     modelled = run_model(args.binary, args.profiles_file, profiles,
                          args.ktap)
     if args.ktap:
@@ -180,12 +222,18 @@ def main():
             problems = check(p, rows, data["bounds"])
             for pr in problems:
                 print("# %s: %s" % (p, pr))
+            if p in ungated:
+                if problems:
+                    print("ok %d %s # SKIP not gated: %s"
+                          % (n, p, ungated[p]))
+                    continue
+                problems = ["meets every bound: take it out of 'ungated'"]
+                print("# %s: %s" % (p, problems[0]))
             failed |= bool(problems)
             print("%sok %d %s" % ("not " if problems else "", n, p))
         return 1 if failed else 0
     for p in profiles:
-        print_table(p, rows_of(data, modelled, p), data["bounds"],
-                    p in gated)
+        print_table(p, rows_of(data, modelled, p), data["bounds"], ungated)
     for c in data.get("considered", []):
         print("considered, not used (%s): %s -- %s"
               % (c["profile"], c["what"], c["reason"]))
