@@ -49,8 +49,9 @@
  *     deepest queue the hardware can hold, so CPUs whose clocks drift
  *     apart do not wait for each other's future.
  *  7. The bus is a timeline of its occupancy in slots of modelled time
- *     (model.c, struct bus), not one "busy until" clock: a transaction
- *     asked at clock t is booked from t's slot on, in the first room
+ *     (model_time.c; struct bus in model_internal.h), not one "busy
+ *     until" clock: a transaction asked at clock t is booked from t's
+ *     slot on, in the first room
  *     there or after, and waits only for what was booked at or before
  *     its time. So which of two CPUs reaches the model first (the host's
  *     order, anything within a pacing quantum) decides who waits only

@@ -13,6 +13,12 @@
  * and given to the engine, except reads of the doorbell page
  * (cachemodel/doorbell.h), which are commands from the kernel.
  *
+ * This file is QEMU's side: the callbacks, the fast path's exclusion,
+ * pacing and installation. The doorbell's commands are interpreted in
+ * cachemodel/plugin_doorbell.c, the counters are read and printed in
+ * cachemodel/plugin_counters.c; what the three share is in
+ * cachemodel/plugin_internal.h.
+ *
  * Invariants:
  *  1. The engine is entered with model_lock held, except for the fast
  *     path: under multi-threaded TCG the vCPU threads share the LLC and
@@ -52,7 +58,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,25 +67,13 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
-#include "cachemodel/doorbell.h"
-#include "cachemodel/model.h"
-#include "cachemodel/pace.h"
+#include "cachemodel/plugin_internal.h"
 #include "cachemodel/profile.h"
 #include "cachemodel/qemu_plugin_api.h"
 #include "cachemodel/x86_insn.h"
 
-#define PREFIX "@@MODEL "
 #define DEFAULT_PROFILES "cachemodel/profiles.txt"
 #define PROFILES_MAX_BYTES (1u << 20)
-#define ERR_MAX 256
-#define PAT_UC 0
-#define PAT_WC 1
-#define PAT_WT 4
-#define PAT_WP 5
-#define PAT_WB 6
-#define PAT_UC_MINUS 7
-#define XLAT_BITS 8
-#define XLAT_ENTRIES (1u << XLAT_BITS)	/* per vCPU, direct mapped */
 /* Fibonacci hashing of the page number: a copy's source and destination
  * pages, a power of two apart, would share a slot if it were indexed by
  * the low bits and evict each other on every access. */
@@ -93,102 +86,16 @@
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
 
-/* One remembered translation (invariant 5). */
-struct xlat {
-	uint64_t vpage;		/* virtual page number + 1; 0 = empty */
-	uint64_t ppage;		/* physical page number */
-	bool io;		/* a device region, not RAM */
-};
-
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
-/* Host cache line: vCPUs' states are aligned to it (no false sharing). */
-#define HOST_LINE_BYTES 64
-
-_Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
-	       "the doorbell's promise is the engine's type map");
-
-struct vcpu {
-	uint32_t in_fast;		/* inside cm_access_fast() */
-	uint64_t insns;			/* atomic (invariant 2) */
-	uint64_t acc;
-	bool digits;			/* DIGITs since the last PUSH */
-	uint64_t args[DB_MAX_ARGS];
-	unsigned nargs;
-	char pending[DB_LABEL_MAX];	/* CHARs since the last LABEL */
-	unsigned pending_len;
-	bool region_open;
-	bool region_all;		/* scope DB_SCOPE_ALL */
-	char region_label[DB_LABEL_MAX];	/* the label at BEGIN */
-	uint64_t region_id;
-	struct cm_stats *snap;		/* every CPU's counters at BEGIN */
-	/* PAUSE: every CPU's counters then; RESUME moves snap past them. */
-	bool region_paused;
-	struct cm_stats *paused_at;
-	/* The global clock and the pacing breaks at BEGIN (invariant 4);
-	 * RESUME moves region_clock past the pause (paused_clock then). */
-	uint64_t region_clock, region_breaks, paused_clock;
-	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
-	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
-	 * this vCPU's only: see rep_string_again(). */
-	uint64_t rep_line[2];
-} __attribute__((aligned(HOST_LINE_BYTES)));
-
-static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cm_model *model;
-static struct vcpu *vcpus;
-static unsigned nvcpus;
-static FILE *out;
+pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+struct cm_model *model;
+struct vcpu *vcpus;
+unsigned nvcpus;
+FILE *out;
+struct pace *pace;
 static struct timespec started;
-static uint64_t regions, hellos, type_changes, doorbell_errors;
-
-/*
- * Doorbell errors by cause. Every malformed or refused command is
- * counted, none is silent: the summary line prints the total and the
- * causes, the first DB_ERRORS_SHOWN errors get a line of their own, and
- * tools/model/model.py fails a run with any (a figure measured around a
- * command the model did not take is not the figure it claims to be).
- */
-enum db_error {
-	DBE_OFFSET,		/* a read outside the page's symbols */
-	DBE_WIDTH,		/* a read wider than one byte */
-	DBE_LONG_NUMBER,	/* a number longer than 64 bits */
-	DBE_EMPTY_NUMBER,	/* PUSH without a DIGIT since the last */
-	DBE_TOO_MANY_ARGS,	/* a PUSH beyond DB_MAX_ARGS */
-	DBE_UNPUSHED,		/* a command after DIGITs not pushed */
-	DBE_COMMAND,		/* an unknown command */
-	DBE_ARGS,		/* a command with the wrong arguments */
-	DBE_TYPE_RANGE,		/* SET_TYPE the engine refused */
-	DBE_NESTED,		/* BEGIN while this CPU's region is open */
-	DBE_REGION,		/* END/PAUSE/RESUME not of the open region */
-	DBE_LABEL,		/* a label character refused or too many */
-	DBE_OPEN_AT_EXIT,	/* a region still open when QEMU exits */
-	DB_NERRORS
-};
-static const char *const db_error_names[DB_NERRORS] = {
-	[DBE_OFFSET] = "offset",
-	[DBE_WIDTH] = "wide_read",
-	[DBE_LONG_NUMBER] = "long_number",
-	[DBE_EMPTY_NUMBER] = "empty_number",
-	[DBE_TOO_MANY_ARGS] = "too_many_args",
-	[DBE_UNPUSHED] = "unpushed_digits",
-	[DBE_COMMAND] = "unknown_command",
-	[DBE_ARGS] = "bad_arguments",
-	[DBE_TYPE_RANGE] = "type_range",
-	[DBE_NESTED] = "nested_begin",
-	[DBE_REGION] = "no_such_region",
-	[DBE_LABEL] = "label",
-	[DBE_OPEN_AT_EXIT] = "open_at_exit",
-};
-#define DB_ERRORS_SHOWN 8
-/* A DIGIT shifts the accumulator left: its top byte must still be 0. */
-#define DB_ACC_TOP_SHIFT (sizeof(uint64_t) * CHAR_BIT - DB_DIGIT_BITS)
-static uint64_t db_errors[DB_NERRORS];
-/* The last label any CPU set: an experiment names itself on one CPU and
- * runs its repetitions on several. */
-static char label[DB_LABEL_MAX];
 static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
-static struct pace *pace;	/* NULL: one vCPU, or sync=0 */
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -197,39 +104,6 @@ static double seconds_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - t0->tv_sec) +
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-/* ------------------------------------------------------------------ */
-/* Output                                                               */
-
-static void stats_now(unsigned cpu, struct cm_stats *s)
-{
-	cm_stats_read(model, cpu, s);
-	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
-}
-
-/* cpu's busy modelled cycles: instructions x CPI + memory cycles. */
-static uint64_t busy_cycles(unsigned cpu)
-{
-	struct cm_stats s;
-
-	stats_now(cpu, &s);
-	return cm_cycles(model, &s);
-}
-
-/* The global modelled clock: the latest vCPU clock (busy cycles plus the
- * cycles a paced vCPU slept through; invariant 4). */
-static uint64_t global_clock(void)
-{
-	uint64_t max = 0;
-
-	for (unsigned c = 0; c < nvcpus; c++) {
-		uint64_t t = busy_cycles(c) + (pace ? pace_skip(pace, c) : 0);
-
-		if (t > max)
-			max = t;
-	}
-	return max;
 }
 
 /* ------------------------------------------------------------------ */
@@ -271,9 +145,7 @@ static void fast_leave(struct vcpu *v)
 	__atomic_store_n(&v->in_fast, 0, __ATOMIC_RELEASE);
 }
 
-/* With model_lock held: returns when no vCPU is in the fast path, and
- * none enters it until fast_restart(). */
-static void fast_stop(void)
+void fast_stop(void)
 {
 	if (!fast_path_on)
 		return;
@@ -290,331 +162,10 @@ static void fast_stop(void)
 			sched_yield();
 }
 
-static void fast_restart(void)
+void fast_restart(void)
 {
 	if (fast_path_on)
 		__atomic_store_n(&fast_stopped, 0, __ATOMIC_RELEASE);
-}
-
-#define DIFF(f) d.f = now->f - then->f
-/* extra: more ,"key":value fields for the line, or "". */
-static void print_counters(const char *kind, const char *label, int64_t id,
-			   bool all, uint64_t iters, unsigned by, unsigned cpu,
-			   const struct cm_stats *now,
-			   const struct cm_stats *then, const char *extra)
-{
-	struct cm_stats d;
-
-	DIFF(insns); DIFF(loads); DIFF(stores);
-	DIFF(l1_hits); DIFF(l1_misses); DIFF(l2_hits); DIFF(l2_misses);
-	DIFF(llc_hits); DIFF(llc_misses); DIFF(invalidations);
-	DIFF(transfers); DIFF(writebacks); DIFF(uncached); DIFF(wc_bursts);
-	DIFF(wc_partials); DIFF(nt_stores); DIFF(clflushes); DIFF(locked);
-	DIFF(fences); DIFF(mem_cycles); DIFF(prefetches);
-	DIFF(prefetch_useful); DIFF(prefetch_late); DIFF(bus_queued);
-	DIFF(store_stalls); DIFF(bus_late);
-	DIFF(line_queued);
-	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
-		d.wc_partial_by[k] = now->wc_partial_by[k] -
-				     then->wc_partial_by[k];
-	fprintf(out, PREFIX "{\"kind\":\"%s\",\"profile\":\"%s\","
-		"\"label\":\"%s\",\"id\":%" PRId64 ",\"scope\":\"%s\","
-		"\"iters\":%" PRIu64
-		",\"by\":%u,\"cpu\":%u,"
-		"\"insns\":%" PRIu64 ",\"loads\":%" PRIu64
-		",\"stores\":%" PRIu64 ",\"l1_hits\":%" PRIu64
-		",\"l1_misses\":%" PRIu64 ",\"l2_hits\":%" PRIu64
-		",\"l2_misses\":%" PRIu64 ",\"llc_hits\":%" PRIu64
-		",\"llc_misses\":%" PRIu64 ",\"invalidations\":%" PRIu64
-		",\"transfers\":%" PRIu64 ",\"writebacks\":%" PRIu64
-		",\"uncached\":%" PRIu64 ",\"wc_bursts\":%" PRIu64
-		",\"wc_partials\":%" PRIu64 ",\"wc_partial_fence\":%" PRIu64
-		",\"wc_partial_locked\":%" PRIu64
-		",\"wc_partial_uncached\":%" PRIu64
-		",\"wc_partial_evict\":%" PRIu64 ",\"nt_stores\":%" PRIu64
-		",\"clflushes\":%" PRIu64 ",\"locked\":%" PRIu64
-		",\"fences\":%" PRIu64 ",\"mem_cycles\":%" PRIu64
-		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
-		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
-		",\"store_stalls\":%" PRIu64 ",\"bus_late\":%" PRIu64
-		",\"line_queued\":%" PRIu64
-		",\"cycles\":%" PRIu64 "%s}\n",
-		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
-		iters, by, cpu,
-		d.insns,
-		d.loads, d.stores, d.l1_hits, d.l1_misses, d.l2_hits,
-		d.l2_misses, d.llc_hits, d.llc_misses, d.invalidations,
-		d.transfers, d.writebacks, d.uncached, d.wc_bursts,
-		d.wc_partials, d.wc_partial_by[CM_WC_FENCE],
-		d.wc_partial_by[CM_WC_LOCKED], d.wc_partial_by[CM_WC_UNCACHED],
-		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
-		d.mem_cycles, d.prefetches, d.prefetch_useful,
-		d.prefetch_late, d.bus_queued, d.store_stalls, d.bus_late,
-		d.line_queued,
-		cm_cycles(model, &d), extra);
-}
-
-/* ------------------------------------------------------------------ */
-/* Doorbell                                                             */
-
-/* Count one doorbell error of cause e on cpu, at doorbell offset off; the
- * first few get a line. Called with model_lock held. */
-static void db_error(enum db_error e, unsigned cpu, uint64_t off)
-{
-	if (doorbell_errors++ < DB_ERRORS_SHOWN)
-		fprintf(out, PREFIX "{\"kind\":\"doorbell_error\","
-			"\"cause\":\"%s\",\"cpu\":%u,\"offset\":%" PRIu64
-			",\"label\":\"%s\"}\n", db_error_names[e], cpu, off,
-			label);
-	db_errors[e]++;
-}
-
-static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
-{
-	switch (pat) {
-	case PAT_UC: *t = CM_UC; return true;
-	case PAT_WC: *t = CM_WC; return true;
-	case PAT_WT: *t = CM_WT; return true;
-	case PAT_WP: *t = CM_WP; return true;
-	case PAT_WB: *t = CM_WB; return true;
-	case PAT_UC_MINUS: *t = CM_UC_MINUS; return true;
-	default: return false;
-	}
-}
-
-/*
- * The timing fields of v's region, ending now, for its lines (invariant
- * 4): none with one vCPU (those lines stay as they were); else its
- * elapsed modelled time, the quantum it was paced with (0: unpaced), the
- * pacing breaks during it, and whether its figures are valid (paced, no
- * break). An END while paused ends at the pause.
- */
-static void region_timing(const struct vcpu *v, char *buf, size_t size)
-{
-	uint64_t end = v->region_paused ? v->paused_clock : global_clock();
-	uint64_t breaks = pace ? pace_breaks(pace) - v->region_breaks : 0;
-	uint64_t q = pace && pace_on(pace) ? pace_quantum(pace) : 0;
-
-	if (nvcpus == 1) {
-		buf[0] = '\0';
-		return;
-	}
-	snprintf(buf, size, ",\"elapsed\":%" PRIu64 ",\"paced\":%" PRIu64
-		 ",\"pace_breaks\":%" PRIu64 ",\"valid\":%s",
-		 end - v->region_clock, q, breaks,
-		 q && !breaks ? "true" : "false");
-}
-
-/* BEGIN id [scope]: open v's region, snapshotting every CPU's counts.
- * Called with model_lock held. */
-static void db_region_begin(unsigned cpu, struct vcpu *v, uint64_t off)
-{
-	if (v->nargs < 1 || v->nargs > 2 ||
-	    (v->nargs == 2 && v->args[1] != DB_SCOPE_CPU &&
-	     v->args[1] != DB_SCOPE_ALL)) {
-		db_error(DBE_ARGS, cpu, off);
-		return;
-	}
-	if (v->region_open) {
-		/* The open region stays; its END still closes it. */
-		db_error(DBE_NESTED, cpu, off);
-		return;
-	}
-	v->region_open = true;
-	v->region_all = v->nargs == 2 && v->args[1] == DB_SCOPE_ALL;
-	v->region_paused = false;
-	v->region_id = v->args[0];
-	memcpy(v->region_label, label, sizeof(label));
-	for (unsigned c = 0; c < nvcpus; c++)
-		stats_now(c, &v->snap[c]);
-	v->region_clock = global_clock();
-	v->region_breaks = pace ? pace_breaks(pace) : 0;
-}
-
-/* END id iters: close v's region and print each busy CPU's counts in it.
- * Called with model_lock held. */
-static void db_region_end(unsigned cpu, struct vcpu *v, uint64_t off)
-{
-	char extra[ERR_MAX];
-	struct cm_stats now;
-
-	if (v->nargs != 2) {
-		db_error(DBE_ARGS, cpu, off);
-		return;
-	}
-	if (!v->region_open || v->region_id != v->args[0]) {
-		db_error(DBE_REGION, cpu, off);
-		return;
-	}
-	v->region_open = false;
-	regions++;
-	region_timing(v, extra, sizeof(extra));
-	for (unsigned c = 0; c < nvcpus; c++) {
-		/* Ended while paused: the counts up to the pause. */
-		if (v->region_paused)
-			now = v->paused_at[c];
-		else
-			stats_now(c, &now);
-		/* CPUs that did nothing (halted) are left out. */
-		if (now.insns == v->snap[c].insns &&
-		    now.loads + now.stores ==
-			    v->snap[c].loads + v->snap[c].stores)
-			continue;
-		print_counters("region", v->region_label,
-			       (int64_t)v->region_id, v->region_all,
-			       v->args[1], cpu, c, &now, &v->snap[c],
-			       extra);
-	}
-}
-
-/* PAUSE id / RESUME id (cmd): leave the counts between the two out of
- * v's open region. Called with model_lock held. */
-static void db_region_pause(unsigned cpu, struct vcpu *v, unsigned cmd,
-			    uint64_t off)
-{
-	struct cm_stats now;
-
-	if (v->nargs != 1) {
-		db_error(DBE_ARGS, cpu, off);
-		return;
-	}
-	if (!v->region_open || v->region_id != v->args[0] ||
-	    v->region_paused != (cmd == DB_CMD_RESUME)) {
-		db_error(DBE_REGION, cpu, off);
-		return;
-	}
-	v->region_paused = cmd == DB_CMD_PAUSE;
-	if (cmd == DB_CMD_PAUSE)
-		v->paused_clock = global_clock();
-	else
-		v->region_clock += global_clock() - v->paused_clock;
-	for (unsigned c = 0; c < nvcpus; c++) {
-		stats_now(c, &now);
-		if (cmd == DB_CMD_PAUSE)
-			v->paused_at[c] = now;
-		else
-			cm_stats_skip(&v->snap[c], &v->paused_at[c],
-				      &now);
-	}
-}
-
-/* Called with model_lock held. */
-static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
-{
-	const uint64_t off = DB_CMD_BASE + cmd;
-	enum cm_memtype t;
-	bool ok;
-
-	if (v->digits) {
-		/* The last number was never pushed: not the command sent. */
-		db_error(DBE_UNPUSHED, cpu, off);
-		goto reset;
-	}
-	switch (cmd) {
-	case DB_CMD_HELLO:
-		if (v->nargs != 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		hellos++;
-		fprintf(out, PREFIX "{\"kind\":\"hello\",\"profile\":\"%s\","
-			"\"cpu\":%u,\"version\":%" PRIu64 ",\"supported\":%d}\n",
-			cm_profile(model)->name, cpu,
-			v->nargs ? v->args[0] : 0, DB_VERSION);
-		break;
-	case DB_CMD_SET_TYPE:
-		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||
-		    v->args[1] > (UINT64_MAX >> CM_PAGE_SHIFT)) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		fast_stop();
-		ok = cm_set_type(model, v->args[0],
-				 v->args[1] << CM_PAGE_SHIFT, t);
-		fast_restart();
-		if (ok)
-			type_changes++;
-		else
-			db_error(DBE_TYPE_RANGE, cpu, off);
-		break;
-	case DB_CMD_BEGIN:
-		db_region_begin(cpu, v, off);
-		break;
-	case DB_CMD_END:
-		db_region_end(cpu, v, off);
-		break;
-	case DB_CMD_PAUSE:
-	case DB_CMD_RESUME:
-		db_region_pause(cpu, v, cmd, off);
-		break;
-	case DB_CMD_CLFLUSHED:
-		if (v->nargs != 2) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		fast_stop();	/* it may flush other CPUs' WC buffers */
-		cm_clflush_lines(model, cpu, v->args[0], v->args[1]);
-		fast_restart();
-		break;
-	case DB_CMD_LABEL:
-		if (v->nargs != 0) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		memcpy(label, v->pending, v->pending_len);
-		label[v->pending_len] = '\0';
-		v->pending_len = 0;
-		break;
-	default:
-		db_error(DBE_COMMAND, cpu, off);
-		break;
-	}
-reset:
-	v->nargs = 0;
-	v->acc = 0;
-	v->digits = false;
-}
-
-static bool label_char_ok(unsigned ch)
-{
-	/* Plain printable ASCII, nothing JSON would need to escape. */
-	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
-}
-
-/* One read of size bytes of the doorbell page at offset off. Called with
- * model_lock. */
-static void doorbell(unsigned cpu, uint64_t off, unsigned size)
-{
-	struct vcpu *v = &vcpus[cpu];
-	unsigned byte = off & DB_BYTE_MASK;
-
-	if (size != 1) {
-		/* Which byte would be the symbol? None: refused. */
-		db_error(DBE_WIDTH, cpu, off);
-	} else if (off < DB_PUSH) {
-		if (v->acc >> DB_ACC_TOP_SHIFT)
-			db_error(DBE_LONG_NUMBER, cpu, off);
-		v->acc = v->acc << DB_DIGIT_BITS | byte;
-		v->digits = true;
-	} else if (off == DB_PUSH) {
-		if (!v->digits)
-			db_error(DBE_EMPTY_NUMBER, cpu, off);
-		else if (v->nargs < DB_MAX_ARGS)
-			v->args[v->nargs++] = v->acc;
-		else
-			db_error(DBE_TOO_MANY_ARGS, cpu, off);
-		v->acc = 0;
-		v->digits = false;
-	} else if (off >= DB_CMD_BASE && off < DB_CMD_BASE + 0x100) {
-		doorbell_command(cpu, v, byte);
-	} else if (off >= DB_CHAR_BASE && off < DB_CHAR_BASE + 0x100) {
-		if (v->pending_len + 1 < DB_LABEL_MAX && label_char_ok(byte))
-			v->pending[v->pending_len++] = (char)byte;
-		else
-			db_error(DBE_LABEL, cpu, off);
-	} else {
-		db_error(DBE_OFFSET, cpu, off);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,19 +373,12 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		stats_now(c, &now);
 		print_counters("total", "", -1, false, 0, c, c, &now, &zero,
 			       "");
-		if (vcpus[c].region_open)
-			db_error(DBE_OPEN_AT_EXIT, c, DB_CMD_BASE + DB_CMD_END);
+		doorbell_exit(c);
 	}
 	fprintf(out, PREFIX "{\"kind\":\"summary\",\"profile\":\"%s\","
-		"\"cpus\":%u,\"hellos\":%" PRIu64 ",\"regions\":%" PRIu64
-		",\"type_changes\":%" PRIu64 ",\"doorbell_errors\":%" PRIu64
-		",\"doorbell_error_causes\":{", cm_profile(model)->name, nvcpus,
-		hellos, regions, type_changes, doorbell_errors);
-	for (unsigned e = 0; e < DB_NERRORS; e++)
-		fprintf(out, "%s\"%s\":%" PRIu64, e ? "," : "",
-			db_error_names[e], db_errors[e]);
-	fprintf(out, "}"
-		",\"paced\":%" PRIu64 ",\"pace_waits\":%" PRIu64
+		"\"cpus\":%u,", cm_profile(model)->name, nvcpus);
+	doorbell_summary();
+	fprintf(out, ",\"paced\":%" PRIu64 ",\"pace_waits\":%" PRIu64
 		",\"pace_stalls\":%" PRIu64 ",\"pace_breaks\":%" PRIu64
 		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		pace && pace_on(pace) ? pace_quantum(pace) : 0,

@@ -8,7 +8,7 @@
  * L2's own queue, the shipped profiles file, and the
  * instruction classifier on encodings taken from the SDM.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c cachemodel/x86_insn.c
+// HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c cachemodel/x86_insn.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

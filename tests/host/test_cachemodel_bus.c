@@ -1,9 +1,9 @@
 /*
- * Host tests for the shared bus of the cache model (cachemodel/model.c,
- * bus_use(); model.h, invariant 5) on two CPUs whose requests reach the
- * engine in an order other than their modelled times', as under pacing
- * (cachemodel/pace.h: the CPU that is ahead by up to a quantum often
- * reaches the model first):
+ * Host tests for the shared bus of the cache model
+ * (cachemodel/model_time.c, bus_use(); model.h, invariant 5) on two CPUs
+ * whose requests reach the engine in an order other than their modelled
+ * times', as under pacing (cachemodel/pace.h: the CPU that is ahead by up
+ * to a quantum often reaches the model first):
  *  - requests that do not overlap in modelled time queue the same
  *    whatever the order they arrive in (none at all here);
  *  - requests at the same modelled times still queue behind each other,
@@ -16,7 +16,7 @@
  *  - a line taken from another CPU waits for its previous hand-over.
  * Expected values are worked out in the comments from the profile below.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * slow path would not, or took a store to a line that is not M diverges
  * within a few hundred steps.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

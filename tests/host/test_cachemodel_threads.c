@@ -24,7 +24,7 @@
  * WC loads, nt_stores its non-temporal ones; the reader must never see a
  * counter go backwards.
  */
-// HOST_SRCS: cachemodel/model.c cachemodel/profile.c
+// HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 // HOST_SANITIZE: thread
 #include <pthread.h>
 #include <stdint.h>

@@ -144,7 +144,7 @@ def info(objs):
 def doorbell_problems(objs):
     """What makes a run's model lines untrustworthy, as sentences: no
     summary line (QEMU did not end normally: the file is cut short) or
-    doorbell errors (commands the plugin refused, cachemodel/plugin.c:
+    doorbell errors (commands the plugin refused, cachemodel/plugin_doorbell.c:
     the regions around them are not what the kernel measured). Empty
     when the run is clean."""
     _, _, summary = info(objs)

@@ -1,0 +1,284 @@
+/*
+ * The cache hierarchy of the cache model: each CPU's private caches (L1D,
+ * an optional L2) under MESI, the shared LLC (inclusive or not), and the
+ * write-back accesses built on them: a read, a write or locked access,
+ * and evicting a line everywhere. Each access returns when its data or
+ * ownership is there; the caller stalls (cachemodel/model.c).
+ */
+#include "cachemodel/model_internal.h"
+
+/* The outermost private level: where a CPU's MESI state lives. */
+static struct level *outer(struct cpu *c)
+{
+	return level_present(&c->l2) ? &c->l2 : &c->l1;
+}
+
+enum line_state priv_state(struct cpu *c, uint64_t line)
+{
+	struct level *o = outer(c);
+	long i = level_find(o, line);
+
+	return i < 0 ? ST_I : state_get(o, (size_t)i);
+}
+
+static void priv_set_state(struct cpu *c, uint64_t line, enum line_state st)
+{
+	long i = level_find(&c->l1, line);
+
+	if (i >= 0)
+		state_set(&c->l1, (size_t)i, st);
+	i = level_find(&c->l2, line);
+	if (i >= 0)
+		state_set(&c->l2, (size_t)i, st);
+}
+
+/* Remove line from cpu's private caches; returns its state there. */
+static enum line_state priv_drop(struct cpu *c, uint64_t line)
+{
+	enum line_state a = level_drop(&c->l1, line);
+	enum line_state b = level_drop(&c->l2, line);
+
+	return a > b ? a : b;
+}
+
+void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
+		bool dirty)
+{
+	uint64_t vline;
+	enum line_state vst;
+	bool vdirty;
+
+	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
+	if (vst == ST_I)
+		return;
+	vdirty = vst == ST_M;
+	if (m->p.llc_inclusive)
+		for (unsigned d = 0; d < m->ncpus; d++)
+			if (priv_drop(&m->cpu[d], vline) == ST_M)
+				vdirty = true;
+	if (vdirty)
+		mem_write_back(m, cpu);
+}
+
+/* A dirty line leaves the private caches: it goes to the LLC, dirty
+ * (dirty false: a clean fill from memory). */
+static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+		     bool dirty)
+{
+	long i = level_find(&m->llc, line);
+
+	if (i >= 0) {
+		if (dirty)
+			state_set(&m->llc, (size_t)i, ST_M);
+		level_touch(&m->llc, i);
+		return;
+	}
+	llc_insert(m, cpu, line, dirty);
+}
+
+void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+	     enum line_state st)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t vline;
+	enum line_state vst;
+
+	level_insert(&c->l2, line, st, &vline, &vst);
+	if (vst != ST_I) {
+		enum line_state l1st = level_drop(&c->l1, vline);
+
+		if (vst == ST_M || l1st == ST_M)
+			llc_fill(m, cpu, vline, true);
+	}
+}
+
+/* Put line into cpu's private caches with state st (not present there). */
+static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
+		      enum line_state st)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t vline;
+	enum line_state vst;
+
+	if (level_present(&c->l2)) {
+		l2_fill(m, cpu, line, st);
+		level_insert(&c->l1, line, st, &vline, &vst);
+		/* An L1 victim stays in L2, same state. */
+		return;
+	}
+	level_insert(&c->l1, line, st, &vline, &vst);
+	if (vst == ST_M)
+		llc_fill(m, cpu, vline, true);
+}
+
+/*
+ * Look line up in cpu's private caches, refreshing LRU and filling L1
+ * from L2, at clock t. Returns the state (ST_I on a private miss); on a
+ * hit *ready gets when the data is there, and the hit/miss counts move.
+ * *l1_miss tells whether L1D missed (the prefetchers' cue).
+ */
+static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
+				   uint64_t line, uint64_t t,
+				   uint64_t *ready, bool *l1_miss)
+{
+	struct cpu *c = &m->cpu[cpu];
+	long i = level_find(&c->l1, line);
+	uint64_t vline;
+	enum line_state vst, st;
+
+	*l1_miss = i < 0;
+	if (i >= 0) {
+		stat_add(&c->st.l1_hits, 1);
+		*ready = t + c->l1.latency;
+		/* L2 does not see L1D hits (as in hardware): its LRU order
+		 * is that of L1D misses, so it may evict a line L1D uses. */
+		level_touch(&c->l1, i);
+		return state_get(&c->l1, (size_t)i);
+	}
+	stat_add(&c->st.l1_misses, 1);
+	if (!level_present(&c->l2))
+		return ST_I;
+	i = level_find(&c->l2, line);
+	if (i < 0) {
+		stat_add(&c->st.l2_misses, 1);
+		return ST_I;
+	}
+	stat_add(&c->st.l2_hits, 1);
+	*ready = max_u64(t + c->l2.latency, pf_consume(m, cpu, line, t));
+	level_touch(&c->l2, i);
+	st = state_get(&c->l2, (size_t)i);
+	level_insert(&c->l1, line, st, &vline, &vst);
+	return st;
+}
+
+/* Shared part of a private miss at t: from the LLC or from memory.
+ * Returns when the data is there. */
+static uint64_t fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line,
+			     uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	long i = level_find(&m->llc, line);
+
+	if (i >= 0) {
+		stat_add(&c->st.llc_hits, 1);
+		level_touch(&m->llc, i);
+		return max_u64(t + m->llc.latency, pf_consume(m, cpu, line, t));
+	}
+	stat_add(&c->st.llc_misses, 1);
+	llc_insert(m, cpu, line, false);	/* just looked up: absent */
+	return mem_read(m, cpu, t);
+}
+
+/* A WB read that missed cpu's private caches, at t. */
+static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
+			  uint64_t t)
+{
+	bool shared = false, transferred = false;
+	uint64_t ready;
+
+	for (unsigned d = 0; d < m->ncpus; d++) {
+		enum line_state st;
+
+		if (d == cpu)
+			continue;
+		st = priv_state(&m->cpu[d], line);
+		if (st == ST_I)
+			continue;
+		shared = true;
+		if (st == ST_M || st == ST_E) {
+			/* The owner supplies the line and keeps a copy. */
+			if (st == ST_M)
+				llc_fill(m, cpu, line, true);
+			priv_set_state(&m->cpu[d], line, ST_S);
+			transferred = true;
+		}
+	}
+	if (transferred)
+		ready = hand_over(m, cpu, line, t);
+	else
+		ready = fetch_shared(m, cpu, line, t);
+	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
+	return ready;
+}
+
+bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	bool dirty = false;
+
+	for (unsigned d = 0; d < m->ncpus; d++) {
+		enum line_state st;
+
+		if (d == cpu)
+			continue;
+		st = priv_drop(&m->cpu[d], line);
+		if (st == ST_I)
+			continue;
+		stat_add(&m->cpu[cpu].st.invalidations, 1);
+		if (st == ST_M)
+			dirty = true;
+	}
+	return dirty;
+}
+
+uint64_t write_back_access(struct cm_model *m, unsigned cpu,
+			   uint64_t line, uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t ready = t;
+	bool l1_miss;
+	enum line_state st = priv_lookup(m, cpu, line, t, &ready, &l1_miss);
+
+	switch (st) {
+	case ST_M:
+		break;
+	case ST_E:
+		priv_set_state(c, line, ST_M);
+		break;
+	case ST_S:
+		/* Upgrade: ask the LLC to invalidate the other copies. */
+		invalidate_others(m, cpu, line);
+		priv_set_state(c, line, ST_M);
+		ready += m->llc.latency;
+		break;
+	case ST_I:
+		if (invalidate_others(m, cpu, line))
+			ready = hand_over(m, cpu, line, t);
+		else
+			ready = fetch_shared(m, cpu, line, t);
+		priv_fill(m, cpu, line, ST_M);
+		break;
+	}
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
+	return ready;
+}
+
+uint64_t write_back_read(struct cm_model *m, unsigned cpu,
+			 uint64_t line, uint64_t t)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t ready = t;
+	bool l1_miss;
+
+	if (priv_lookup(m, cpu, line, t, &ready, &l1_miss) == ST_I)
+		ready = read_miss(m, cpu, line, t);
+	else if (!l1_miss && c->last_load == line + 1)
+		ready = t;
+	c->last_load = line + 1;
+	if (l1_miss)
+		prefetch(m, cpu, line, t);
+	return ready;
+}
+
+void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	bool dirty = false;
+
+	for (unsigned d = 0; d < m->ncpus; d++)
+		if (priv_drop(&m->cpu[d], line) == ST_M)
+			dirty = true;
+	if (level_drop(&m->llc, line) == ST_M)
+		dirty = true;
+	if (dirty)
+		mem_write_back(m, cpu);
+}
