@@ -61,6 +61,15 @@
  *     slots) are not queued and are counted (bus_late).
  *  6. Lines of non-WB types are never allocated by stores; WC and UC
  *     lines are never allocated at all.
+ *  8. Causality (cm_set_causality()): paced CPUs run up to a quantum
+ *     apart in modelled time, so a CPU may execute a load of a line that
+ *     another CPU wrote at a later modelled time than its own clock (the
+ *     host ran the store first). A CPU that takes a modified line from
+ *     another's cache (a read miss or a read-for-ownership) gets it no
+ *     earlier than that CPU's last write of it, and at most the window
+ *     later than its own clock: it waited for the write, as the hardware
+ *     would have, instead of seeing it early. Only WB lines are cached,
+ *     so only they carry write times.
  */
 #ifndef CACHEMODEL_MODEL_H
 #define CACHEMODEL_MODEL_H
@@ -169,6 +178,8 @@ struct cm_stats {
 	uint64_t line_queued;	/* cycles transfers waited for the line's
 				 * previous hand-over */
 	uint64_t store_stalls;	/* cycles stalled on a full store buffer */
+	uint64_t causal_waits;	/* cycles transfers waited for the owner's
+				 * write of the line (cm_set_causality()) */
 };
 
 /* Access flags for cm_access(). */
@@ -255,6 +266,16 @@ void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
  * cpu's own thread.
  */
 void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
+
+/*
+ * Causality between CPUs whose clocks may differ by up to window cycles
+ * (invariant 8): a CPU that takes a line another CPU modified does not
+ * get it before that CPU's last write of it, waiting at most window
+ * cycles beyond its own clock; window 0 (the default) turns it off (as
+ * for CPUs whose clocks are not kept together: a wait would be for the
+ * other's future). Call before any access.
+ */
+void cm_set_causality(struct cm_model *m, uint64_t window);
 
 /*
  * Give [pa, pa + len) memory type t, page granular (the range is widened

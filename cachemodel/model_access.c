@@ -111,7 +111,7 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 		if (t == CM_WP || priv_state(c, line) == ST_I)
 			evict_everywhere(m, cpu, line);
 		else
-			invalidate_others(m, cpu, line);
+			invalidate_others(m, cpu, line, NULL);
 		uncached(m, cpu, true);
 		return;
 	case CM_WC:
@@ -203,6 +203,10 @@ static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t line,
 		return false;
 	stat_add(store ? &c->st.stores : &c->st.loads, 1);
 	stat_add(&c->st.l1_hits, 1);
+	/* Written when an L1D hit's data is there, as write_back_access()
+	 * has it. */
+	if (store)
+		write_time_note(m, cpu, line, cpu_now(m, cpu) + c->l1.latency);
 	/* A load waits for its data unless it is served with the previous
 	 * load of its line (write_back_read()); a store retires into the
 	 * store buffer without waiting for the L1D write (wb_store_done()). */
@@ -361,6 +365,11 @@ void cm_clflush_lines(struct cm_model *m, unsigned cpu, uint64_t pa,
 void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n)
 {
 	stat_add(&m->cpu[cpu].st.insns, n);
+}
+
+void cm_set_causality(struct cm_model *m, uint64_t window)
+{
+	m->causal_window = window;
 }
 
 void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip)

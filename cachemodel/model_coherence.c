@@ -174,7 +174,7 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 			  uint64_t t)
 {
 	bool shared = false, transferred = false;
-	uint64_t ready;
+	uint64_t ready, written = 0;
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
 		enum line_state st;
@@ -187,21 +187,24 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 		shared = true;
 		if (st == ST_M || st == ST_E) {
 			/* The owner supplies the line and keeps a copy. */
-			if (st == ST_M)
+			if (st == ST_M) {
 				llc_fill(m, cpu, line, true);
+				written = write_time_of(m, d, line);
+			}
 			priv_set_state(&m->cpu[d], line, ST_S);
 			transferred = true;
 		}
 	}
 	if (transferred)
-		ready = hand_over(m, cpu, line, t);
+		ready = hand_over(m, cpu, line, t, written);
 	else
 		ready = fetch_shared(m, cpu, line, t);
 	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
 	return ready;
 }
 
-bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
+bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
+		       uint64_t *written)
 {
 	bool dirty = false;
 
@@ -214,8 +217,11 @@ bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line)
 		if (st == ST_I)
 			continue;
 		stat_add(&m->cpu[cpu].st.invalidations, 1);
-		if (st == ST_M)
+		if (st == ST_M) {
 			dirty = true;
+			if (written)
+				*written = write_time_of(m, d, line);
+		}
 	}
 	return dirty;
 }
@@ -224,7 +230,7 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 			   uint64_t line, uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
-	uint64_t ready = t;
+	uint64_t ready = t, written = 0;
 	bool l1_miss;
 	enum line_state st = priv_lookup(m, cpu, line, t, &ready, &l1_miss);
 
@@ -236,13 +242,13 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 		break;
 	case ST_S:
 		/* Upgrade: ask the LLC to invalidate the other copies. */
-		invalidate_others(m, cpu, line);
+		invalidate_others(m, cpu, line, NULL);
 		priv_set_state(c, line, ST_M);
 		ready += m->llc.latency;
 		break;
 	case ST_I:
-		if (invalidate_others(m, cpu, line))
-			ready = hand_over(m, cpu, line, t);
+		if (invalidate_others(m, cpu, line, &written))
+			ready = hand_over(m, cpu, line, t, written);
 		else
 			ready = fetch_shared(m, cpu, line, t);
 		priv_fill(m, cpu, line, ST_M);
@@ -250,6 +256,7 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 	}
 	if (l1_miss)
 		prefetch(m, cpu, line, t);
+	write_time_note(m, cpu, line, ready);
 	return ready;
 }
 

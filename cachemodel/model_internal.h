@@ -46,6 +46,16 @@
 #define PF_STREAMS 8
 #define PF_RECENT_BITS 6
 #define PF_RECENT (1u << PF_RECENT_BITS)
+/* When a CPU last wrote a line (model.h, invariant 8), by line number
+ * hashed into WRITE_TIMES slots per CPU: one word each, so another CPU
+ * reads it whole: the time below WRITE_TIME_BITS (clocks wrap after 2^44
+ * cycles, hours of modelled time; a wrapped time reads as older: no
+ * wait), a tag of the line above (another line's time is not taken). */
+#define WRITE_TIME_INDEX_BITS 10
+#define WRITE_TIMES (1u << WRITE_TIME_INDEX_BITS)
+#define WRITE_TIME_BITS 44
+#define WRITE_TIME_MASK ((1ull << WRITE_TIME_BITS) - 1)
+#define WRITE_TAG_BITS (64 - WRITE_TIME_BITS)
 /* Hand-over clocks of contended lines, hashed by line number. */
 #define LINE_CLOCK_BITS 10
 #define LINE_CLOCKS (1u << LINE_CLOCK_BITS)
@@ -179,6 +189,9 @@ struct cpu {
 	struct pf_stream pf[PF_STREAMS];
 	uint64_t pf_tick;
 	struct pf_line pf_recent[PF_RECENT];	/* by pf_slot() */
+	/* When this CPU last wrote a line (write_time_note()); written by
+	 * its own thread, read by others taking the line: atomics. */
+	uint64_t write_time[WRITE_TIMES];
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
@@ -213,6 +226,9 @@ struct cm_model {
 	unsigned bus_cpus;
 	uint64_t bus_queue_max;	/* cap of a bus wait (model.h, inv. 5) */
 	struct bus *bus;	/* ncpus / bus_cpus of them, rounded up */
+	/* How far a CPU may wait for another's write (cm_set_causality());
+	 * 0: no causality waits. */
+	uint64_t causal_window;
 	/* Slow path only (under the caller's lock). */
 	struct line_clock line_clock[LINE_CLOCKS];
 };
@@ -336,11 +352,50 @@ void mem_write_back(struct cm_model *m, unsigned cpu);
 
 /*
  * line moves from another CPU's cache to cpu, asked at t: after the
- * line's previous hand-over, at most a queue of every other CPU later.
- * Returns when it arrives.
+ * line's previous hand-over, at most a queue of every other CPU later
+ * (line_queued); and not before written, the owner's last write of it
+ * (model.h, invariant 8), at most causal_window after t (causal_waits).
+ * written 0: not known. Returns when the line arrives.
  */
 uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
-		   uint64_t t);
+		   uint64_t t, uint64_t written);
+
+/* Where cpu's write time of line lives (struct cpu, write_time[]) and
+ * the tag that names line there. */
+static inline uint64_t *write_time_slot(struct cm_model *m, unsigned cpu,
+					uint64_t line, uint64_t *tag)
+{
+	uint64_t h = line * HASH_MULTIPLIER;
+
+	*tag = (h >> (64 - WRITE_TIME_INDEX_BITS - WRITE_TAG_BITS)) &
+	       ((1ull << WRITE_TAG_BITS) - 1);
+	return &m->cpu[cpu].write_time[h >> (64 - WRITE_TIME_INDEX_BITS)];
+}
+
+/* cpu (its own thread) wrote line at clock t, for a CPU that takes the
+ * line from it (hand_over()). Nothing without causality. */
+static inline void write_time_note(struct cm_model *m, unsigned cpu,
+				   uint64_t line, uint64_t t)
+{
+	uint64_t tag, *slot;
+
+	if (!m->causal_window)
+		return;
+	slot = write_time_slot(m, cpu, line, &tag);
+	__atomic_store_n(slot, tag << WRITE_TIME_BITS | (t & WRITE_TIME_MASK),
+			 __ATOMIC_RELAXED);
+}
+
+/* When owner last wrote line (write_time_note()); 0 if not known (never
+ * noted, or its slot since taken by another line). */
+static inline uint64_t write_time_of(struct cm_model *m, unsigned owner,
+				     uint64_t line)
+{
+	uint64_t tag, *slot = write_time_slot(m, owner, line, &tag);
+	uint64_t w = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	return w >> WRITE_TIME_BITS == tag ? w & WRITE_TIME_MASK : 0;
+}
 
 /* cachemodel/model_coherence.c: private caches and coherence; the
  * write-back accesses return when their data or ownership is there. */
@@ -362,9 +417,11 @@ void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 /*
  * Invalidate line in every other CPU (a read-for-ownership or an
  * upgrade). Returns true if one of them held it modified (it then
- * supplies the data).
+ * supplies the data); *written (unless written is NULL) then gets when
+ * that CPU last wrote it (write_time_of()).
  */
-bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line);
+bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
+		       uint64_t *written);
 
 /* A WB write (or locked read) at t: the line ends up M in cpu's caches.
  * Returns when cpu owns it. The prefetchers learn from an L1D miss after

@@ -102,17 +102,23 @@ void mem_write_back(struct cm_model *m, unsigned cpu)
 }
 
 uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
-		   uint64_t t)
+		   uint64_t t, uint64_t written)
 {
 	struct line_clock *lc =
 		&m->line_clock[(line * HASH_MULTIPLIER) >> (64 - LINE_CLOCK_BITS)];
 	uint64_t cap = (uint64_t)(m->ncpus - 1) * m->p.remote_latency;
-	uint64_t start = t;
+	uint64_t start = t, causal;
 
 	if (lc->line == line && lc->free > t)
 		start = lc->free - t > cap ? t + cap : lc->free;
 	if (start > t)
 		stat_add(&m->cpu[cpu].st.line_queued, start - t);
+	causal = written > t + m->causal_window ? t + m->causal_window
+						: written;
+	if (causal > start) {
+		stat_add(&m->cpu[cpu].st.causal_waits, causal - start);
+		start = causal;
+	}
 	lc->line = line;
 	lc->free = start + m->p.remote_latency;
 	stat_add(&m->cpu[cpu].st.transfers, 1);

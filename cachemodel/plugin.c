@@ -96,6 +96,14 @@ FILE *out;
 struct pace *pace;
 static struct timespec started;
 static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
+/*
+ * How far a paced vCPU may wait for another's write of a line it takes
+ * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
+ * ahead of the slowest, checked at translation-block ends, so a write is
+ * at most a quantum and one block's cycles ahead of any reader; twice the
+ * quantum bounds that with room.
+ */
+#define CAUSAL_WINDOW_QUANTA 2
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -494,6 +502,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		memset(vcpus, 0, nvcpus * sizeof(*vcpus));
 	if (nvcpus > 1 && quantum)
 		pace = pace_create(nvcpus, quantum, PACE_DEFAULT_BLOCKED_NS);
+	if (model && pace)
+		cm_set_causality(model, CAUSAL_WINDOW_QUANTA * quantum);
 	if (!model || !vcpus || (nvcpus > 1 && quantum && !pace))
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {

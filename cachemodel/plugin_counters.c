@@ -51,7 +51,7 @@ void print_counters(const char *kind, const char *label, int64_t id,
 	DIFF(fences); DIFF(mem_cycles); DIFF(prefetches);
 	DIFF(prefetch_useful); DIFF(prefetch_late); DIFF(bus_queued);
 	DIFF(store_stalls); DIFF(bus_late);
-	DIFF(line_queued);
+	DIFF(line_queued); DIFF(causal_waits);
 	for (unsigned k = 0; k < CM_WC_NCAUSES; k++)
 		d.wc_partial_by[k] = now->wc_partial_by[k] -
 				     then->wc_partial_by[k];
@@ -75,7 +75,7 @@ void print_counters(const char *kind, const char *label, int64_t id,
 		",\"prefetches\":%" PRIu64 ",\"prefetch_useful\":%" PRIu64
 		",\"prefetch_late\":%" PRIu64 ",\"bus_queued\":%" PRIu64
 		",\"store_stalls\":%" PRIu64 ",\"bus_late\":%" PRIu64
-		",\"line_queued\":%" PRIu64
+		",\"line_queued\":%" PRIu64 ",\"causal_waits\":%" PRIu64
 		",\"cycles\":%" PRIu64 "%s}\n",
 		kind, cm_profile(model)->name, label, id, all ? "all" : "cpu",
 		iters, by, cpu,
@@ -88,6 +88,6 @@ void print_counters(const char *kind, const char *label, int64_t id,
 		d.wc_partial_by[CM_WC_EVICT], d.nt_stores, d.clflushes, d.locked, d.fences,
 		d.mem_cycles, d.prefetches, d.prefetch_useful,
 		d.prefetch_late, d.bus_queued, d.store_stalls, d.bus_late,
-		d.line_queued,
+		d.line_queued, d.causal_waits,
 		cm_cycles(model, &d), extra);
 }

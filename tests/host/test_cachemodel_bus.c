@@ -13,7 +13,9 @@
  *  - a CPU's clock includes the cycles it slept through (cm_set_skip()),
  *    so a CPU back from a halt meets the other's bookings at its time;
  *  - a request older than the bus's window is counted, not queued;
- *  - a line taken from another CPU waits for its previous hand-over.
+ *  - a line taken from another CPU waits for its previous hand-over;
+ *  - a line taken from a CPU that wrote it at a later modelled time waits
+ *    for that write, within the causality window (model.h, invariant 8).
  * Expected values are worked out in the comments from the profile below.
  */
 // HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
@@ -245,5 +247,64 @@ KTEST(cachemodel_bus, a_line_handed_over_waits_for_its_previous_hand_over)
 	EXPECT_EQ(s0->line_queued, 130 - 100);
 	EXPECT_EQ(s0->transfers, 1);
 	EXPECT_EQ(clock_of(m, 0), 130 + 50);
+	cm_destroy(m);
+}
+
+/* The bus profile's causality window in the tests below: 1000 cycles. */
+#define WINDOW 1000
+
+KTEST(cachemodel_bus, a_line_another_cpu_wrote_later_waits_for_that_write)
+{
+	struct cm_model *m = two_cpus();
+	const struct cm_stats *s0 = cm_stats(m, 0);
+
+	/* CPU 1 at 500 writes line 0: from memory, it owns the line at
+	 * 600 (no store buffer: its clock waits). CPU 0, at 0, reads it
+	 * from CPU 1's cache: not before 600 (the write), then 50. */
+	cm_set_causality(m, WINDOW);
+	cm_instructions(m, 1, 500);
+	cm_access(m, 1, 0, 8, CM_STORE);
+	EXPECT_EQ(clock_of(m, 1), 600);
+	cm_access(m, 0, 0, 8, 0);
+	EXPECT_EQ(s0->causal_waits, 600);
+	EXPECT_EQ(s0->line_queued, 0);
+	EXPECT_EQ(clock_of(m, 0), 600 + 50);
+	/* CPU 1 writes it again, an L1D hit in M (the fast path) at 900,
+	 * written when the hit's data is there (900 + 3); CPU 0, at 650,
+	 * takes it for a store: it waits for that write. */
+	cm_access(m, 1, 0, 8, CM_STORE);	/* S -> M: an upgrade */
+	cm_instructions(m, 1, 900 - clock_of(m, 1));
+	EXPECT_TRUE(cm_access_fast(m, 1, 8, 8, CM_STORE));
+	cm_access(m, 0, 0, 8, CM_STORE);
+	EXPECT_EQ(s0->causal_waits, 600 + (903 - 650));
+	EXPECT_EQ(clock_of(m, 0), 903 + 50);
+	/* A reader already past the write does not wait: CPU 1 reads at
+	 * 1050 the line CPU 0 wrote at 953. */
+	cm_instructions(m, 1, 1050 - clock_of(m, 1));
+	cm_access(m, 1, 0, 8, 0);
+	EXPECT_EQ(cm_stats(m, 1)->causal_waits, 0);
+	EXPECT_EQ(clock_of(m, 1), 1050 + 50);
+	cm_destroy(m);
+}
+
+KTEST(cachemodel_bus, causality_waits_at_most_its_window_and_is_off_by_default)
+{
+	struct cm_model *m = two_cpus();
+
+	/* Off: CPU 0 reads at 0 what CPU 1 wrote at 600, at once. */
+	cm_instructions(m, 1, 500);
+	cm_access(m, 1, 0, 8, CM_STORE);
+	cm_access(m, 0, 0, 8, 0);
+	EXPECT_EQ(cm_stats(m, 0)->causal_waits, 0);
+	EXPECT_EQ(clock_of(m, 0), 50);
+	cm_destroy(m);
+	/* A window of 100: CPU 0 waits from 0 to 100 only. */
+	m = two_cpus();
+	cm_set_causality(m, 100);
+	cm_instructions(m, 1, 500);
+	cm_access(m, 1, 0, 8, CM_STORE);
+	cm_access(m, 0, 0, 8, 0);
+	EXPECT_EQ(cm_stats(m, 0)->causal_waits, 100);
+	EXPECT_EQ(clock_of(m, 0), 100 + 50);
 	cm_destroy(m);
 }

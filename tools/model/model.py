@@ -70,7 +70,7 @@ COUNTERS = ("insns", "loads", "stores", "l1_hits", "l1_misses", "l2_hits",
 WC_CAUSES = ("fence", "locked", "uncached", "evict")
 OPTIONAL_COUNTERS = tuple("wc_partial_" + c for c in WC_CAUSES) + (
     "prefetches", "prefetch_useful", "prefetch_late", "bus_queued",
-    "store_stalls", "bus_late", "line_queued")
+    "store_stalls", "bus_late", "line_queued", "causal_waits")
 # Counters whose spread between repetitions a figure's model data carries
 # beside its cycles' ("llc_misses_spread_pct"): the ones the report divides
 # in place of a hardware counter (tools/results/seeds_data.json, "modelled_from").
