@@ -308,7 +308,8 @@ def run_ktap(root):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description=__doc__.split("\n")[0])
     ap.add_argument("--ktap", action="store_true",
                     help="the self-tests and the check, as KTAP")
     ap.add_argument("root", nargs="?", default=os.path.dirname(

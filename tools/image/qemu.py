@@ -605,6 +605,7 @@ def parse_args(argv):
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name,
         description="Boot IMAGE under QEMU; exit with the kernel's status.")
     ap.add_argument("image")
     ap.add_argument("--firmware", choices=FIRMWARES, default="bios")

@@ -425,7 +425,8 @@ def selftest_cli(labs, ktap):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description=__doc__.split("\n")[0])
     ap.add_argument("labs", nargs="*", metavar="LAB")
     ap.add_argument("--list", action="store_true", help="list the labs")
     ap.add_argument("--file", help="grade this file instead of the skeleton")

@@ -197,7 +197,8 @@ def check(profile, rows, bounds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=BINARY)
     ap.add_argument("--profiles-file", default=PROFILES)
     ap.add_argument("--data", default=DATA)

@@ -86,6 +86,7 @@ def model_table(res, model_info):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name,
         description="Print a run's modelled figures as a table.")
     ap.add_argument("log", help="the run's serial log")
     ap.add_argument("model", help="the cache-model plugin's file")

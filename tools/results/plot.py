@@ -524,7 +524,8 @@ def auto_charts(res, outdir, envs=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Chart benchmark results.")
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description="Chart benchmark results.")
     ap.add_argument("kind", choices=("bar", "line", "auto"))
     ap.add_argument("input", help="serial log or results.py JSON")
     ap.add_argument("--experiment")

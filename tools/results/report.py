@@ -782,7 +782,8 @@ def build_report(data, seeds, charts=(), chart_note=None, report_dir=".",
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Markdown benchmark report.")
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description="Markdown benchmark report.")
     ap.add_argument("input", help="serial log or results.py JSON")
     ap.add_argument("-o", "--output", required=True, help="report.md")
     ap.add_argument("--charts", help="draw charts into this directory")

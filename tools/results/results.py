@@ -121,6 +121,7 @@ def to_csv(results):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name,
         description="Extract @@ENV/@@RESULT lines from a serial log.")
     ap.add_argument("log", help="serial log (from make run or a machine)")
     ap.add_argument("--csv", help="write the results as CSV here")

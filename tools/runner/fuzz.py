@@ -161,6 +161,7 @@ def fuzz_test(name, seconds):
 
 def main(argv):
     ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name,
         description="Replay and fuzz the harnesses of tests/fuzz/.")
     ap.add_argument("names", nargs="*", help="harnesses (default: all)")
     ap.add_argument("--seconds", type=int, default=60,

@@ -593,7 +593,8 @@ def normalised_lines(doc):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description=__doc__.split("\n")[0])
     ap.add_argument("--profile", default="xeon5400-2008")
     ap.add_argument("--profiles", default=PROFILES)
     ap.add_argument("--params", help="comma-separated assumed keys (default "

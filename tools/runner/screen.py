@@ -191,7 +191,8 @@ def screen_text(ppm, font=None, cell_width=None):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name, description=__doc__.split("\n")[0])
     ap.add_argument("image")
     ap.add_argument("--font")
     ap.add_argument("--cell-width", type=int)

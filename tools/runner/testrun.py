@@ -524,6 +524,7 @@ def default_jobs():
 
 def main(argv):
     ap = argparse.ArgumentParser(
+        prog="python3 -m " + __spec__.name,
         description="Run host tests and the boots of %s as TAP." % MANIFEST)
     ap.add_argument("names", nargs="*", help="boots to run (default: all)")
     ap.add_argument("-g", "--group", action="append", default=[],
