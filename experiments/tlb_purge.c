@@ -188,7 +188,8 @@ static int tlb_purge_run(enum experiment_mode mode)
 	const struct tp_size *size = mode == EXPERIMENT_FULL ? &tp_full :
 								&tp_quick;
 	static struct tp_variant ph[TP_MAX_VARIANTS];
-	unsigned cpus = smp_cpus_online(), self = smp_this_cpu(), nph, cut, jobs;
+	unsigned cpus = smp_cpus_online(), self = smp_this_cpu(), nph, cut;
+	unsigned jobs;
 	struct addr_space *me = NULL;
 	uint64_t low_free, bad = 0, v, direct0, region, pages = 0;
 	unsigned batch = RECLAIM_BATCH_DEFAULT;
