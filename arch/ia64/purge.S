@@ -41,6 +41,15 @@
 	RETURN
 	.endm
 
+// Back to target while p6 is set: the loop's branch, a bundle of its own.
+	.macro LOOP_IF_P6 target
+{ .mib
+	nop.m 0
+	nop.i 0
+(p6)	br.cond.dptk.few \target ;;
+}
+	.endm
+
 // The set-up of a range purge (start in0, end in1, nbits in2): r17 the
 // purge's size operand (nbits in bits 7:2), r18 the bytes per purge.
 	.macro RANGE_PURGE_SETUP
@@ -75,11 +84,7 @@ ia64_ptcga_range:
 	nop.i 0 ;;
 	cmp.ltu p6, p0 = in0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptcga_next ;;
-}
+	LOOP_IF_P6 .Lptcga_next
 	RETURN
 	.endp ia64_ptcga_range
 
@@ -99,11 +104,7 @@ ia64_ptcl_range:
 	add in0 = in0, r18 ;;		// reads of in0 above see the old value
 	cmp.ltu p6, p0 = in0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptcl_next ;;
-}
+	LOOP_IF_P6 .Lptcl_next
 	SERIALIZE_RETURN
 	.endp ia64_ptcl_range
 
@@ -142,11 +143,7 @@ ia64_ptce_all:
 	adds in1 = -1, in1 ;;
 	cmp.ne p6, p0 = r0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptce_outer ;;
-}
+	LOOP_IF_P6 .Lptce_outer
 { .mmi
 	srlz.i ;;
 	nop.m 0
