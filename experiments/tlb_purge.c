@@ -93,7 +93,7 @@ static const struct tp_size tp_quick = {256, 30000, 512};
 static const struct tp_size tp_full = {4096, 240000, 1536};
 
 /* The jobs' events go to the ia64 model. */
-static const struct purge_load_ops tp_load_ops = {
+static const struct purge_jobs_ops tp_load_ops = {
 	.space_new = tp_model_create,
 	.cpu_idle = tp_model_idle,
 	.space_gone = tp_model_exit,

@@ -24,7 +24,7 @@
 
 /* Shared by every job, and the jobs themselves. */
 static struct {
-	const struct purge_load_ops *ops;
+	const struct purge_jobs_ops *ops;
 	bool stop;
 	uint64_t round_limit;	/* purge_jobs_limit_rounds(); 0: none */
 	uint64_t next_serial;
@@ -151,7 +151,7 @@ static void job_main(void *arg)
 			job_end_space(j, k);
 }
 
-void purge_jobs_init(const struct purge_load_ops *ops)
+void purge_jobs_init(const struct purge_jobs_ops *ops)
 {
 	memset(&pl, 0, sizeof(pl));
 	pl.ops = ops;

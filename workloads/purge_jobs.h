@@ -4,7 +4,7 @@
  * each mapping the toolchain (workloads/purge_files.h, shared by every
  * job) and an anonymous heap; a space exits after a few turns and a new
  * one takes its place. The jobs check every word they read. What a job
- * does to its spaces is reported through struct purge_load_ops, so an
+ * does to its spaces is reported through struct purge_jobs_ops, so an
  * experiment can feed it to a model. The caller drives the jobs as a
  * group: started on CPUs 1..n, held to a number of rounds (lockstep),
  * stopped.
@@ -25,7 +25,7 @@
 #define PURGE_MAX_JOBS 15	/* job CPUs at most (CPUs 1..15) */
 
 /* A job's events, called on the job's CPU. */
-struct purge_load_ops {
+struct purge_jobs_ops {
 	/* A new space (heap and toolchain mapped): returns its slot. */
 	int (*space_new)(struct addr_space *as);
 	/* The CPU left its space for the kernel's (before a space exits). */
@@ -37,7 +37,8 @@ struct purge_load_ops {
 	void (*turn)(unsigned cpu, int slot, const uint64_t *va, unsigned n);
 };
 
-/* What one job did; read once the jobs have stopped (but rounds). */
+/* One job: what it did, read once the jobs have stopped (rounds, with
+ * an acquire load, also while they run). */
 struct purge_job {
 	unsigned cpu;
 	struct addr_space *sp[PURGE_JOB_SPACES];
@@ -51,7 +52,7 @@ struct purge_job {
 /* Forgets any previous run: no job, no round limit; ops (static,
  * non-NULL hooks) receives the jobs' events. Call before any other
  * function here, after purge_files_init(), with no job running. */
-void purge_jobs_init(const struct purge_load_ops *ops);
+void purge_jobs_init(const struct purge_jobs_ops *ops);
 /*
  * Rounds each job may have completed before it waits (0, the default
  * after purge_jobs_init(): no limit): a job with that many rounds done
