@@ -17,7 +17,8 @@
 #include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/vm.h"
-#include "workloads/purge_load.h"
+#include "workloads/purge_files.h"
+#include "workloads/purge_jobs.h"
 
 static struct {
 	struct spinlock lock;

@@ -32,7 +32,7 @@ void tp_model_exit(int slot);
 void tp_model_switch(unsigned cpu, int slot);
 void tp_model_idle(unsigned cpu);
 /* A job's turn: cpu switched to slot's space and touched the n job
- * addresses va[] (heap or toolchain of workloads/purge_load.h). */
+ * addresses va[] (heap or toolchain of workloads/purge_jobs.h). */
 void tp_model_turn(unsigned cpu, int slot, const uint64_t *va, unsigned n);
 /* Reclaim's unmap observer (mm/reclaim.h; arg unused): a purge request
  * from CPU 0 for a page of a job's space; other unmaps are counted as

@@ -9,12 +9,19 @@
  * instead of reading past the end. All reads go through the caller's map
  * callback; the packed structs below are only ever overlaid on mapped
  * bytes whose size has been checked first.
+ *
+ * This file finds the RSDP, walks the root table and loads and checks
+ * every table it lists; the MADT's entries are decoded in
+ * kernel/acpi_madt.c, the result printed by kernel/acpi_report.c
+ * (kernel/acpi_table.h is what this file and acpi_madt.c share; the
+ * parsed result's types are kernel/acpi_info.h).
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "kernel/acpi.h"
+#include "kernel/acpi_table.h"
 #include "lib/assert.h"
 #include "lib/compiler.h"
 #include "lib/kprintf.h"
@@ -44,20 +51,6 @@ struct acpi_rsdp {
 } __packed;
 BUILD_ASSERT(offsetof(struct acpi_rsdp, length) == RSDP_V1_LEN);
 BUILD_ASSERT(sizeof(struct acpi_rsdp) == RSDP_V2_LEN);
-
-struct acpi_header {
-	char signature[ACPI_SIG_LEN];
-	uint32_t length;
-	uint8_t revision;
-	uint8_t checksum;
-	char oem_id[ACPI_OEM_ID_LEN];
-	char oem_table_id[8];
-	uint32_t oem_revision;
-	uint32_t creator_id;
-	uint32_t creator_revision;
-} __packed;
-#define ACPI_HEADER_LEN		36
-BUILD_ASSERT(sizeof(struct acpi_header) == ACPI_HEADER_LEN);
 
 #define RSDT_ENTRY_LEN		4
 #define XSDT_ENTRY_LEN		8
@@ -143,91 +136,6 @@ BUILD_ASSERT(offsetof(struct acpi_fadt, x_pm_tmr_blk) == 208);
 #define FADT_HW_REDUCED_ACPI	(1u << 20)
 #define PM_TMR_LEN		4	/* the PM timer block is one dword */
 #define IO_PORT_MAX		0xffffu
-
-/* MADT (ACPI 5.2.12): header, LAPIC address, flags, then entries. */
-struct acpi_madt {
-	struct acpi_header h;
-	uint32_t lapic_addr;
-	uint32_t flags;
-} __packed;
-#define MADT_ENTRIES_OFF	sizeof(struct acpi_madt)
-BUILD_ASSERT(sizeof(struct acpi_madt) == 44);
-
-#define MADT_LAPIC		0
-#define MADT_IOAPIC		1
-#define MADT_OVERRIDE		2
-#define MADT_LAPIC_NMI		4
-#define MADT_LAPIC_ADDR		5
-#define MADT_X2APIC		9
-#define MADT_X2APIC_NMI		0xa
-
-struct madt_entry {
-	uint8_t type;
-	uint8_t length;
-} __packed;
-
-struct madt_lapic {
-	struct madt_entry e;
-	uint8_t acpi_uid;
-	uint8_t apic_id;
-	uint32_t flags;
-} __packed;
-
-struct madt_ioapic {
-	struct madt_entry e;
-	uint8_t id;
-	uint8_t reserved;
-	uint32_t address;
-	uint32_t gsi_base;
-} __packed;
-
-struct madt_override {
-	struct madt_entry e;
-	uint8_t bus;
-	uint8_t source;
-	uint32_t gsi;
-	uint16_t flags;
-} __packed;
-
-struct madt_lapic_nmi {
-	struct madt_entry e;
-	uint8_t acpi_uid;
-	uint16_t flags;
-	uint8_t lint;
-} __packed;
-
-struct madt_lapic_addr {
-	struct madt_entry e;
-	uint16_t reserved;
-	uint64_t address;
-} __packed;
-
-struct madt_x2apic {
-	struct madt_entry e;
-	uint16_t reserved;
-	uint32_t x2apic_id;
-	uint32_t flags;
-	uint32_t acpi_uid;
-} __packed;
-
-struct madt_x2apic_nmi {
-	struct madt_entry e;
-	uint16_t flags;
-	uint32_t acpi_uid;
-	uint8_t lint;
-	uint8_t reserved[3];
-} __packed;
-
-BUILD_ASSERT(sizeof(struct madt_lapic) == 8);
-BUILD_ASSERT(sizeof(struct madt_ioapic) == 12);
-BUILD_ASSERT(sizeof(struct madt_override) == 10);
-BUILD_ASSERT(sizeof(struct madt_lapic_nmi) == 6);
-BUILD_ASSERT(sizeof(struct madt_lapic_addr) == 12);
-BUILD_ASSERT(sizeof(struct madt_x2apic) == 16);
-BUILD_ASSERT(sizeof(struct madt_x2apic_nmi) == 12);
-
-#define XAPIC_ID_INVALID	0xffu		/* broadcast, never a CPU */
-#define X2APIC_ID_INVALID	0xffffffffu
 
 /* HPET description table (IA-PC HPET 1.0a, section 3.2.4). */
 struct acpi_hpet {
@@ -324,8 +232,7 @@ static bool sig_printable(const char *sig)
 	return true;
 }
 
-__printf(2, 3) static void problem(struct acpi_info *info, const char *fmt,
-				   ...)
+void acpi_problem(struct acpi_info *info, const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
@@ -337,7 +244,7 @@ __printf(2, 3) static void problem(struct acpi_info *info, const char *fmt,
 	info->problems++;
 }
 
-static const char *rsdp_source_name(enum acpi_rsdp_source s)
+const char *acpi_rsdp_source_name(enum acpi_rsdp_source s)
 {
 	switch (s) {
 	case ACPI_RSDP_MB2_NEW:
@@ -516,7 +423,8 @@ static const struct acpi_header *load_table(struct acpi_info *info,
 	h = map_range(map, arg, phys, ACPI_HEADER_LEN);
 	if (!h) {
 		t->status = "unmapped";
-		problem(info, "%s at %#llx: cannot map header, skipped", what,
+		acpi_problem(info,
+			"%s at %#llx: cannot map header, skipped", what,
 			(unsigned long long)phys);
 		return NULL;
 	}
@@ -528,47 +436,50 @@ static const struct acpi_header *load_table(struct acpi_info *info,
 
 	if (!sig_printable(h->signature)) {
 		t->status = "bad signature";
-		problem(info, "%s at %#llx: bad signature \"%s\", skipped",
+		acpi_problem(info, "%s at %#llx: bad signature \"%s\", skipped",
 			what, (unsigned long long)phys, t->sig);
 		return NULL;
 	}
 	if (expect && memcmp(h->signature, expect, ACPI_SIG_LEN) != 0) {
 		t->status = "unexpected signature";
-		problem(info, "%s at %#llx: signature %s, expected %s, skipped",
+		acpi_problem(info,
+			"%s at %#llx: signature %s, expected %s, skipped",
 			what, (unsigned long long)phys, t->sig, expect);
 		return NULL;
 	}
 	if (len < ACPI_HEADER_LEN) {
 		t->status = "length below header size";
-		problem(info, "%s at %#llx: length %u < header %u, skipped",
+		acpi_problem(info,
+			"%s at %#llx: length %u < header %u, skipped",
 			t->sig, (unsigned long long)phys, len,
 			ACPI_HEADER_LEN);
 		return NULL;
 	}
 	if (len > ACPI_MAX_TABLE_LEN) {
 		t->status = "length too large";
-		problem(info, "%s at %#llx: length %#x too large, skipped",
+		acpi_problem(info, "%s at %#llx: length %#x too large, skipped",
 			t->sig, (unsigned long long)phys, len);
 		return NULL;
 	}
 	h = map_range(map, arg, phys, len);
 	if (!h) {
 		t->status = "body unmapped";
-		problem(info, "%s at %#llx: cannot map %u bytes, skipped",
+		acpi_problem(info, "%s at %#llx: cannot map %u bytes, skipped",
 			t->sig, (unsigned long long)phys, len);
 		return NULL;
 	}
 	/* Re-check: the full mapping must show the same length we checked. */
 	if (h->length != len) {
 		t->status = "length changed";
-		problem(info, "%s at %#llx: length changed while mapping, "
+		acpi_problem(info, "%s at %#llx: length changed while mapping, "
 			"skipped", t->sig, (unsigned long long)phys);
 		return NULL;
 	}
 	sum = sum_bytes(h, len);
 	if (sum != 0) {
 		t->status = "bad checksum";
-		problem(info, "%s at %#llx: bad checksum (sum %#x), skipped",
+		acpi_problem(info,
+			"%s at %#llx: bad checksum (sum %#x), skipped",
 			t->sig, (unsigned long long)phys, sum);
 		return NULL;
 	}
@@ -577,238 +488,12 @@ static const struct acpi_header *load_table(struct acpi_info *info,
 	return h;
 }
 
-/* Mark the last recorded table (the one just loaded) with a new status. */
-static void set_last_status(struct acpi_info *info, uint64_t phys,
-			    const char *status)
+void acpi_set_table_status(struct acpi_info *info, uint64_t phys,
+			   const char *status)
 {
 	if (info->ntables &&
 	    info->tables[info->ntables - 1].phys == phys)
 		info->tables[info->ntables - 1].status = status;
-}
-
-/* ---- MADT --------------------------------------------------------------- */
-
-static bool cpu_known(const struct acpi_info *info, uint32_t apic_id)
-{
-	for (unsigned int i = 0; i < info->ncpus; i++)
-		if (info->cpus[i].apic_id == apic_id)
-			return true;
-	return false;
-}
-
-static void add_cpu(struct acpi_info *info, uint32_t apic_id, uint32_t uid,
-		    uint32_t flags, bool x2apic)
-{
-	struct acpi_cpu *c;
-
-	if (!(flags & (ACPI_CPU_ENABLED | ACPI_CPU_ONLINE_CAPABLE))) {
-		info->cpus_disabled++;
-		return;
-	}
-	if (cpu_known(info, apic_id)) {
-		/* Firmware may list a CPU as both xAPIC and x2APIC. */
-		return;
-	}
-	info->cpus_found++;
-	if (info->ncpus >= ACPI_MAX_CPUS)
-		return;
-	c = &info->cpus[info->ncpus++];
-	c->apic_id = apic_id;
-	c->acpi_uid = uid;
-	c->flags = flags & (ACPI_CPU_ENABLED | ACPI_CPU_ONLINE_CAPABLE);
-	c->x2apic = x2apic;
-}
-
-static void add_nmi(struct acpi_info *info, uint32_t uid, uint16_t flags,
-		    uint8_t lint, bool x2apic)
-{
-	struct acpi_nmi *n;
-
-	if (info->nnmis >= ACPI_MAX_NMIS) {
-		info->madt_dropped++;
-		return;
-	}
-	n = &info->nmis[info->nnmis++];
-	n->acpi_uid = uid;
-	n->flags = flags;
-	n->lint = lint;
-	n->x2apic = x2apic;
-}
-
-/* Smallest valid length of each MADT entry type we parse; 2 for others. */
-static size_t madt_min_len(uint8_t type)
-{
-	switch (type) {
-	case MADT_LAPIC:
-		return sizeof(struct madt_lapic);
-	case MADT_IOAPIC:
-		return sizeof(struct madt_ioapic);
-	case MADT_OVERRIDE:
-		return sizeof(struct madt_override);
-	case MADT_LAPIC_NMI:
-		return sizeof(struct madt_lapic_nmi);
-	case MADT_LAPIC_ADDR:
-		return sizeof(struct madt_lapic_addr);
-	case MADT_X2APIC:
-		return sizeof(struct madt_x2apic);
-	case MADT_X2APIC_NMI:
-		return sizeof(struct madt_x2apic_nmi);
-	default:
-		return sizeof(struct madt_entry);
-	}
-}
-
-/* Decode one entry whose length has been checked against madt_min_len(). */
-static void madt_entry(struct acpi_info *info, const struct madt_entry *e,
-		       uint64_t phys)
-{
-	switch (e->type) {
-	case MADT_LAPIC: {
-		const struct madt_lapic *l = (const void *)e;
-
-		if (l->apic_id == XAPIC_ID_INVALID)
-			problem(info, "MADT: local APIC id 0xff ignored");
-		else
-			add_cpu(info, l->apic_id, l->acpi_uid, l->flags,
-				false);
-		break;
-	}
-	case MADT_X2APIC: {
-		const struct madt_x2apic *x = (const void *)e;
-
-		if (x->x2apic_id == X2APIC_ID_INVALID)
-			problem(info, "MADT: x2APIC id 0xffffffff ignored");
-		else
-			add_cpu(info, x->x2apic_id, x->acpi_uid, x->flags,
-				true);
-		break;
-	}
-	case MADT_IOAPIC: {
-		const struct madt_ioapic *io = (const void *)e;
-		struct acpi_ioapic *d;
-
-		if (info->nioapics >= ACPI_MAX_IOAPICS) {
-			info->madt_dropped++;
-			break;
-		}
-		d = &info->ioapics[info->nioapics++];
-		d->id = io->id;
-		d->address = io->address;
-		d->gsi_base = io->gsi_base;
-		break;
-	}
-	case MADT_OVERRIDE: {
-		const struct madt_override *o = (const void *)e;
-		struct acpi_override *d;
-
-		if (info->noverrides >= ACPI_MAX_OVERRIDES) {
-			info->madt_dropped++;
-			break;
-		}
-		d = &info->overrides[info->noverrides++];
-		d->bus = o->bus;
-		d->source_irq = o->source;
-		d->gsi = o->gsi;
-		d->flags = o->flags;
-		break;
-	}
-	case MADT_LAPIC_NMI: {
-		const struct madt_lapic_nmi *n = (const void *)e;
-		uint32_t uid = n->acpi_uid;
-
-		/* Widen "all" so one test covers both entry kinds. */
-		if (uid == ACPI_UID_ALL_XAPIC)
-			uid = ACPI_UID_ALL_X2APIC;
-		add_nmi(info, uid, n->flags, n->lint, false);
-		break;
-	}
-	case MADT_X2APIC_NMI: {
-		const struct madt_x2apic_nmi *n = (const void *)e;
-
-		add_nmi(info, n->acpi_uid, n->flags, n->lint, true);
-		break;
-	}
-	case MADT_LAPIC_ADDR: {
-		const struct madt_lapic_addr *a = (const void *)e;
-
-		if (a->address == 0) {
-			problem(info, "MADT at %#llx: zero LAPIC address "
-				"override ignored", (unsigned long long)phys);
-			break;
-		}
-		info->lapic_addr = a->address;
-		info->lapic_addr_overridden = true;
-		break;
-	}
-	default:
-		break;	/* types we do not need; already length-checked */
-	}
-}
-
-/*
- * Walk the MADT's entries. A malformed entry (zero length, shorter than its
- * type needs, or running past the table) stops the walk: its successors
- * cannot be located reliably. What was decoded before it stays.
- */
-static void parse_madt(struct acpi_info *info, const struct acpi_header *h,
-		       uint64_t phys)
-{
-	const struct acpi_madt *m = (const void *)h;
-	const uint8_t *base = (const uint8_t *)h;
-	uint32_t len = h->length;
-	size_t off;
-
-	if (len < MADT_ENTRIES_OFF) {
-		set_last_status(info, phys, "too short for MADT");
-		problem(info, "APIC at %#llx: length %u too short for a MADT, "
-			"skipped", (unsigned long long)phys, len);
-		return;
-	}
-	info->madt_found = true;
-	if (!info->lapic_addr_overridden)
-		info->lapic_addr = m->lapic_addr;
-	info->madt_flags = m->flags;
-
-	for (off = MADT_ENTRIES_OFF; off < len;) {
-		const struct madt_entry *e = (const void *)(base + off);
-		size_t min;
-
-		if (len - off < sizeof(struct madt_entry)) {
-			set_last_status(info, phys, "ok, truncated entry");
-			problem(info, "APIC at %#llx: %u stray byte(s) at "
-				"offset %zu, walk stopped",
-				(unsigned long long)phys,
-				(unsigned int)(len - off), off);
-			return;
-		}
-		if (e->length == 0) {
-			set_last_status(info, phys, "ok, zero-length entry");
-			problem(info, "APIC at %#llx: zero-length entry "
-				"(type %u) at offset %zu, walk stopped",
-				(unsigned long long)phys, e->type, off);
-			return;
-		}
-		if (e->length > len - off) {
-			set_last_status(info, phys, "ok, entry past end");
-			problem(info, "APIC at %#llx: entry type %u at offset "
-				"%zu length %u runs past end (%u), walk "
-				"stopped",
-				(unsigned long long)phys, e->type, off,
-				e->length, len);
-			return;
-		}
-		min = madt_min_len(e->type);
-		if (e->length < min) {
-			set_last_status(info, phys, "ok, short entry");
-			problem(info, "APIC at %#llx: entry type %u at offset "
-				"%zu length %u < %zu, walk stopped",
-				(unsigned long long)phys, e->type, off,
-				e->length, min);
-			return;
-		}
-		madt_entry(info, e, phys);
-		off += e->length;
-	}
 }
 
 /* ---- FADT --------------------------------------------------------------- */
@@ -845,7 +530,8 @@ static void parse_fadt(struct acpi_info *info, const struct acpi_header *h,
 			info->pm_timer_port =
 				(uint16_t)f->x_pm_tmr_blk.address;
 		else
-			problem(info, "FACP at %#llx: X_PM_TMR_BLK space %u "
+			acpi_problem(info,
+				"FACP at %#llx: X_PM_TMR_BLK space %u "
 				"addr %#llx unsupported, using PM_TMR_BLK",
 				(unsigned long long)phys,
 				f->x_pm_tmr_blk.space_id,
@@ -868,7 +554,8 @@ static void parse_fadt(struct acpi_info *info, const struct acpi_header *h,
 		    f->reset_reg.space_id <= ACPI_GAS_PCI_CONFIG)
 			info->reset_supported = true;
 		else
-			problem(info, "FACP at %#llx: reset register space %u "
+			acpi_problem(info,
+				"FACP at %#llx: reset register space %u "
 				"addr %#llx unusable",
 				(unsigned long long)phys,
 				f->reset_reg.space_id,
@@ -899,15 +586,15 @@ static void parse_hpet(struct acpi_info *info, const struct acpi_header *h,
 	const struct acpi_hpet *t = (const void *)h;
 
 	if (h->length < sizeof(struct acpi_hpet)) {
-		set_last_status(info, phys, "too short for HPET");
-		problem(info, "HPET at %#llx: length %u < %zu, skipped",
+		acpi_set_table_status(info, phys, "too short for HPET");
+		acpi_problem(info, "HPET at %#llx: length %u < %zu, skipped",
 			(unsigned long long)phys, h->length,
 			sizeof(struct acpi_hpet));
 		return;
 	}
 	if (t->base.space_id != ACPI_GAS_MEMORY || t->base.address == 0) {
-		set_last_status(info, phys, "unusable base address");
-		problem(info, "HPET at %#llx: base space %u addr %#llx "
+		acpi_set_table_status(info, phys, "unusable base address");
+		acpi_problem(info, "HPET at %#llx: base space %u addr %#llx "
 			"unusable, skipped", (unsigned long long)phys,
 			t->base.space_id,
 			(unsigned long long)t->base.address);
@@ -931,17 +618,20 @@ static void parse_table(struct acpi_info *info, const struct acpi_header *h,
 	/* The first of each kind wins, as in Linux; later ones are noted. */
 	if (memcmp(h->signature, "APIC", ACPI_SIG_LEN) == 0) {
 		if (info->madt_found)
-			set_last_status(info, phys, "ok, duplicate ignored");
+			acpi_set_table_status(info, phys,
+				"ok, duplicate ignored");
 		else
-			parse_madt(info, h, phys);
+			acpi_parse_madt(info, h, phys);
 	} else if (memcmp(h->signature, "FACP", ACPI_SIG_LEN) == 0) {
 		if (info->fadt_found)
-			set_last_status(info, phys, "ok, duplicate ignored");
+			acpi_set_table_status(info, phys,
+				"ok, duplicate ignored");
 		else
 			parse_fadt(info, h, map, arg, phys);
 	} else if (memcmp(h->signature, "HPET", ACPI_SIG_LEN) == 0) {
 		if (info->hpet_found)
-			set_last_status(info, phys, "ok, extra HPET ignored");
+			acpi_set_table_status(info, phys,
+				"ok, extra HPET ignored");
 		else
 			parse_hpet(info, h, phys);
 	}
@@ -957,7 +647,7 @@ static void walk_root(struct acpi_info *info, const struct acpi_header *root,
 	size_t n = body / entry_len;
 
 	if (body % entry_len)
-		problem(info, "%s: %zu trailing byte(s) ignored", name,
+		acpi_problem(info, "%s: %zu trailing byte(s) ignored", name,
 			body % entry_len);
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *ep = base + ACPI_HEADER_LEN + i * entry_len;
@@ -968,7 +658,7 @@ static void walk_root(struct acpi_info *info, const struct acpi_header *root,
 		memcpy(&phys, ep, entry_len);	/* little-endian x86 */
 		ksnprintf(what, sizeof(what), "%s[%zu]", name, i);
 		if (phys == 0) {
-			problem(info, "%s: null entry, skipped", what);
+			acpi_problem(info, "%s: null entry, skipped", what);
 			continue;
 		}
 		h = load_table(info, map, arg, phys, NULL, what);
@@ -1005,8 +695,8 @@ static bool use_rsdp(struct acpi_info *info, const void *r, size_t len,
 	bool xsdt_ok;
 
 	if (!acpi_rsdp_valid(r, len, &xsdt_ok, &why)) {
-		problem(info, "RSDP from %s: %s, ignored",
-			rsdp_source_name(source), why);
+		acpi_problem(info, "RSDP from %s: %s, ignored",
+			acpi_rsdp_source_name(source), why);
 		return false;
 	}
 	info->rsdp_source = source;
@@ -1015,17 +705,17 @@ static bool use_rsdp(struct acpi_info *info, const void *r, size_t len,
 	copy_printable(info->rsdp_oem_id, rsdp->oem_id, ACPI_OEM_ID_LEN);
 	/* A 20-byte copy of a 2.0 RSDP (tag 14) is normal, not a problem. */
 	if (rsdp->revision >= RSDP_REV_XSDT && !xsdt_ok && len >= RSDP_V2_LEN)
-		problem(info, "RSDP from %s: %s, using the RSDT",
-			rsdp_source_name(source), why);
+		acpi_problem(info, "RSDP from %s: %s, using the RSDT",
+			acpi_rsdp_source_name(source), why);
 
 	if (xsdt_ok && try_root(info, rsdp->xsdt_address, true, map, arg))
 		return true;
 	if (xsdt_ok)
-		problem(info, "XSDT unusable, falling back to the RSDT");
+		acpi_problem(info, "XSDT unusable, falling back to the RSDT");
 	if (try_root(info, rsdp->rsdt_address, false, map, arg))
 		return true;
-	problem(info, "RSDP from %s: no usable root table",
-		rsdp_source_name(source));
+	acpi_problem(info, "RSDP from %s: no usable root table",
+		acpi_rsdp_source_name(source));
 	return false;
 }
 
@@ -1056,147 +746,15 @@ int acpi_parse(struct acpi_info *info, const struct acpi_rsdp_src *src,
 	return -1;
 done:
 	if (info->cpus_found > info->ncpus)
-		problem(info, "MADT lists %u CPUs, kept the first %u",
+		acpi_problem(info, "MADT lists %u CPUs, kept the first %u",
 			info->cpus_found, (unsigned int)ACPI_MAX_CPUS);
 	if (info->tables_dropped)
-		problem(info, "%u table(s) beyond the first %u not recorded",
+		acpi_problem(info,
+			"%u table(s) beyond the first %u not recorded",
 			info->tables_dropped, (unsigned int)ACPI_MAX_TABLES);
 	if (info->madt_dropped)
-		problem(info, "MADT: %u IOAPIC/override/NMI entries dropped",
+		acpi_problem(info,
+			"MADT: %u IOAPIC/override/NMI entries dropped",
 			info->madt_dropped);
 	return 0;
-}
-
-/* ---- Report ------------------------------------------------------------- */
-
-#define CPUS_PER_LINE	16
-
-static const char *gas_space_name(uint8_t id)
-{
-	switch (id) {
-	case ACPI_GAS_MEMORY:
-		return "mem";
-	case ACPI_GAS_IO:
-		return "io";
-	case ACPI_GAS_PCI_CONFIG:
-		return "pci";
-	default:
-		return "?";
-	}
-}
-
-static void print_cpus(const struct acpi_info *info)
-{
-	unsigned int enabled = 0;
-
-	for (unsigned int i = 0; i < info->ncpus; i++)
-		if (info->cpus[i].flags & ACPI_CPU_ENABLED)
-			enabled++;
-	kprintf("acpi: %u CPU(s) (%u enabled, %u listed, %u disabled), "
-		"LAPIC at %#llx%s\n", info->ncpus, enabled, info->cpus_found,
-		info->cpus_disabled, (unsigned long long)info->lapic_addr,
-		info->lapic_addr_overridden ? " (override)" : "");
-	for (unsigned int i = 0; i < info->ncpus; i += CPUS_PER_LINE) {
-		char line[CPUS_PER_LINE * 14 + 1];
-		size_t pos = 0;
-
-		for (unsigned int j = i;
-		     j < info->ncpus && j < i + CPUS_PER_LINE; j++) {
-			const struct acpi_cpu *c = &info->cpus[j];
-			/* x: from an x2APIC entry, -: online-capable only */
-			const char *x = c->x2apic ? "x" : "";
-			const char *off = (c->flags & ACPI_CPU_ENABLED) ? "" : "-";
-
-			pos += ksnprintf(line + pos, sizeof(line) - pos,
-					 " %u%s%s", c->apic_id, x, off);
-			if (pos >= sizeof(line))
-				break;
-		}
-		kprintf("acpi:   apic ids%s\n", line);
-	}
-}
-
-void acpi_print(const struct acpi_info *info)
-{
-	if (info->rsdp_source == ACPI_RSDP_NONE) {
-		kprintf("acpi: no RSDP\n");
-		return;
-	}
-	kprintf("acpi: RSDP rev %u OEM %s from %s", info->rsdp_revision,
-		info->rsdp_oem_id, rsdp_source_name(info->rsdp_source));
-	if (info->rsdp_phys)
-		kprintf(" at %#llx", (unsigned long long)info->rsdp_phys);
-	kprintf(", using %s at %#llx\n", info->use_xsdt ? "XSDT" : "RSDT",
-		(unsigned long long)info->root_phys);
-	for (unsigned int i = 0; i < info->ntables; i++) {
-		const struct acpi_table *t = &info->tables[i];
-
-		kprintf("acpi:   %-4s %#12llx len %6u rev %3u OEM %-6s %s\n",
-			t->sig, (unsigned long long)t->phys, t->length,
-			t->revision, t->oem_id, t->status);
-	}
-	if (info->tables_dropped)
-		kprintf("acpi:   (%u more not recorded)\n",
-			info->tables_dropped);
-
-	if (info->madt_found) {
-		print_cpus(info);
-		for (unsigned int i = 0; i < info->nioapics; i++)
-			kprintf("acpi: IOAPIC id %u at %#x gsi base %u\n",
-				info->ioapics[i].id, info->ioapics[i].address,
-				info->ioapics[i].gsi_base);
-		for (unsigned int i = 0; i < info->noverrides; i++)
-			kprintf("acpi: override bus %u irq %u -> gsi %u "
-				"flags %#x\n", info->overrides[i].bus,
-				info->overrides[i].source_irq,
-				info->overrides[i].gsi,
-				info->overrides[i].flags);
-		for (unsigned int i = 0; i < info->nnmis; i++) {
-			const struct acpi_nmi *n = &info->nmis[i];
-
-			if (n->acpi_uid == ACPI_UID_ALL_X2APIC)
-				kprintf("acpi: NMI all cpus LINT%u flags %#x\n",
-					n->lint, n->flags);
-			else
-				kprintf("acpi: NMI uid %u LINT%u flags %#x\n",
-					n->acpi_uid, n->lint, n->flags);
-		}
-	} else {
-		kprintf("acpi: no MADT\n");
-	}
-
-	if (info->fadt_found) {
-		if (info->pm_timer_port)
-			kprintf("acpi: PM timer port %#x (%s)\n",
-				info->pm_timer_port,
-				info->pm_timer_32bit ? "32-bit" : "24-bit");
-		else
-			kprintf("acpi: no PM timer\n");
-		if (info->reset_supported)
-			kprintf("acpi: reset register %s %#llx value %#x\n",
-				gas_space_name(info->reset_reg.space_id),
-				(unsigned long long)info->reset_reg.address,
-				info->reset_value);
-		else
-			kprintf("acpi: no reset register\n");
-		kprintf("acpi: FADT rev %u len %u century %#x boot arch "
-			"%#x%s\n",
-			info->fadt_revision, info->fadt_length, info->century,
-			info->iapc_boot_arch,
-			info->hw_reduced ? " hw-reduced" : "");
-	} else {
-		kprintf("acpi: no FADT\n");
-	}
-
-	if (info->hpet_found)
-		kprintf("acpi: HPET at %#llx, %u comparators, %s counter, "
-			"min tick %u\n", (unsigned long long)info->hpet_base,
-			info->hpet_comparators,
-			info->hpet_64bit ? "64-bit" : "32-bit",
-			info->hpet_min_tick);
-	else
-		kprintf("acpi: no HPET\n");
-	if (info->problems)
-		kprintf("acpi: %u problem(s) reported above\n",
-			info->problems);
 }

@@ -18,6 +18,53 @@
 	.text
 	.explicit
 
+// The pieces the routines share, one macro each (the same bundles in
+// every routine that uses them).
+
+// The return, a bundle of its own.
+	.macro RETURN
+{ .mib
+	nop.m 0
+	nop.i 0
+	br.ret.sptk.many b0 ;;
+}
+	.endm
+
+// srlz.i alone in its group, then the return: the end of a routine that
+// changed this CPU's translations without a serialization of its own.
+	.macro SERIALIZE_RETURN
+{ .mmi
+	srlz.i ;;
+	nop.m 0
+	nop.i 0
+}
+	RETURN
+	.endm
+
+// Back to target while p6 is set: the loop's branch, a bundle of its own.
+	.macro LOOP_IF_P6 target
+{ .mib
+	nop.m 0
+	nop.i 0
+(p6)	br.cond.dptk.few \target ;;
+}
+	.endm
+
+// The set-up of a range purge (start in0, end in1, nbits in2): r17 the
+// purge's size operand (nbits in bits 7:2), r18 the bytes per purge.
+	.macro RANGE_PURGE_SETUP
+{ .mii
+	alloc r16 = ar.pfs, 3, 0, 0, 0
+	shl r17 = in2, 2
+	mov r18 = 1 ;;
+}
+{ .mii
+	nop.m 0
+	shl r18 = r18, in2 ;;
+	nop.i 0
+}
+	.endm
+
 // void ia64_ptcga_range(u64 start, u64 end, u64 nbits)
 // Purge [start, end) from every CPU's TLB, 2^nbits bytes per ptc.ga,
 // under the region IDs now in this CPU's region registers.
@@ -25,16 +72,7 @@
 	.global ia64_ptcga_range
 	.proc ia64_ptcga_range
 ia64_ptcga_range:
-{ .mii
-	alloc r16 = ar.pfs, 3, 0, 0, 0
-	shl r17 = in2, 2		// ptc's size operand: nbits in bits 7:2
-	mov r18 = 1 ;;
-}
-{ .mii
-	nop.m 0
-	shl r18 = r18, in2 ;;		// bytes per purge
-	nop.i 0
-}
+	RANGE_PURGE_SETUP
 .Lptcga_next:
 { .mmi
 	ptc.ga in0, r17 ;;		// broadcast purge; ends its group
@@ -46,55 +84,28 @@ ia64_ptcga_range:
 	nop.i 0 ;;
 	cmp.ltu p6, p0 = in0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptcga_next ;;
-}
-{ .mib
-	nop.m 0
-	nop.i 0
-	br.ret.sptk.many b0 ;;
-}
+	LOOP_IF_P6 .Lptcga_next
+	RETURN
 	.endp ia64_ptcga_range
 
 // void ia64_ptcl_range(u64 start, u64 end, u64 nbits)
-// The same purge on this CPU only.
+// The same purge on this CPU only. The loop differs on purpose: ptc.l
+// need not end its instruction group, so the add shares its bundle, and
+// one srlz.i after the loop serves every purge, where each ptc.ga ends
+// its group and is serialized at once.
 	.align 32
 	.global ia64_ptcl_range
 	.proc ia64_ptcl_range
 ia64_ptcl_range:
-{ .mii
-	alloc r16 = ar.pfs, 3, 0, 0, 0
-	shl r17 = in2, 2
-	mov r18 = 1 ;;
-}
-{ .mii
-	nop.m 0
-	shl r18 = r18, in2 ;;
-	nop.i 0
-}
+	RANGE_PURGE_SETUP
 .Lptcl_next:
 { .mii
 	ptc.l in0, r17
 	add in0 = in0, r18 ;;		// reads of in0 above see the old value
 	cmp.ltu p6, p0 = in0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptcl_next ;;
-}
-{ .mmi
-	srlz.i ;;
-	nop.m 0
-	nop.i 0
-}
-{ .mib
-	nop.m 0
-	nop.i 0
-	br.ret.sptk.many b0 ;;
-}
+	LOOP_IF_P6 .Lptcl_next
+	SERIALIZE_RETURN
 	.endp ia64_ptcl_range
 
 // void ia64_ptce_all(u64 base, u64 count0, u64 count1, u64 stride0,
@@ -132,11 +143,7 @@ ia64_ptce_all:
 	adds in1 = -1, in1 ;;
 	cmp.ne p6, p0 = r0, in1
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-(p6)	br.cond.dptk.few .Lptce_outer ;;
-}
+	LOOP_IF_P6 .Lptce_outer
 { .mmi
 	srlz.i ;;
 	nop.m 0
@@ -147,11 +154,7 @@ ia64_ptce_all:
 	nop.m 0
 	mov ar.lc = r17 ;;
 }
-{ .mib
-	nop.m 0
-	nop.i 0
-	br.ret.sptk.many b0 ;;
-}
+	RETURN
 	.endp ia64_ptce_all
 
 // void ia64_load_user_rids(u64 rr0, u64 rr1, u64 rr2, u64 rr3, u64 rr4)
@@ -182,14 +185,5 @@ ia64_load_user_rids:
 	mov rr[r20] = in4
 	nop.i 0 ;;
 }
-{ .mmi
-	srlz.i ;;
-	nop.m 0
-	nop.i 0
-}
-{ .mib
-	nop.m 0
-	nop.i 0
-	br.ret.sptk.many b0 ;;
-}
+	SERIALIZE_RETURN
 	.endp ia64_load_user_rids

@@ -28,7 +28,7 @@
  * 2 MiB and 40-bit physical addresses, as on QEMU; the map behind it
  * asserts that no range the guard must refuse gets through.
  */
-// HOST_SRCS: kernel/acpi.c mm/fwmap.c
+// HOST_SRCS: kernel/acpi.c kernel/acpi_madt.c kernel/acpi_report.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * error span inside the line, and end; then options_parse() and
  * options_print() run on the same line.
  */
-// HOST_SRCS: lib/cmdline.c kernel/options.c
+// HOST_SRCS: lib/cmdline.c kernel/options.c lib/string.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

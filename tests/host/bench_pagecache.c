@@ -51,6 +51,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_mm.h"
 #include "tests/host/host_thread_group.h"
 #include "tests/host/host_threads.h"
 
@@ -449,8 +450,7 @@ int main(int argc, char **argv)
 			"[reps 1..%d]\n", argv[0], MAX_THREADS, MAX_REPS);
 		return 2;
 	}
-	kmalloc_init(&host_kmalloc_backend);
-	rcu_init(NULL);
+	host_mm_init_once();
 	rcu_idle_exit();
 	nfiles = 1 + maxt;
 	nr_frames = PAGECACHE_VARIANTS * nfiles * FILE_PAGES;

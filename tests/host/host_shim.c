@@ -76,19 +76,6 @@ void kassert_fail(const char *expr, const char *file, int line,
 	panic("assertion failed: %s at %s:%d (%s)", expr, file, line, func);
 }
 
-/* glibc before 2.38 has no strlcpy; the kernel's lib/string.c does. */
-__attribute__((weak)) size_t strlcpy(char *dst, const char *src, size_t size)
-{
-	size_t len = strlen(src);
-
-	if (size) {
-		size_t n = len < size - 1 ? len : size - 1;
-		memcpy(dst, src, n);
-		dst[n] = '\0';
-	}
-	return len;
-}
-
 #ifdef HOST_SHIM_FUZZER
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -11,9 +11,6 @@
 
 #include <stddef.h>
 
-/* glibc before 2.38 has no strlcpy; the shim provides a weak one. */
-size_t strlcpy(char *dst, const char *src, size_t size);
-
 /* Copy console output into buf (NUL-terminated, truncated to size) as
  * well as printing it, until host_capture_stop(). */
 void host_capture_start(char *buf, size_t size);

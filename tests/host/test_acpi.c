@@ -5,7 +5,7 @@
  * Table layouts are written here from the spec's byte offsets, not from
  * the parser's structs, so a wrong offset in either shows up as a failure.
  */
-// HOST_SRCS: kernel/acpi.c mm/fwmap.c
+// HOST_SRCS: kernel/acpi.c kernel/acpi_madt.c kernel/acpi_report.c mm/fwmap.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

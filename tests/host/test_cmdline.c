@@ -5,7 +5,7 @@
  * an experiment declares with OPTION_* (three declared here, as an
  * experiment declares its own).
  */
-// HOST_SRCS: lib/cmdline.c kernel/options.c
+// HOST_SRCS: lib/cmdline.c kernel/options.c lib/string.c
 #include <stdio.h>
 #include <string.h>
 #include "kernel/options.h"

@@ -19,6 +19,7 @@
 #include "lib/rcu.h"
 #include "mm/filemap.h"
 #include "mm/kmalloc.h"
+#include "tests/host/host_mm.h"
 #include "tests/host/host_thread_group.h"
 #include "tests/host/host_threads.h"
 
@@ -174,13 +175,8 @@ static void *remover(void *arg)
 
 static void setup_once(void)
 {
-	static bool done;
-
-	if (done)
+	if (!host_mm_init_once())
 		return;
-	done = true;
-	kmalloc_init(&host_kmalloc_backend);
-	rcu_init(NULL);
 	frame_data = aligned_alloc(PAGE_SIZE, (size_t)NR_FRAMES * PAGE_SIZE);
 	for (unsigned i = 0; i < NR_FRAMES; i++)
 		frame_free(&frame_desc[i]);

@@ -16,7 +16,7 @@
 #include "mm/kmalloc.h"
 #include "mm/page.h"
 #include "mm/radix_tree.h"
-#include "tests/host/host_threads.h"
+#include "tests/host/host_mm.h"
 
 #define NR_ITEMS 3000
 #define GANG_MAX 16
@@ -24,14 +24,8 @@
 
 static void setup(void)
 {
-	static bool done;
-
-	if (done)
-		return;
-	done = true;
-	kmalloc_init(&host_kmalloc_backend);
-	rcu_init(NULL);
-	rcu_idle_exit();
+	if (host_mm_init_once())
+		rcu_idle_exit();
 }
 
 static void *item_of(uint64_t index)

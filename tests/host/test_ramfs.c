@@ -4,7 +4,7 @@
  * given once per page), holes, truncation, unlink-while-open, name and inode
  * limits, and that every backend page comes back (the backend counts).
  */
-// HOST_SRCS: workloads/ramfs.c lib/spinlock.c tests/host/host_cycles.c
+// HOST_SRCS: workloads/ramfs.c lib/spinlock.c tests/host/host_cycles.c lib/string.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,6 +20,7 @@ import unittest
 
 from tools.model import model
 from tools.results import report
+from tools.results import seed_ratios
 from tools.runner import model_sensitivity as ms
 from tools.runner import session
 
@@ -262,18 +263,18 @@ class NormalisedTest(unittest.TestCase):
 
     def test_seed_figures(self):
         figs = {f["id"]: f for f in load_seeds()["figures"]}
-        tb = report.seed000_costs(figs, "tbench")
-        kb = report.seed000_costs(figs, "kbuild")
+        tb = seed_ratios.seed000_costs(figs, "tbench")
+        kb = seed_ratios.seed000_costs(figs, "kbuild")
         # The seed's normalised figures as quoted: 0.50, 0.42; 0.49, 0.40.
-        self.assertAlmostEqual(report.normalised_cost(tb, "trace_wc"),
+        self.assertAlmostEqual(seed_ratios.normalised_cost(tb, "trace_wc"),
                                0.50, places=2)
-        self.assertAlmostEqual(report.normalised_cost(tb, "trace_uc"),
+        self.assertAlmostEqual(seed_ratios.normalised_cost(tb, "trace_uc"),
                                0.42, places=2)
-        self.assertAlmostEqual(report.normalised_cost(kb, "trace_wc"),
+        self.assertAlmostEqual(seed_ratios.normalised_cost(kb, "trace_wc"),
                                0.49, places=2)
-        self.assertAlmostEqual(report.normalised_cost(kb, "trace_uc"),
+        self.assertAlmostEqual(seed_ratios.normalised_cost(kb, "trace_uc"),
                                0.40, places=2)
-        self.assertEqual(report.cost_order(tb), "WB < UC < WC")
+        self.assertEqual(seed_ratios.cost_order(tb), "WB < UC < WC")
 
     def test_report_section(self):
         res = tracing_results(100, 110, 115, 130)

@@ -26,6 +26,7 @@ from tools.results import model_table
 from tools.results import plot
 from tools.results import report
 from tools.results import results
+from tools.results import seed_ratios
 from tools.runner import screen
 from tools.runner import session
 
@@ -303,7 +304,7 @@ class SeedsDataTest(unittest.TestCase):
     def test_seed_ratios(self):
         with open(report.DEFAULT_SEEDS) as f:
             seeds = json.load(f)
-        rows = {r["id"]: r for r in report.compare(seeds, [], True)}
+        rows = {r["id"]: r for r in seed_ratios.compare(seeds, [], True)}
         self.assertAlmostEqual(rows["tbench_trace_wb_over_off"]["seed_ratio"],
                                942.72 / 1862.24)
         self.assertAlmostEqual(rows["tbench_trace_0108_kept"]["seed_ratio"],
@@ -672,8 +673,8 @@ class ModelTest(unittest.TestCase):
                       report.modelled_cell(wb, "9"))
         self.assertEqual(report.modelled_cell(off, "6"), "6")
         res[1]["unit"] = res[0]["unit"] = "MB/s"
-        self.assertIsNone(report.modelled_ratio(res[1], res[0]))
-        self.assertIsNotNone(report.modelled_ratio(res[0], res[0]))
+        self.assertIsNone(seed_ratios.modelled_ratio(res[1], res[0]))
+        self.assertIsNotNone(seed_ratios.modelled_ratio(res[0], res[0]))
         # check-pacing: paced repetitions within 2 %, all valid
         def run(els, valid=True, breaks=0, paced=2000):
             ls = [model_line("start", freq_mhz=1000, cpus=2)]
@@ -785,25 +786,25 @@ class ModelTest(unittest.TestCase):
     def test_report_modelled_ratio(self):
         t = {"unit": "ns/op", "model": {"cycles_per_iter": 40.0}}
         u = {"unit": "ns/op", "model": {"cycles_per_iter": 10.0}}
-        self.assertEqual(report.modelled_ratio(t, u), 4.0)
+        self.assertEqual(seed_ratios.modelled_ratio(t, u), 4.0)
         # a rate: the ratio of rates is the inverse of the cycles' ratio
         r1 = {"unit": "MB/s", "model": {"cycles_per_iter": 40.0}}
         r2 = {"unit": "MB/s", "model": {"cycles_per_iter": 10.0}}
-        self.assertEqual(report.modelled_ratio(r1, r2), 0.25)
-        self.assertIsNone(report.modelled_ratio({"unit": "x"}, u))
+        self.assertEqual(seed_ratios.modelled_ratio(r1, r2), 0.25)
+        self.assertIsNone(seed_ratios.modelled_ratio({"unit": "x"}, u))
         # a count: counts per modelled cycle of their regions
         c1 = {"unit": "purges (ia64 model)", "median": 6.0,
               "model": {"cycles_per_iter": 100.0}}
         c2 = {"unit": "purges (ia64 model)", "median": 3.0,
               "model": {"cycles_per_iter": 200.0}}
-        self.assertEqual(report.modelled_ratio(c1, c2), 4.0)
-        self.assertEqual(report.modelled_ratio(dict(c1, median=0.0), c2),
+        self.assertEqual(seed_ratios.modelled_ratio(c1, c2), 4.0)
+        self.assertEqual(seed_ratios.modelled_ratio(dict(c1, median=0.0), c2),
                          0.0)
-        self.assertIsNone(report.modelled_ratio(c1, dict(c2, median=0.0)))
-        self.assertEqual(report.unit_kind("tsc-cycles/KiB"), "time")
-        self.assertEqual(report.unit_kind("ms"), "time")
-        self.assertEqual(report.unit_kind("MiB/s"), "rate")
-        self.assertEqual(report.unit_kind("IPIs/1000 pages"), "count")
+        self.assertIsNone(seed_ratios.modelled_ratio(c1, dict(c2, median=0.0)))
+        self.assertEqual(seed_ratios.unit_kind("tsc-cycles/KiB"), "time")
+        self.assertEqual(seed_ratios.unit_kind("ms"), "time")
+        self.assertEqual(seed_ratios.unit_kind("MiB/s"), "rate")
+        self.assertEqual(seed_ratios.unit_kind("IPIs/1000 pages"), "count")
 
     def test_report_modelled_counts(self):
         """A comparison of PMU counts takes the model's counter from the
@@ -822,21 +823,21 @@ class ModelTest(unittest.TestCase):
                               "regions": [1, 2],
                               "llc_misses_spread_pct": 1.5}}
         res = [fig("nt", 6.0), fig("std", 2.0), fig("nt", 100.0, size=8)]
-        num, den, ratio = report.modelled_counts(res, c)
+        num, den, ratio = seed_ratios.modelled_counts(res, c)
         self.assertEqual(ratio, 3.0)  # the largest size's, 6 / 2
         self.assertIs(num, res[0])
-        self.assertIsNone(report.modelled_counts(res, dict(
+        self.assertIsNone(seed_ratios.modelled_counts(res, dict(
             c, modelled_from=None)))
-        self.assertIsNone(report.modelled_counts(res[1:2], c))
-        self.assertIsNone(report.modelled_counts(
+        self.assertIsNone(seed_ratios.modelled_counts(res[1:2], c))
+        self.assertIsNone(seed_ratios.modelled_counts(
             [fig("nt", 6.0), fig("std", 2.0, valid=False)], c)[2])
-        self.assertIsNone(report.modelled_counts(
+        self.assertIsNone(seed_ratios.modelled_counts(
             [fig("nt", 6.0), fig("std", 0.0)], c)[2])
         self.assertEqual(
-            report.model_spread(num, den, "llc_misses"),
+            seed_ratios.model_spread(num, den, "llc_misses"),
             "modelled llc misses: numerator 1.50 % (2 repetitions), "
             "denominator 1.50 % (2 repetitions) (one region for both)")
-        rows = report.compare({"figures": [
+        rows = seed_ratios.compare({"figures": [
             {"id": "a", "value": 2.0}, {"id": "b", "value": 1.0}],
             "comparisons": [dict(c, id="x", title="t", seed="001",
                                  seed_ratio={"numerator": "a",
@@ -853,12 +854,12 @@ class ModelTest(unittest.TestCase):
         den = {"n": 1, "spread_pct": None,
                "model": {"regions": [4], "spread_pct": None}}
         self.assertEqual(
-            report.spread_line(num, den, {"profile": "tiny"}),
+            seed_ratios.spread_line(num, den, {"profile": "tiny"}),
             "spread between repetitions: numerator 2.50 % (3 "
             "repetitions), denominator 1 repetition; modelled: numerator "
             "0.50 % (3 repetitions), denominator 1 repetition")
-        self.assertNotIn("modelled", report.spread_line(num, den))
-        self.assertIsNone(report.spread_line(None, den))
+        self.assertNotIn("modelled", seed_ratios.spread_line(num, den))
+        self.assertIsNone(seed_ratios.spread_line(None, den))
 
     def test_report_cost_section(self):
         cost = {"profile": "tiny", "cpus": 2, "cmdline": "run=default",

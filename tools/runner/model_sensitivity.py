@@ -46,8 +46,8 @@ import time
 from tools.image import qemu
 from tools.model import model
 from tools.results import plot
-from tools.results import report
 from tools.results import results as results_mod
+from tools.results import seed_ratios
 from tools.runner import session
 from tools.runner import testrun
 
@@ -241,7 +241,7 @@ def conclusions(seeds):
     out = []
     for c in list(seeds["comparisons"]) + DERIVED:
         c = dict(c)
-        c["seed_value"] = report.seed_ratio(figs, c["seed_ratio"])
+        c["seed_value"] = seed_ratios.seed_ratio(figs, c["seed_ratio"])
         out.append(c)
     return out
 
@@ -263,9 +263,9 @@ def evaluate(results, concl):
     figures attached (model.attribute)."""
     out = {}
     for c in concl:
-        num, _ = report.find_ours(results, c["ours"]["numerator"])
-        den, _ = report.find_ours(results, c["ours"]["denominator"])
-        out[c["id"]] = (report.modelled_ratio(num, den)
+        num, _ = seed_ratios.find_ours(results, c["ours"]["numerator"])
+        den, _ = seed_ratios.find_ours(results, c["ours"]["denominator"])
+        out[c["id"]] = (seed_ratios.modelled_ratio(num, den)
                         if num is not None and den is not None else None)
     return out
 

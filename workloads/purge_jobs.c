@@ -1,24 +1,20 @@
 /*
- * purge_load: the load under the tlb_purge experiment's reclaim (see
- * workloads/purge_load.h). The files live in the kernel's page cache
- * (mm/filemap.h): the streamer reads them with find_get_page() and
- * readahead, a job's toolchain regions map the cached pages, and reclaim
- * (the experiment's) takes the oldest cached pages out of the cache and
- * unmaps them from every space. There is no swap: a reclaimed anonymous
+ * purge_jobs: the compile-shaped jobs of the tlb_purge experiment's load
+ * (see workloads/purge_jobs.h). There is no swap: a reclaimed anonymous
  * page comes back zeroed. The jobs check every word they read: a
  * toolchain word must hold the file's pattern, a heap word zero or what
  * the space wrote.
  */
-#include "workloads/purge_load.h"
+#include "workloads/purge_jobs.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tlb.h"
+#include "kernel/smp_call.h"
+#include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
-#include "mm/filemap.h"
 #include "mm/tlb.h"
-#include "workloads/pagefile.h"
+#include "workloads/purge_files.h"
 
-#define PURGE_TOOL_ID_BASE 0x380	/* pagefile ids of the toolchain */
-#define PURGE_FILE_ID_BASE 0x300	/* pagefile ids of the files */
 #define PURGE_TURN_PAGES 12	/* heap pages a space touches per turn */
 #define PURGE_TURN_TOOL_PAGES PURGE_TOOL_PAGES /* a turn runs all of it */
 #define PURGE_SPACE_LIFE 6	/* turns before a space exits */
@@ -26,129 +22,14 @@
 #define PURGE_TAG 0x7c0000000000ull
 #define PURGE_SERIAL_SHIFT 16
 
-/* ---- the files, in the kernel's page cache ------------------------ */
-
-/* The streamer's files and the toolchain, and the streamer's place. */
+/* Shared by every job, and the jobs themselves. */
 static struct {
-	struct pagefile f[PURGE_FILES];
-	struct address_space m[PURGE_FILES];
-	struct pagefile tool_f[PURGE_TOOL_FILES];
-	struct address_space tool_m[PURGE_TOOL_FILES];
-	struct file_ra_state ra; /* the streamer's, per file in turn */
-	uint64_t pos;		 /* the streamer's next page */
-	uint64_t bad_pages;	 /* streamed pages with wrong data */
-} pc;
-
-static uint32_t file_id(uint64_t file)
-{
-	return (uint32_t)(PURGE_FILE_ID_BASE + file);
-}
-
-static uint32_t tool_id(unsigned f)
-{
-	return (uint32_t)(PURGE_TOOL_ID_BASE + f);
-}
-
-unsigned purge_tool_pages(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < PURGE_TOOL_FILES; f++)
-		n += READ_ONCE(pc.tool_m[f].nrpages);
-	return (unsigned)n;
-}
-
-unsigned purge_cache_pages(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < PURGE_FILES; f++)
-		n += READ_ONCE(pc.m[f].nrpages);
-	return (unsigned)n;
-}
-
-uint64_t purge_cache_reads(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < PURGE_FILES; f++)
-		n += READ_ONCE(pc.f[f].reads);
-	return n;
-}
-
-uint64_t purge_cache_evicted(void)
-{
-	uint64_t n = 0;
-
-	for (unsigned f = 0; f < PURGE_FILES; f++)
-		n += READ_ONCE(pc.m[f].reclaimed_pages);
-	return n;
-}
-
-bool purge_stream(void)
-{
-	uint64_t file = pc.pos / PURGE_FILE_PAGES;
-	uint64_t index = pc.pos % PURGE_FILE_PAGES;
-	struct address_space *m = &pc.m[file];
-	struct page *p;
-
-	pc.pos = (pc.pos + 1) % PURGE_CACHE_SLOTS;
-	p = find_get_page(m, index);
-	if (!p) {
-		if (index == 0)
-			file_ra_state_init(&pc.ra); /* the next file */
-		page_cache_readahead(m, &pc.ra, index);
-		p = find_get_page(m, index);
-		if (!p)
-			return false;
-	}
-	if (!pagefile_page_spot_ok(file_id(file), index, page_data(p)))
-		pc.bad_pages++;
-	page_cache_release(p);
-	return true;
-}
-
-static void cache_setup(void)
-{
-	memset(&pc, 0, sizeof(pc));
-	file_ra_state_init(&pc.ra);
-	for (unsigned f = 0; f < PURGE_FILES; f++) {
-		pc.f[f] = (struct pagefile){.id = file_id(f),
-					    .size_pages = PURGE_FILE_PAGES};
-		address_space_init(&pc.m[f], PAGECACHE_LOCKLESS_GANG,
-				   &pagefile_store, &pc.f[f], PURGE_FILE_PAGES,
-				   NULL, NULL);
-	}
-	for (unsigned f = 0; f < PURGE_TOOL_FILES; f++) {
-		pc.tool_f[f] = (struct pagefile){
-			.id = tool_id(f), .size_pages = PURGE_TOOL_PAGES};
-		address_space_init(&pc.tool_m[f], PAGECACHE_LOCKLESS_GANG,
-				   &pagefile_store, &pc.tool_f[f],
-				   PURGE_TOOL_PAGES, NULL, NULL);
-	}
-}
-
-uint64_t purge_bad_pages(void)
-{
-	return pc.bad_pages;
-}
-
-void purge_load_free(void)
-{
-	for (unsigned f = 0; f < PURGE_FILES; f++)
-		truncate_inode_pages(&pc.m[f]);
-	for (unsigned f = 0; f < PURGE_TOOL_FILES; f++)
-		truncate_inode_pages(&pc.tool_m[f]);
-}
-
-/* ---- the jobs ------------------------------------------------------ */
-
-/* Shared by every job. */
-static struct {
-	const struct purge_load_ops *ops;
+	const struct purge_jobs_ops *ops;
 	bool stop;
-	uint64_t round_limit;	/* purge_load_limit_rounds(); 0: none */
+	uint64_t round_limit;	/* purge_jobs_limit_rounds(); 0: none */
 	uint64_t next_serial;
+	struct purge_job jobs[PURGE_MAX_JOBS];
+	unsigned njobs;		/* started */
 } pl;
 
 /* Where toolchain file f is mapped in every job space. */
@@ -175,7 +56,7 @@ static bool job_new_space(struct purge_job *j, unsigned k)
 	}
 	for (unsigned f = 0; f < PURGE_TOOL_FILES; f++) {
 		if (space_add_file(as, tool_va(f), PURGE_TOOL_PAGES,
-				   &pc.tool_m[f], 0, 0) != VM_OK) {
+				   purge_tool_mapping(f), 0, 0) != VM_OK) {
 			space_destroy(as);
 			return false;
 		}
@@ -233,7 +114,7 @@ static void job_turn(struct purge_job *j, unsigned k)
 			/* A toolchain word is the file's, whichever frame
 			 * holds it. */
 			if (*(volatile uint64_t *)(va + w * 8) !=
-			    pagefile_word(tool_id(f), page, w))
+			    purge_tool_word(f, page, w))
 				j->bad_words++;
 			touched[n++] = va;
 		}
@@ -242,7 +123,10 @@ static void job_turn(struct purge_job *j, unsigned k)
 	pl.ops->turn(j->cpu, j->slot[k], touched, n);
 }
 
-void purge_job_main(void *arg)
+/* A job CPU's loop (an smp_work function, arg its struct purge_job):
+ * turns of its spaces, round after round, until purge_jobs_stop(); then
+ * it destroys them. */
+static void job_main(void *arg)
 {
 	struct purge_job *j = arg;
 
@@ -267,21 +151,68 @@ void purge_job_main(void *arg)
 			job_end_space(j, k);
 }
 
-void purge_load_init(const struct purge_load_ops *ops)
+void purge_jobs_init(const struct purge_jobs_ops *ops)
 {
+	memset(&pl, 0, sizeof(pl));
 	pl.ops = ops;
-	pl.stop = false;
-	pl.round_limit = 0;
 	pl.next_serial = 1;
-	cache_setup();
 }
 
-void purge_load_stop(void)
-{
-	atomic_store_release(&pl.stop, true);
-}
-
-void purge_load_limit_rounds(uint64_t rounds)
+void purge_jobs_limit_rounds(uint64_t rounds)
 {
 	atomic_store_release(&pl.round_limit, rounds);
+}
+
+unsigned purge_jobs_start(unsigned n)
+{
+	kassert(n <= PURGE_MAX_JOBS);
+	for (unsigned i = 0; i < n; i++) {
+		pl.jobs[i].cpu = i + 1;
+		if (!smp_work_post(i + 1, job_main, &pl.jobs[i]))
+			break;
+		pl.njobs++;
+	}
+	return pl.njobs;
+}
+
+bool purge_jobs_done_rounds(uint64_t rounds)
+{
+	for (unsigned i = 0; i < pl.njobs; i++)
+		if (atomic_load_acquire(&pl.jobs[i].rounds) < rounds)
+			return false;
+	return true;
+}
+
+bool purge_jobs_advance(uint64_t n, uint64_t end_tsc)
+{
+	purge_jobs_limit_rounds(pl.round_limit + n);
+	while (!purge_jobs_done_rounds(pl.round_limit))
+		if (rdtsc() >= end_tsc)
+			return false;
+		else
+			cpu_relax();
+	return true;
+}
+
+uint64_t purge_jobs_stop(void)
+{
+	uint64_t bad = 0;
+
+	atomic_store_release(&pl.stop, true);
+	for (unsigned i = 0; i < pl.njobs; i++) {
+		smp_work_wait(i + 1);
+		bad += pl.jobs[i].bad_words;
+	}
+	return bad;
+}
+
+unsigned purge_jobs_count(void)
+{
+	return pl.njobs;
+}
+
+const struct purge_job *purge_job_get(unsigned i)
+{
+	kassert(i < pl.njobs);
+	return &pl.jobs[i];
 }
