@@ -27,20 +27,9 @@
  * warm-up repetition is not marked.
  *
  * A fourth figure, bystander_interleaved, is the direction for copies
- * larger than the LLC, as a kernel makes them: a large copy_from_user
- * comes in write()-sized pieces (piece=, 16 KiB by default), and between
- * pieces the application runs over its working set. Here the bystander
- * reads the next slice of its set after every piece, cyclically, so that
- * 'gap' bytes are copied between two touches of one of its lines
- * (copy_interleave_gap(): an LRU cache then keeps the set beside a
- * non-temporal copy's source but not beside an ordinary copy's source
- * and destination). The figure is the bystander's slices only, timed one
- * by one and summed (the model region is paused during the pieces); the
- * total copied is the figure's size, the largest size measured or
- * INTERLEAVE_LLC_FACTOR times the LLC, whichever is larger (within the
- * buffers; not run when they do not exceed the LLC). One monolithic copy
- * larger than the LLC shows no difference on an LRU cache: its source
- * alone sweeps the cache (docs/experiments-copy.md).
+ * larger than the LLC, as a kernel makes them: in write()-sized pieces
+ * with the application running between them
+ * (experiments/copy_interleave.c, which describes it).
  *
  * The LLC size is the cache model's when QEMU runs the cache-model
  * plugin (cachemodel.caches=), else CPUID's, else an assumed one
@@ -56,8 +45,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/fpu.h"
-#include "arch/x86_64/model_doorbell.h"
-#include "cachemodel/doorbell.h"
+#include "experiments/copy.h"
 #include "kernel/bench/bench_env.h"
 #include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
@@ -72,11 +60,7 @@
 #include "workloads/copy_routines.h"
 
 #define COPY_FILL_SEED 0x9e3779b97f4a7c15ull
-#define COPY_CHUNK_ORDER BUDDY_MAX_ORDER
-#define COPY_CHUNK_BYTES (PAGE_SIZE << COPY_CHUNK_ORDER)
-#define FULL_MAX_BYTES MiB(64)
 #define QUICK_MAX_BYTES MiB(4)
-#define COPY_MAX_CHUNKS (FULL_MAX_BYTES / COPY_CHUNK_BYTES)
 #define COPY_BATCH_BYTES KiB(64)
 #define MIN_SIZE 64
 #define FULL_SIZE_FACTOR 4
@@ -90,13 +74,8 @@
 #define WS_FALLBACK MiB(1)
 /* Units of the figures: per KiB, scaled by BENCH_SCALE. */
 #define PER_KIB (KiB(1) * BENCH_SCALE)
-#define UNIT_CYCLES "tsc-cycles/KiB"
-#define UNIT_MISSES "llc-misses/KiB"
 #define LLC_MISSES_NAME "llc_misses"
-/* The interleaved scenario (see the top). */
-#define INTERLEAVE_METRIC "bystander_interleaved"
-#define INTERLEAVE_MISS_METRIC "bystander_interleaved_llc_misses"
-#define INTERLEAVE_LLC_FACTOR 4
+/* The interleaved scenario (experiments/copy_interleave.c). */
 #define INTERLEAVE_MAX_QUICK MiB(32)
 #define PIECE_DEFAULT KiB(16)
 #define PIECE_MIN KiB(4)
@@ -111,40 +90,10 @@ static const size_t check_offsets[] = {0, 1, 8, CHECK_MAX_OFFSET};
 
 static const uint64_t quick_sizes[] = {64, KiB(4), KiB(256), MiB(4)};
 
-enum phase { PH_COPY, PH_CONSUME, PH_BYSTANDER, PH_COUNT };
 static const char *const phase_metric[PH_COUNT] = {"copy", "consume",
 						   "bystander"};
 static const char *const phase_miss_metric[PH_COUNT] = {
 	"copy_llc_misses", "consume_llc_misses", "bystander_llc_misses"};
-
-/* A buffer made of buddy blocks, addressed as one byte range. */
-struct region {
-	unsigned char *chunk[COPY_MAX_CHUNKS];
-	unsigned nchunks;
-};
-
-struct copy_ctx {
-	const struct bench_clock *clk;
-	const struct bench_counters *ctr;
-	int miss_idx;		/* index of llc_misses in ctr, or -1 */
-	struct region src, dst;
-	uint64_t *ws;		/* bystander's working set */
-	uint64_t ws_bytes, ws_sum;
-	volatile uint64_t sink;
-	bool mark;		/* measured repetition: mark model regions */
-};
-
-/* One phase's samples over the repetitions. */
-struct phase_samples {
-	uint64_t ticks[BENCH_MAX_REPS];
-	uint64_t misses[BENCH_MAX_REPS];
-};
-
-static unsigned char *region_at(const struct region *r, uint64_t off)
-{
-	kassert(off / COPY_CHUNK_BYTES < r->nchunks);
-	return r->chunk[off / COPY_CHUNK_BYTES] + off % COPY_CHUNK_BYTES;
-}
 
 static void region_free(struct region *r)
 {
@@ -179,8 +128,8 @@ static uint64_t region_alloc_pair(struct region *a, struct region *b,
 	return (uint64_t)b->nchunks * COPY_CHUNK_BYTES;
 }
 
-/* Checksum of the first n bytes (n a multiple of 8), chunk by chunk. */
-static uint64_t region_checksum(const struct region *r, uint64_t n)
+/* Chunk by chunk. */
+uint64_t copy_region_checksum(const struct region *r, uint64_t n)
 {
 	uint64_t h = 0;
 
@@ -194,31 +143,11 @@ static uint64_t region_checksum(const struct region *r, uint64_t n)
 	return h;
 }
 
-static void region_clear_nt(const struct region *r, uint64_t n)
+void copy_region_clear_nt(const struct region *r, uint64_t n)
 {
 	for (uint64_t off = 0; off < n; off += COPY_CHUNK_BYTES)
 		copy_clear_nt(region_at(r, off),
 			      MIN(n - off, (uint64_t)COPY_CHUNK_BYTES));
-}
-
-/* Open a model region for one phase (nothing when !c->mark). */
-static uint64_t mark_begin(const struct copy_ctx *c, const char *variant,
-			   const char *metric, uint64_t size)
-{
-	char label[DB_LABEL_MAX];
-
-	if (!c->mark)
-		return 0;
-	ksnprintf(label, sizeof(label), "copy|%s|%s|%lu", variant, metric,
-		  (unsigned long)size);
-	model_doorbell_label(label);
-	return bench_region_begin();
-}
-
-/* Close it; the region counts the phase's bytes in KiB, as the figures. */
-static void mark_end(uint64_t id, uint64_t bytes)
-{
-	bench_region_end(id, bytes / KiB(1));
 }
 
 static void phase_begin(struct copy_ctx *c, uint64_t *t0)
@@ -246,8 +175,8 @@ static void phase_end(struct copy_ctx *c, uint64_t t0,
 /* Everything outside the measured phases: the state a copy meets. */
 static void prepare(struct copy_ctx *c, uint64_t total)
 {
-	region_clear_nt(&c->dst, total);
-	c->sink = region_checksum(&c->src, total);
+	copy_region_clear_nt(&c->dst, total);
+	c->sink = copy_region_checksum(&c->src, total);
 	c->sink = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
 }
 
@@ -284,7 +213,7 @@ static bool one_rep(struct copy_ctx *c, const struct copy_routine *rt,
 	mark_end(id, sp->total);
 	id = mark_begin(c, rt->name, phase_metric[PH_CONSUME], sp->size);
 	phase_begin(c, &t0);
-	sum = region_checksum(&c->dst, sp->total);
+	sum = copy_region_checksum(&c->dst, sp->total);
 	phase_end(c, t0, &ps[PH_CONSUME], rep);
 	mark_end(id, sp->total);
 	if (sum != sp->src_sum) {
@@ -308,7 +237,7 @@ static bool one_rep(struct copy_ctx *c, const struct copy_routine *rt,
 			rt->name);
 		ok = false;
 	}
-	sum = region_checksum(&c->dst, sp->total);
+	sum = copy_region_checksum(&c->dst, sp->total);
 	if (sum != sp->src_sum) {
 		kprintf("copy: %s of %lu bytes: destination checksum %#lx, "
 			"source %#lx (bystander run)\n",
@@ -330,10 +259,10 @@ static void per_kib(struct stats *st, const uint64_t *samples,
 	stats_compute(st, v, reps, v);
 }
 
-static void add_figure(struct bench_figure *f, const char *variant,
-		       const char *metric, const char *unit,
-		       const uint64_t *samples, unsigned reps, uint64_t bytes,
-		       uint64_t size)
+void copy_add_figure(struct bench_figure *f, const char *variant,
+		     const char *metric, const char *unit,
+		     const uint64_t *samples, unsigned reps, uint64_t bytes,
+		     uint64_t size)
 {
 	struct stats st;
 
@@ -343,9 +272,8 @@ static void add_figure(struct bench_figure *f, const char *variant,
 	f->size = size;
 }
 
-/* Figures per size: three phases, cycles and misses, every routine. */
-#define MAX_ROUTINES 8
-#define FIGS_PER_SIZE (MAX_ROUTINES * PH_COUNT * 2)
+/* The run's context, one run at a time (experiments/copy.h). */
+struct copy_ctx copy_ctx;
 static struct bench_figure figs[FIGS_PER_SIZE];
 
 static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
@@ -354,7 +282,7 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 	const struct copy_routine *rt = copy_routines(&nr);
 	struct phase_samples ps[PH_COUNT];
 	struct size_plan sp;
-	char title[64];
+	char title[COPY_TITLE_MAX];
 	size_t nfig = 0;
 	int rc = 0;
 
@@ -363,7 +291,7 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 	sp.unit = MIN(size, (uint64_t)COPY_CHUNK_BYTES);
 	sp.total = MAX(size, (uint64_t)COPY_BATCH_BYTES);
 	kassert(COPY_CHUNK_BYTES % sp.unit == 0 && sp.total % sp.unit == 0);
-	sp.src_sum = region_checksum(&c->src, sp.total);
+	sp.src_sum = copy_region_checksum(&c->src, sp.total);
 
 	for (size_t k = 0; k < nr; k++) {
 		/* An unmeasured warm-up run first (code, TLB). */
@@ -381,14 +309,16 @@ static int measure_size(struct copy_ctx *c, uint64_t size, unsigned reps)
 			uint64_t bytes = p == PH_BYSTANDER ? c->ws_bytes
 							   : sp.total;
 
-			add_figure(&figs[nfig++], rt[k].name, phase_metric[p],
-				   UNIT_CYCLES, ps[p].ticks, reps, bytes,
-				   size);
+			copy_add_figure(&figs[nfig++], rt[k].name,
+					phase_metric[p], UNIT_CYCLES,
+					ps[p].ticks, reps, bytes, size);
 			if (c->miss_idx >= 0 &&
 			    !bench_kernel_counters_failed())
-				add_figure(&figs[nfig++], rt[k].name,
-					   phase_miss_metric[p], UNIT_MISSES,
-					   ps[p].misses, reps, bytes, size);
+				copy_add_figure(&figs[nfig++],
+						rt[k].name,
+						phase_miss_metric[p],
+						UNIT_MISSES, ps[p].misses,
+						reps, bytes, size);
 		}
 	}
 	if (size >= MiB(1))
@@ -421,189 +351,14 @@ static void measure_baseline(struct copy_ctx *c, unsigned reps)
 		phase_end(c, t0, &ps, rep);
 		mark_end(id, c->ws_bytes);
 	}
-	add_figure(&figs[nfig++], "no_copy", "bystander", UNIT_CYCLES,
-		   ps.ticks, reps, c->ws_bytes, 0);
+	copy_add_figure(&figs[nfig++], "no_copy", "bystander",
+			UNIT_CYCLES, ps.ticks, reps, c->ws_bytes, 0);
 	if (c->miss_idx >= 0 && !bench_kernel_counters_failed())
-		add_figure(&figs[nfig++], "no_copy", "bystander_llc_misses",
-			   UNIT_MISSES, ps.misses, reps, c->ws_bytes, 0);
-	bench_report("copy: bystander baseline (no copy in between)", figs,
-		     nfig);
-}
-
-/* A piece size as printed: in KiB when whole KiB, else in bytes. */
-static unsigned long piece_count(uint64_t piece)
-{
-	return (unsigned long)(piece % KiB(1) ? piece : piece >> 10);
-}
-
-static const char *piece_unit(uint64_t piece)
-{
-	return piece % KiB(1) ? "B" : "KiB";
-}
-
-/* The interleaved scenario's shape (see the top of the file). */
-struct interleave_plan {
-	uint64_t total;		/* bytes copied, a multiple of piece and of 8 */
-	uint64_t piece;		/* bytes per copy call */
-	uint64_t gap;		/* bytes copied between two touches */
-	uint64_t slice;		/* bystander bytes read after each piece */
-};
-
-/* One call's worth, split where it crosses a buffer chunk. */
-static void copy_piece(struct copy_ctx *c, copy_fn fn, uint64_t off,
-		       uint64_t len)
-{
-	while (len) {
-		uint64_t to_chunk_end = COPY_CHUNK_BYTES - off % COPY_CHUNK_BYTES;
-		uint64_t n = MIN(len, to_chunk_end);
-
-		fn(region_at(&c->dst, off), region_at(&c->src, off), n);
-		off += n;
-		len -= n;
-	}
-}
-
-/* Read the next slice of the bystander's set (cyclic, from *pos). */
-static uint64_t bystander_slice(struct copy_ctx *c, uint64_t *pos,
-				uint64_t slice)
-{
-	uint64_t sum = 0;
-
-	while (slice) {
-		uint64_t n = MIN(slice, c->ws_bytes - *pos);
-
-		sum += copy_checksum(c->ws + *pos / sizeof(uint64_t),
-				     n / sizeof(uint64_t));
-		*pos = (*pos + n) % c->ws_bytes;
-		slice -= n;
-	}
-	return sum;
-}
-
-/*
- * One repetition: the whole copy in pieces, a timed bystander slice
- * after each. Returns false when the copy came out wrong.
- */
-static bool interleave_rep(struct copy_ctx *c, const struct copy_routine *rt,
-			   const struct interleave_plan *ip, uint64_t src_sum,
-			   struct phase_samples *ps, unsigned rep)
-{
-	uint64_t vals[BENCH_MAX_COUNTERS], pos = 0, read = 0, id, t0, sum;
-
-	/* The destination is not cached; the bystander was just running. */
-	region_clear_nt(&c->dst, ip->total);
-	c->sink = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
-	ps->ticks[rep] = 0;
-	ps->misses[rep] = 0;
-	id = mark_begin(c, rt->name, INTERLEAVE_METRIC, ip->total);
-	if (id)
-		model_doorbell_pause(id);
-	for (uint64_t off = 0; off < ip->total; off += ip->piece) {
-		copy_piece(c, rt->fn, off, ip->piece);
-		if (id)
-			model_doorbell_resume(id);
-		if (c->ctr)
-			c->ctr->start(c->ctr->ctx);
-		t0 = c->clk->now();
-		c->sink = bystander_slice(c, &pos, ip->slice);
-		ps->ticks[rep] += c->clk->now() - t0;
-		if (c->ctr) {
-			c->ctr->stop(c->ctr->ctx);
-			c->ctr->read(c->ctr->ctx, vals);
-			if (c->miss_idx >= 0)
-				ps->misses[rep] += vals[c->miss_idx];
-		}
-		if (id)
-			model_doorbell_pause(id);
-		read += ip->slice;
-	}
-	if (id)
-		model_doorbell_resume(id);
-	mark_end(id, read);
-	sum = region_checksum(&c->dst, ip->total);
-	if (sum != src_sum) {
-		kprintf("copy: %s in %lu-byte pieces: destination checksum "
-			"%#lx, source %#lx (interleaved)\n",
-			rt->name, (unsigned long)ip->piece, (unsigned long)sum,
-			(unsigned long)src_sum);
-		return false;
-	}
-	return true;
-}
-
-static int measure_interleaved(struct copy_ctx *c,
-			       const struct interleave_plan *ip,
-			       unsigned reps)
-{
-	size_t nr, nfig = 0;
-	const struct copy_routine *rt = copy_routines(&nr);
-	struct phase_samples ps;
-	uint64_t src_sum = region_checksum(&c->src, ip->total);
-	uint64_t bytes = ip->total / ip->piece * ip->slice;
-	char title[96];
-
-	kassert(nr * 2 <= FIGS_PER_SIZE);
-	for (size_t k = 0; k < nr; k++) {
-		c->mark = false;
-		if (!interleave_rep(c, &rt[k], ip, src_sum, &ps, 0))
-			return 1;
-		c->mark = true;
-		for (unsigned rep = 0; rep < reps; rep++)
-			if (!interleave_rep(c, &rt[k], ip, src_sum, &ps,
-					    rep)) {
-				c->mark = false;
-				return 1;
-			}
-		c->mark = false;
-		add_figure(&figs[nfig++], rt[k].name, INTERLEAVE_METRIC,
-			   UNIT_CYCLES, ps.ticks, reps, bytes, ip->total);
-		if (c->miss_idx >= 0 && !bench_kernel_counters_failed())
-			add_figure(&figs[nfig++], rt[k].name,
-				   INTERLEAVE_MISS_METRIC, UNIT_MISSES,
-				   ps.misses, reps, bytes, ip->total);
-	}
-	ksnprintf(title, sizeof(title),
-		  "copy: %lu MiB in %lu %s pieces, bystander between pieces",
-		  (unsigned long)(ip->total >> 20), piece_count(ip->piece),
-		  piece_unit(ip->piece));
-	bench_report(title, figs, nfig);
-	return 0;
-}
-
-/*
- * Plan the interleaved scenario over buffers of 'got' bytes; false (with
- * the reason printed) when they do not exceed the LLC.
- */
-static bool plan_interleave(struct interleave_plan *ip, uint64_t llc,
-			    uint64_t ws, uint64_t largest, uint64_t got,
-			    uint64_t cap, uint64_t piece)
-{
-	uint64_t total = MAX(largest, INTERLEAVE_LLC_FACTOR * llc);
-
-	total = MIN(MIN(total, got), cap);
-	/* Whole pieces, and whole words for the checksums. */
-	total -= total % (piece * sizeof(uint64_t));
-	if (!llc || total <= llc) {
-		kprintf("copy: interleaved scenario not run: it needs a copy "
-			"larger than the LLC (%lu KiB%s), the buffers allow "
-			"%lu KiB\n", (unsigned long)(llc >> 10),
-			llc ? "" : ", unknown", (unsigned long)(total >> 10));
-		return false;
-	}
-	ip->total = total;
-	ip->piece = piece;
-	ip->gap = copy_interleave_gap(llc, ws, piece);
-	ip->slice = copy_interleave_slice(ws, ip->gap, piece);
-	kprintf("copy: interleaved: %lu KiB copied in %lu %s pieces, the "
-		"bystander reads %lu B after each: %lu KiB copied between two "
-		"touches of one of its lines (LRU keeps the set beside %lu "
-		"KiB of source, loses it beside %lu KiB of source and "
-		"destination)\n",
-		(unsigned long)(total >> 10), piece_count(piece),
-		piece_unit(piece), (unsigned long)ip->slice,
-		(unsigned long)(ip->gap >> 10), (unsigned long)(ip->gap >> 10),
-		(unsigned long)(2 * ip->gap >> 10));
-	return true;
+		copy_add_figure(&figs[nfig++], "no_copy",
+				"bystander_llc_misses", UNIT_MISSES,
+				ps.misses, reps, c->ws_bytes, 0);
+	bench_report("copy: bystander baseline (no copy in between)",
+		     figs, nfig);
 }
 
 /* Every routine against memcpy semantics on awkward sizes/offsets. */
@@ -683,7 +438,7 @@ static const struct experiment_param copy_params[] = {
 
 static int copy_run(enum experiment_mode mode)
 {
-	static struct copy_ctx c;
+	struct copy_ctx *c = &copy_ctx;
 	bool full = mode == EXPERIMENT_FULL;
 	unsigned reps = full ? FULL_REPS : QUICK_REPS;
 	uint64_t want = full ? FULL_MAX_BYTES : QUICK_MAX_BYTES;
@@ -711,16 +466,16 @@ static int copy_run(enum experiment_mode mode)
 	if (self_check())
 		return 1;
 
-	memset(&c, 0, sizeof(c));
-	c.clk = bench_kernel_clock();
-	c.ctr = bench_kernel_counters();
-	c.miss_idx = find_miss_counter(c.ctr);
-	c.ws_bytes = copy_bystander_bytes(llc, WS_MIN,
+	memset(c, 0, sizeof(*c));
+	c->clk = bench_kernel_clock();
+	c->ctr = bench_kernel_counters();
+	c->miss_idx = find_miss_counter(c->ctr);
+	c->ws_bytes = copy_bystander_bytes(llc, WS_MIN,
 					  full ? WS_MAX_FULL : WS_MAX_QUICK,
 					  WS_FALLBACK);
 	free_mib = page_alloc_free_pages() >> (20 - PAGE_SHIFT);
-	c.ws = page_alloc(COPY_CHUNK_ORDER);
-	got = c.ws ? region_alloc_pair(&c.src, &c.dst, want) : 0;
+	c->ws = page_alloc(COPY_CHUNK_ORDER);
+	got = c->ws ? region_alloc_pair(&c->src, &c->dst, want) : 0;
 	if (!got) {
 		/* A machine too small: said, not failed. */
 		bench_missing("copy", NULL, NULL, BENCH_SKIPPED,
@@ -749,10 +504,10 @@ static int copy_run(enum experiment_mode mode)
 				 quick_sizes[nsizes] <= got;
 		     nsizes++)
 			sizes[nsizes] = quick_sizes[nsizes];
-	fill_source(&c, got);
-	for (uint64_t i = 0; i < c.ws_bytes / sizeof(uint64_t); i++)
-		c.ws[i] = i * 0x2545f4914f6cdd1dull;
-	c.ws_sum = copy_checksum(c.ws, c.ws_bytes / sizeof(uint64_t));
+	fill_source(c, got);
+	for (uint64_t i = 0; i < c->ws_bytes / sizeof(uint64_t); i++)
+		c->ws[i] = i * 0x2545f4914f6cdd1dull;
+	c->ws_sum = copy_checksum(c->ws, c->ws_bytes / sizeof(uint64_t));
 
 	kprintf("copy: %s mode, %u repetitions, sizes %lu B .. %lu KiB, "
 		"small copies batched to %lu KiB, bystander set %lu KiB "
@@ -760,25 +515,25 @@ static int copy_run(enum experiment_mode mode)
 		full ? "full" : "quick", reps, (unsigned long)sizes[0],
 		(unsigned long)(sizes[nsizes - 1] >> 10),
 		(unsigned long)(COPY_BATCH_BYTES >> 10),
-		(unsigned long)(c.ws_bytes >> 10), bench_env_llc_text(),
-		c.clk->name);
-	interleave = plan_interleave(&ip, llc, c.ws_bytes,
-				     sizes[nsizes - 1], got, interleave_cap,
-				     piece);
-	if (!c.ctr)
+		(unsigned long)(c->ws_bytes >> 10), bench_env_llc_text(),
+		c->clk->name);
+	interleave = copy_plan_interleave(&ip, llc, c->ws_bytes,
+					  sizes[nsizes - 1], got,
+					  interleave_cap, piece);
+	if (!c->ctr)
 		kprintf("copy: no PMU here: TSC cycles only, no LLC-miss "
 			"figures\n");
-	else if (c.miss_idx < 0)
+	else if (c->miss_idx < 0)
 		kprintf("copy: the PMU has no LLC-miss event: TSC only\n");
 	if (bench_env_is_tcg())
 		kprintf("copy: NOTE: QEMU TCG models no caches; these figures "
 			"are emulation cost only, not a hardware finding\n");
 
-	measure_baseline(&c, reps);
+	measure_baseline(c, reps);
 	for (size_t i = 0; i < nsizes && !rc; i++)
-		rc = measure_size(&c, sizes[i], reps);
+		rc = measure_size(c, sizes[i], reps);
 	if (!rc && interleave)
-		rc = measure_interleaved(&c, &ip, reps);
+		rc = copy_measure_interleaved(&ip, reps, figs);
 	if (rc)
 		kprintf("copy: FAILED: a copy routine produced a wrong copy\n");
 	else if (bench_env_is_tcg())
@@ -788,10 +543,10 @@ static int copy_run(enum experiment_mode mode)
 	else
 		kprintf("copy: all copies verified\n");
 out:
-	if (c.ws)
-		page_free(c.ws, COPY_CHUNK_ORDER);
-	region_free(&c.src);
-	region_free(&c.dst);
+	if (c->ws)
+		page_free(c->ws, COPY_CHUNK_ORDER);
+	region_free(&c->src);
+	region_free(&c->dst);
 	return rc;
 }
 

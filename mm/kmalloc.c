@@ -56,8 +56,14 @@
  * to its slab). Only a live object whose first word a caller set to that
  * exact mark would be misreported, which no real data does. Objects in
  * caches are free: kmalloc_in_use_bytes() subtracts them.
+ *
+ * Files: this one holds the classes, slabs, per-CPU caches and the
+ * interface; mm/kmalloc_large.c the large blocks and large_table;
+ * mm/kmalloc_stats.c the statistics; mm/kmalloc_internal.h what the three
+ * share. The rules above are the invariants of all three.
  */
 #include "mm/kmalloc.h"
+#include "mm/kmalloc_internal.h"
 #include "lib/assert.h"
 #include "lib/atomic.h"
 #include "lib/compiler.h"
@@ -93,11 +99,9 @@
 #define KMALLOC_TOP_SIZE                                                    \
 	ALIGN_DOWN((PAGE_SIZE - SLAB_HDR_SIZE) / 2, (uint64_t)CACHE_LINE_SIZE)
 
-#define LARGE_HASH_BUCKETS 64u
-
-/* Bounds of one (CPU, class) cache; a class caches up to two slabs' worth
- * (so the top class, two objects a slab, keeps 4, not 32 pages' worth). */
-#define CPU_CACHE_MAX 32u
+/* Bounds of one (CPU, class) cache (CPU_CACHE_MAX: kmalloc_internal.h); a
+ * class caches up to two slabs' worth (so the top class, two objects a
+ * slab, keeps 4, not 32 pages' worth). */
 #define CPU_CACHE_MIN 4u
 #define CPU_CACHE_SLABS 2u
 /* First word of an object sitting in a per-CPU cache, xored with its
@@ -108,8 +112,6 @@ BUILD_ASSERT(((CACHED_MAGIC ^ KMALLOC_POISON_WORD) &
 	      (KMALLOC_MIN_ALIGN - 1)) != 0);
 
 BUILD_ASSERT(KMALLOC_MAX_ORDER <= BUDDY_MAX_ORDER);
-
-struct kmalloc_class;
 
 /* Header at the start of every slab page. */
 struct slab {
@@ -125,46 +127,6 @@ struct slab {
 BUILD_ASSERT(sizeof(struct slab) <= SLAB_HDR_SIZE);
 BUILD_ASSERT(SLAB_HDR_SIZE % CACHE_LINE_SIZE == 0);
 
-/*
- * One size class. Aligned to a cache line so that two CPUs working on
- * different classes do not bounce one line between them.
- */
-struct kmalloc_class {
-	struct spinlock lock;
-	const char *name;
-	uint32_t size;	/* object size */
-	uint32_t align; /* every object is aligned to this */
-	uint32_t first; /* offset of object 0 in the slab page */
-	uint32_t nr;	/* objects per slab */
-	bool internal;	/* not for kfree() by users */
-	uint32_t cache_limit; /* per-CPU cache size, 0: not cached */
-	uint32_t cache_batch; /* objects moved per refill or flush */
-	struct slab *partial; /* slabs with at least one free object */
-	/* out: used-bits set (callers and per-CPU caches); allocs, frees:
-	 * the locked path only; refills, flushes: per-CPU cache traffic. */
-	uint64_t out, slabs, allocs, frees, failures, refills, flushes;
-} __aligned(CACHE_LINE_SIZE);
-
-/*
- * One CPU's cache of one class. count and the counters are written only
- * by the owning CPU (count also only under the class lock when objects
- * move to or from slabs), and read by the statistics from any CPU, hence
- * the relaxed atomic accesses: plain moves on x86, no lock prefix.
- */
-struct cpu_cache {
-	uint32_t count;
-	uint64_t allocs; /* objects handed to callers from this cache */
-	uint64_t frees;	 /* objects kfree() put into this cache */
-	void *obj[CPU_CACHE_MAX];
-} __aligned(CACHE_LINE_SIZE);
-
-/* Where a large block is; lives in the internal record class. */
-struct large_rec {
-	void *addr;
-	struct large_rec *next; /* hash chain */
-	uint32_t order;
-};
-
 static const uint32_t user_class_sizes[] = {
 	8, 16, 32, 64, 128, 256, 512, 1024, KMALLOC_TOP_SIZE,
 };
@@ -173,32 +135,19 @@ static const char *const user_class_names[] = {
 	"kmalloc-64",  "kmalloc-128", "kmalloc-256",
 	"kmalloc-512", "kmalloc-1k",  "kmalloc-top",
 };
-#define NR_USER_CLASSES ARRAY_SIZE(user_class_sizes)
+BUILD_ASSERT(ARRAY_SIZE(user_class_sizes) == NR_USER_CLASSES);
 BUILD_ASSERT(ARRAY_SIZE(user_class_names) == NR_USER_CLASSES);
-#define REC_CLASS NR_USER_CLASSES /* index of the record class */
-#define NR_CLASSES (NR_USER_CLASSES + 1)
-
-static struct kmalloc_class classes[NR_CLASSES];
-
-static struct {
-	struct spinlock lock;
-	struct large_rec *bucket[LARGE_HASH_BUCKETS];
-	uint64_t in_use, pages, allocs, frees, failures;
-} large __aligned(CACHE_LINE_SIZE);
-
-/* The caches of one CPU: one backend page, allocated on its first use. */
-struct kmalloc_cpu {
-	struct cpu_cache cache[NR_USER_CLASSES];
-};
 BUILD_ASSERT(sizeof(struct kmalloc_cpu) <= PAGE_SIZE);
+
+struct kmalloc_class kmalloc_classes[NR_CLASSES];
 
 static const struct kmalloc_backend *backend;
 
 /* NULL: no per-CPU caches. Set by kmalloc_enable_cpu_caches(). */
 static unsigned (*cpu_hook)(void);
-static unsigned cpu_limit; /* CPU numbers below this have caches */
-static struct kmalloc_cpu *cpu_area[MAX_CPUS];
-static uint64_t cpu_area_pages;
+unsigned kmalloc_cpu_limit; /* CPU numbers below this have caches */
+struct kmalloc_cpu *kmalloc_cpu_area[MAX_CPUS];
+uint64_t kmalloc_cpu_area_pages;
 
 /* Largest power of two dividing x, at most cap (a power of two). */
 static uint32_t pow2_factor(uint32_t x, uint32_t cap)
@@ -233,18 +182,15 @@ void kmalloc_init(const struct kmalloc_backend *b)
 {
 	kassert(b && b->alloc_pages && b->free_pages);
 	for (unsigned i = 0; i < NR_USER_CLASSES; i++)
-		class_setup(&classes[i], user_class_names[i],
+		class_setup(&kmalloc_classes[i], user_class_names[i],
 			    user_class_sizes[i], false);
-	class_setup(&classes[REC_CLASS], "large-rec",
+	class_setup(&kmalloc_classes[REC_CLASS], "large-rec",
 		    sizeof(struct large_rec), true);
-	spin_lock_init(&large.lock, NULL);
-	memset(large.bucket, 0, sizeof(large.bucket));
-	large.in_use = large.pages = large.allocs = 0;
-	large.frees = large.failures = 0;
+	kmalloc_large_init();
 	atomic_store_relaxed(&cpu_hook, NULL);
-	atomic_store_relaxed(&cpu_limit, 0);
-	memset(cpu_area, 0, sizeof(cpu_area));
-	cpu_area_pages = 0;
+	atomic_store_relaxed(&kmalloc_cpu_limit, 0);
+	memset(kmalloc_cpu_area, 0, sizeof(kmalloc_cpu_area));
+	kmalloc_cpu_area_pages = 0;
 	atomic_store_release(&backend, b);
 }
 
@@ -253,7 +199,7 @@ bool kmalloc_initialized(void)
 	return atomic_load_acquire(&backend) != NULL;
 }
 
-static const struct kmalloc_backend *get_backend(void)
+const struct kmalloc_backend *kmalloc_backend(void)
 {
 	const struct kmalloc_backend *b = atomic_load_acquire(&backend);
 
@@ -264,10 +210,10 @@ static const struct kmalloc_backend *get_backend(void)
 
 void kmalloc_enable_cpu_caches(unsigned (*cpu_id)(void), unsigned ncpus_max)
 {
-	get_backend();
+	kmalloc_backend();
 	/* Switching the caches off would strand what they hold. */
 	kassert(cpu_id && !atomic_load_relaxed(&cpu_hook));
-	atomic_store_relaxed(&cpu_limit, MIN(ncpus_max, MAX_CPUS));
+	atomic_store_relaxed(&kmalloc_cpu_limit, MIN(ncpus_max, MAX_CPUS));
 	atomic_store_release(&cpu_hook, cpu_id);
 }
 
@@ -306,7 +252,7 @@ static void partial_remove(struct kmalloc_class *c, struct slab *s)
 /* A fresh slab from the backend, every object poisoned; NULL if none. */
 static struct slab *slab_new(struct kmalloc_class *c)
 {
-	struct slab *s = get_backend()->alloc_pages(0);
+	struct slab *s = kmalloc_backend()->alloc_pages(0);
 
 	if (!s)
 		return NULL;
@@ -426,8 +372,8 @@ static struct slab *slab_of(const void *ptr, const char *what, void *caller)
 {
 	struct slab *s = (struct slab *)ALIGN_DOWN((uintptr_t)ptr, PAGE_SIZE);
 
-	if (s->tag != slab_tag(s) || s->cls < classes ||
-	    s->cls >= classes + NR_CLASSES || s->cls->internal)
+	if (s->tag != slab_tag(s) || s->cls < kmalloc_classes ||
+	    s->cls >= kmalloc_classes + NR_CLASSES || s->cls->internal)
 		panic("%s(%p) from %p: pointer not from kmalloc (or its slab "
 		      "was already freed)", what, ptr, caller);
 	return s;
@@ -499,7 +445,7 @@ static void class_free(struct slab *s, void *ptr, void *caller)
 	c->frees++;
 	spin_unlock(&c->lock);
 	if (release)
-		get_backend()->free_pages(s, 0);
+		kmalloc_backend()->free_pages(s, 0);
 }
 
 /* ---- per-CPU caches ----------------------------------------------------- */
@@ -531,18 +477,18 @@ static struct kmalloc_cpu *this_cpu_area(void)
 	if (!hook)
 		return NULL;
 	cpu = hook();
-	if (cpu >= atomic_load_relaxed(&cpu_limit))
+	if (cpu >= atomic_load_relaxed(&kmalloc_cpu_limit))
 		return NULL;
-	pc = atomic_load_relaxed(&cpu_area[cpu]);
+	pc = atomic_load_relaxed(&kmalloc_cpu_area[cpu]);
 	if (likely(pc))
 		return pc;
-	pc = get_backend()->alloc_pages(0);
+	pc = kmalloc_backend()->alloc_pages(0);
 	if (!pc)
 		return NULL;
 	memset(pc, 0, sizeof(*pc));
-	atomic_fetch_add_relaxed(&cpu_area_pages, 1);
+	atomic_fetch_add_relaxed(&kmalloc_cpu_area_pages, 1);
 	/* Release: statistics on other CPUs read the zeroed counters. */
-	atomic_store_release(&cpu_area[cpu], pc);
+	atomic_store_release(&kmalloc_cpu_area[cpu], pc);
 	return pc;
 }
 
@@ -553,7 +499,7 @@ static struct cpu_cache *cache_of(struct kmalloc_class *c)
 	if (!c->cache_limit)
 		return NULL;
 	pc = this_cpu_area();
-	return pc ? &pc->cache[c - classes] : NULL;
+	return pc ? &pc->cache[c - kmalloc_classes] : NULL;
 }
 
 /*
@@ -588,7 +534,7 @@ static void cache_flush(struct kmalloc_class *c, struct cpu_cache *cc,
 	while (empty) {
 		struct slab *next = empty->next;
 
-		get_backend()->free_pages(empty, 0);
+		kmalloc_backend()->free_pages(empty, 0);
 		empty = next;
 	}
 }
@@ -688,7 +634,7 @@ void kmalloc_drain_cpu(void)
 		return;
 	for (unsigned i = 0; i < NR_USER_CLASSES; i++)
 		if (pc->cache[i].count)
-			cache_flush(&classes[i], &pc->cache[i],
+			cache_flush(&kmalloc_classes[i], &pc->cache[i],
 				    pc->cache[i].count);
 }
 
@@ -698,104 +644,20 @@ void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)))
 		run_on_each_cpu(kmalloc_drain_cpu);
 }
 
-/* ---- large blocks ------------------------------------------------------- */
+/* ---- records of large blocks (mm/kmalloc_large.c) ----------------------- */
 
-static inline unsigned large_hash(const void *p)
+struct large_rec *kmalloc_rec_alloc(void)
 {
-	return ((uintptr_t)p >> PAGE_SHIFT) % LARGE_HASH_BUCKETS;
-}
-
-/* Smallest order whose block holds size bytes (size <= max block). */
-static unsigned order_for(size_t size)
-{
-	unsigned order = 0;
-
-	while (((size_t)PAGE_SIZE << order) < size)
-		order++;
-	return order;
+	return class_alloc(&kmalloc_classes[REC_CLASS]);
 }
 
 /* Records are internal: this bypasses the user check of slab_of(). */
-static void rec_free(struct large_rec *rec, void *caller)
+void kmalloc_rec_free(struct large_rec *rec, void *caller)
 {
 	struct slab *s = (struct slab *)ALIGN_DOWN((uintptr_t)rec, PAGE_SIZE);
 
-	kassert(s->tag == slab_tag(s) && s->cls == &classes[REC_CLASS]);
+	kassert(s->tag == slab_tag(s) && s->cls == &kmalloc_classes[REC_CLASS]);
 	class_free(s, rec, caller);
-}
-
-static void large_fail(void)
-{
-	spin_lock(&large.lock);
-	large.failures++;
-	spin_unlock(&large.lock);
-}
-
-static void *large_alloc(size_t size)
-{
-	unsigned order = order_for(size);
-	struct large_rec *rec;
-	void *p;
-
-	rec = class_alloc(&classes[REC_CLASS]);
-	if (!rec) {
-		large_fail();
-		return NULL;
-	}
-	p = get_backend()->alloc_pages(order);
-	if (!p) {
-		rec_free(rec, __builtin_return_address(0));
-		large_fail();
-		return NULL;
-	}
-	if (!IS_ALIGNED((uintptr_t)p, PAGE_SIZE))
-		panic("kmalloc: backend returned unaligned block %p", p);
-	rec->addr = p;
-	rec->order = order;
-
-	spin_lock(&large.lock);
-	rec->next = large.bucket[large_hash(p)];
-	large.bucket[large_hash(p)] = rec;
-	large.in_use++;
-	large.pages += 1ull << order;
-	large.allocs++;
-	spin_unlock(&large.lock);
-	return p;
-}
-
-/* The record of the large block at p; large.lock held. NULL if none. */
-static struct large_rec **large_find(const void *p)
-{
-	struct large_rec **pp = &large.bucket[large_hash(p)];
-
-	while (*pp && (*pp)->addr != p)
-		pp = &(*pp)->next;
-	return *pp ? pp : NULL;
-}
-
-static void large_free(void *p, void *caller)
-{
-	struct large_rec **pp, *rec;
-	unsigned order;
-
-	spin_lock(&large.lock);
-	pp = large_find(p);
-	if (!pp) {
-		spin_unlock(&large.lock);
-		panic("kfree(%p) from %p: page-aligned pointer that is no live "
-		      "large block (double free, or not from kmalloc)", p,
-		      caller);
-	}
-	rec = *pp;
-	*pp = rec->next;
-	order = rec->order;
-	large.in_use--;
-	large.pages -= 1ull << order;
-	large.frees++;
-	spin_unlock(&large.lock);
-
-	get_backend()->free_pages(p, order);
-	rec_free(rec, caller);
 }
 
 /* ---- interface ---------------------------------------------------------- */
@@ -810,8 +672,8 @@ void *kmalloc_aligned(size_t size, size_t align)
 		      __builtin_return_address(0),
 		      (unsigned long long)PAGE_SIZE);
 	if (size > ((size_t)PAGE_SIZE << KMALLOC_MAX_ORDER)) {
-		get_backend();
-		large_fail();
+		kmalloc_backend();
+		kmalloc_large_fail();
 		return NULL;
 	}
 	if (size == 0)
@@ -819,7 +681,7 @@ void *kmalloc_aligned(size_t size, size_t align)
 	/* Round up so the object owns whole align-sized blocks. */
 	size = ALIGN_UP(size, align);
 	for (unsigned i = 0; i < NR_USER_CLASSES; i++) {
-		struct kmalloc_class *c = &classes[i];
+		struct kmalloc_class *c = &kmalloc_classes[i];
 
 		if (c->size >= size && c->align >= align) {
 			struct cpu_cache *cc = cache_of(c);
@@ -827,7 +689,7 @@ void *kmalloc_aligned(size_t size, size_t align)
 			return cc ? cache_alloc(c, cc) : class_alloc(c);
 		}
 	}
-	return large_alloc(size);
+	return kmalloc_large_alloc(size);
 }
 
 void *kmalloc(size_t size)
@@ -859,12 +721,12 @@ void kfree(void *ptr)
 	if (!ptr)
 		return;
 	trace_point(kfree, (uintptr_t)ptr);
-	get_backend();
+	kmalloc_backend();
 	if (!IS_ALIGNED((uintptr_t)ptr, KMALLOC_MIN_ALIGN))
 		panic("kfree(%p) from %p: misaligned pointer, not from kmalloc",
 		      ptr, caller);
 	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE)) {
-		large_free(ptr, caller);
+		kmalloc_large_free(ptr, caller);
 	} else {
 		struct slab *s = slab_of(ptr, "kfree", caller);
 		struct cpu_cache *cc = cache_of(s->cls);
@@ -879,15 +741,11 @@ void kfree(void *ptr)
 size_t ksize(const void *ptr)
 {
 	void *caller = __builtin_return_address(0);
-	struct large_rec **pp;
 	struct slab *s;
 	size_t size;
 
 	if (IS_ALIGNED((uintptr_t)ptr, PAGE_SIZE)) {
-		spin_lock(&large.lock);
-		pp = large_find(ptr);
-		size = pp ? (size_t)PAGE_SIZE << (*pp)->order : 0;
-		spin_unlock(&large.lock);
+		size = kmalloc_large_size(ptr);
 		if (!size)
 			panic("ksize(%p) from %p: no live large block", ptr,
 			      caller);
@@ -896,144 +754,4 @@ size_t ksize(const void *ptr)
 	s = slab_of(ptr, "ksize", caller);
 	slab_index(s, ptr, "ksize", caller);
 	return s->cls->size;
-}
-
-/* ---- statistics --------------------------------------------------------- */
-
-unsigned kmalloc_stats_rows(void)
-{
-	return NR_CLASSES + 1;
-}
-
-bool kmalloc_stats_get(unsigned i, struct kmalloc_stats *out)
-{
-	if (i < NR_CLASSES) {
-		struct kmalloc_class *c = &classes[i];
-		uint64_t cached = 0, hits = 0, cfrees = 0;
-		unsigned ncpu = atomic_load_relaxed(&cpu_limit);
-
-		spin_lock(&c->lock);
-		/* Counts change under this lock when objects cross between
-		 * caches and slabs, so out - cached is a consistent view. */
-		for (unsigned cpu = 0; c->cache_limit && cpu < ncpu; cpu++) {
-			struct kmalloc_cpu *pc =
-				atomic_load_acquire(&cpu_area[cpu]);
-
-			if (!pc)
-				continue;
-			cached += atomic_load_relaxed(&pc->cache[i].count);
-			hits += atomic_load_relaxed(&pc->cache[i].allocs);
-			cfrees += atomic_load_relaxed(&pc->cache[i].frees);
-		}
-		*out = (struct kmalloc_stats){
-			.name = c->name,
-			.obj_size = c->size,
-			.per_slab = c->nr,
-			/* A counter read mid-move may lag: never wrap. */
-			.in_use = c->out > cached ? c->out - cached : 0,
-			.slabs = c->slabs,
-			.pages = c->slabs,
-			.allocs = c->allocs + hits,
-			.frees = c->frees + cfrees,
-			.failures = c->failures,
-			.cached = cached,
-			/* Each refill served one allocation: a miss. */
-			.cache_hits = hits - MIN(hits, c->refills),
-			.cache_refills = c->refills,
-			.cache_flushes = c->flushes,
-		};
-		spin_unlock(&c->lock);
-		return true;
-	}
-	if (i == NR_CLASSES) {
-		spin_lock(&large.lock);
-		*out = (struct kmalloc_stats){
-			.name = "large",
-			.in_use = large.in_use,
-			.slabs = large.in_use,
-			.pages = large.pages,
-			.allocs = large.allocs,
-			.frees = large.frees,
-			.failures = large.failures,
-		};
-		spin_unlock(&large.lock);
-		return true;
-	}
-	return false;
-}
-
-size_t kmalloc_in_use_bytes(void)
-{
-	struct kmalloc_stats st;
-	size_t bytes = 0;
-
-	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
-		if (i == REC_CLASS)
-			continue; /* bookkeeping, not user memory */
-		if (st.obj_size)
-			bytes += st.in_use * st.obj_size;
-		else
-			bytes += st.pages * PAGE_SIZE;
-	}
-	return bytes;
-}
-
-uint64_t kmalloc_backend_pages(void)
-{
-	struct kmalloc_stats st;
-	uint64_t pages = 0;
-
-	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++)
-		pages += st.pages;
-	return pages + kmalloc_percpu_pages();
-}
-
-uint64_t kmalloc_percpu_pages(void)
-{
-	return atomic_load_relaxed(&cpu_area_pages);
-}
-
-void kmalloc_stats_print(void)
-{
-	struct kmalloc_stats st, sum = { .name = "total" };
-
-	kprintf("kmalloc: %-12s %6s %5s %9s %7s %10s %10s %6s %6s %10s %8s "
-		"%8s\n", "class", "size", "/slab", "in-use", "pages", "allocs",
-		"frees", "fails", "cached", "hits", "refills", "flushes");
-	for (unsigned i = 0; kmalloc_stats_get(i, &st); i++) {
-		kprintf("kmalloc: %-12s %6zu %5u %9llu %7llu %10llu %10llu "
-			"%6llu %6llu %10llu %8llu %8llu\n", st.name,
-			st.obj_size, st.per_slab,
-			(unsigned long long)st.in_use,
-			(unsigned long long)st.pages,
-			(unsigned long long)st.allocs,
-			(unsigned long long)st.frees,
-			(unsigned long long)st.failures,
-			(unsigned long long)st.cached,
-			(unsigned long long)st.cache_hits,
-			(unsigned long long)st.cache_refills,
-			(unsigned long long)st.cache_flushes);
-		sum.pages += st.pages;
-		if (i == REC_CLASS)
-			continue; /* bookkeeping: counted by "large" */
-		sum.allocs += st.allocs;
-		sum.frees += st.frees;
-		sum.failures += st.failures;
-		sum.cached += st.cached;
-		sum.cache_hits += st.cache_hits;
-		sum.cache_refills += st.cache_refills;
-		sum.cache_flushes += st.cache_flushes;
-	}
-	kprintf("kmalloc: %-12s %6s %5s %9s %7llu %10llu %10llu %6llu %6llu "
-		"%10llu %8llu %8llu\n", sum.name, "", "", "",
-		(unsigned long long)sum.pages, (unsigned long long)sum.allocs,
-		(unsigned long long)sum.frees,
-		(unsigned long long)sum.failures,
-		(unsigned long long)sum.cached,
-		(unsigned long long)sum.cache_hits,
-		(unsigned long long)sum.cache_refills,
-		(unsigned long long)sum.cache_flushes);
-	kprintf("kmalloc: %zu bytes in use, %llu pages of per-CPU caches\n",
-		kmalloc_in_use_bytes(),
-		(unsigned long long)kmalloc_percpu_pages());
 }

@@ -41,7 +41,7 @@
  * the host's kernel: on a machine shared with other work the wall-clock
  * figures are those of the CPUs it got; the CPU-time ones are not.
  */
-// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c tests/host/host_cycles.c tests/host/host_cpu.c
+// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/rcu.c lib/spinlock.c lib/rwlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

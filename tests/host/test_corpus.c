@@ -4,7 +4,7 @@
  * expected, the hash separates near-identical inputs, and a compile frees
  * every kmalloc() object and depends only on its source.
  */
-// HOST_SRCS: workloads/corpus.c mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c
+// HOST_SRCS: workloads/corpus.c mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/spinlock.c tests/host/host_cycles.c
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * speculative protocol shows up as a wrong page, poisoned data, or a TSan
  * race between a free and a reader.
  */
-// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/rwlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
+// HOST_SRCS: mm/filemap.c mm/radix_tree.c mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/rcu.c lib/spinlock.c lib/rwlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * frame stays mapped in the kernel's direct map, so a stale pointer can be
  * tested without ASan stopping the program first.
  */
-// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
+// HOST_SRCS: mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

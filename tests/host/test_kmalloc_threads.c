@@ -14,7 +14,7 @@
  * Workers never call EXPECT_*: they count what went wrong and the test
  * thread checks after joining them.
  */
-// HOST_SRCS: mm/kmalloc.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
+// HOST_SRCS: mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/spinlock.c tests/host/host_cycles.c tests/host/host_cpu.c
 // HOST_SANITIZE: thread
 #include <stdint.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * invariants after every phase. Freed nodes go through RCU (one CPU here,
  * so rcu_barrier() runs them) and are poisoned.
  */
-// HOST_SRCS: mm/radix_tree.c mm/kmalloc.c lib/rcu.c lib/spinlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
+// HOST_SRCS: mm/radix_tree.c mm/kmalloc.c mm/kmalloc_large.c mm/kmalloc_stats.c lib/rcu.c lib/spinlock.c lib/string.c tests/host/host_cycles.c tests/host/host_cpu.c
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ktest.h"

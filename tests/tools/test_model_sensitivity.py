@@ -18,7 +18,7 @@ import sys
 import tempfile
 import unittest
 
-from tools.model import model
+from tools.model import model_tracing
 from tools.results import report
 from tools.results import seed_ratios
 from tools.runner import model_sensitivity as ms
@@ -47,7 +47,8 @@ def load_seeds():
 
 
 def modelled(exp, variant, metric, unit, cycles, cpus=1):
-    """A result with model figures attached, as model.attribute leaves it."""
+    """A result with model figures attached, as model_lines.attribute
+    leaves it."""
     return {"experiment": exp, "variant": variant, "metric": metric,
             "unit": unit, "median": 1.0, "n": 1, "cpus": cpus,
             "model": {"cycles_per_iter": cycles, "insns_per_iter": 1.0,
@@ -248,9 +249,9 @@ class ConclusionTest(unittest.TestCase):
 
 class NormalisedTest(unittest.TestCase):
     def test_model_normalised(self):
-        rows = model.slowdowns(tracing_results(100, 110, 115, 130))
+        rows = model_tracing.slowdowns(tracing_results(100, 110, 115, 130))
         n = {(x["experiment"], x["variant"]): x["normalised"]
-             for x in model.normalised(rows)}
+             for x in model_tracing.normalised(rows)}
         # tbench cost per request 100 -> 110 (WB), WC 115: 0.5, UC 130: 2
         self.assertAlmostEqual(n[("tbench", "trace_wc")], 0.5)
         self.assertAlmostEqual(n[("tbench", "trace_uc")], 2.0)
@@ -258,8 +259,8 @@ class NormalisedTest(unittest.TestCase):
         self.assertAlmostEqual(n[("kbuild", "trace_uc")], 0.25)
 
     def test_no_wb_overhead(self):
-        rows = model.slowdowns(tracing_results(100, 100, 115, 130))
-        self.assertIsNone(model.normalised(rows)[0]["normalised"])
+        rows = model_tracing.slowdowns(tracing_results(100, 100, 115, 130))
+        self.assertIsNone(model_tracing.normalised(rows)[0]["normalised"])
 
     def test_seed_figures(self):
         figs = {f["id"]: f for f in load_seeds()["figures"]}

@@ -21,7 +21,10 @@ import unittest
 from unittest import mock
 
 from tools.labs import labs
-from tools.model import model
+from tools.model import model_checks
+from tools.model import model_lines
+from tools.model import model_profile
+from tools.model import model_tracing
 from tools.results import model_table
 from tools.results import plot
 from tools.results import report
@@ -297,7 +300,7 @@ class SeedsDataTest(unittest.TestCase):
                         self.assertIn(key, sel)
                 if "modelled_from" in c:
                     self.assertIn(c["modelled_from"]["counter"],
-                                  model.SPREAD_COUNTERS)
+                                  model_lines.SPREAD_COUNTERS)
                     self.assertNotEqual(c["modelled_from"]["metric"],
                                         c["ours"]["numerator"]["metric"])
 
@@ -432,7 +435,7 @@ class PlotTest(unittest.TestCase):
 
 
 # Cache-model lines, SYNTHETIC: built here with the numbers the checks need.
-COUNTER_ZERO = {k: 0 for k in model.COUNTERS}
+COUNTER_ZERO = {k: 0 for k in model_lines.COUNTERS}
 
 
 def model_line(kind, **fields):
@@ -468,24 +471,24 @@ class ModelTest(unittest.TestCase):
     def test_kernel_options_from_the_profiles_file(self):
         profiles = os.path.join(ROOT, "cachemodel", "profiles.txt")
         self.assertEqual(
-            model.kernel_options(profiles, "core2-2007"),
+            model_profile.kernel_options(profiles, "core2-2007"),
             "cachemodel=core2-2007 "
             "cachemodel.caches=l1d:32768:8,llc:4194304:16")
         self.assertIn("l2:262144:4",
-                      model.kernel_options(profiles, "skylake-2015"))
-        with self.assertRaises(model.ModelError):
-            model.kernel_options(profiles, "no-such-profile")
+                      model_profile.kernel_options(profiles, "skylake-2015"))
+        with self.assertRaises(model_lines.ModelError):
+            model_profile.kernel_options(profiles, "no-such-profile")
 
     def test_parse_rejects_bad_lines(self):
-        with self.assertRaises(model.ModelError):
-            model.parse_lines(["@@MODEL {bad"])
-        with self.assertRaises(model.ModelError):
-            model.parse_lines(['@@MODEL {"kind":"region"}'])
-        with self.assertRaises(model.ModelError):
-            model.parse_lines(["noise"])
+        with self.assertRaises(model_lines.ModelError):
+            model_lines.parse_lines(["@@MODEL {bad"])
+        with self.assertRaises(model_lines.ModelError):
+            model_lines.parse_lines(['@@MODEL {"kind":"region"}'])
+        with self.assertRaises(model_lines.ModelError):
+            model_lines.parse_lines(["noise"])
 
     def test_attribution_by_cpu_and_order(self):
-        objs = model.parse_lines(
+        objs = model_lines.parse_lines(
             [model_line("start", freq_mhz=1000)] +
             [model_region("fs", i, by=i % 2, cycles=10 * i)
              for i in range(1, 5)] +
@@ -494,7 +497,7 @@ class ModelTest(unittest.TestCase):
         res = [figure("fs", "packed/cpu0", 2), figure("fs", "packed/cpu1", 2),
                figure("fs", "packed", 2), figure("mt", "WB", 2),
                figure("mt", "UC", 1), figure("other", "x", 1)]
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         # CPU 1 opened regions 1 and 3, CPU 0 regions 2 and 4.
         self.assertEqual(res[0]["model"]["regions"], [2, 4])
         self.assertEqual(res[1]["model"]["regions"], [1, 3])
@@ -507,10 +510,10 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(skipped, {"other": "no model regions"})
 
     def test_attribution_refuses_mismatched_counts(self):
-        objs = model.parse_lines([model_line("start")] +
+        objs = model_lines.parse_lines([model_line("start")] +
                                  [model_region("mt", i) for i in range(3)])
         res = [figure("mt", "WB", 2)]
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         self.assertIn("do not match", skipped["mt"])
         self.assertNotIn("model", res[0])
 
@@ -528,7 +531,7 @@ class ModelTest(unittest.TestCase):
         rid += 1
         lines.append(model_region("tb|trace_uc|throughput+ops|0", rid,
                                   cycles=700))
-        objs = model.parse_lines(lines)
+        objs = model_lines.parse_lines(lines)
         res = [dict(figure("cp", "movnti", 2), metric="copy", size=4096),
                dict(figure("cp", "movnti", 2), metric="bystander",
                     size=4096),
@@ -536,7 +539,7 @@ class ModelTest(unittest.TestCase):
                dict(figure("tb", "trace_uc", 1), metric="throughput"),
                dict(figure("tb", "trace_uc", 1), metric="ops"),
                dict(figure("tb", "trace_uc", 9), metric="event_cycles")]
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         self.assertEqual(res[0]["model"]["regions"], [1, 3])
         self.assertEqual(res[1]["model"]["regions"], [2, 4])
         # bystander: cycles 50 and 100 over 100 iterations
@@ -559,7 +562,7 @@ class ModelTest(unittest.TestCase):
                 prefetches=misses - misses // 2))
         res = [dict(figure("copy", v, 1), metric="bystander_interleaved",
                     size=16777216) for v in ("rep_movsb", "movnti")]
-        return model.check_copy(res, model.parse_lines(lines))
+        return model_checks.check_copy(res, model_lines.parse_lines(lines))
 
     def test_copy_check_wants_movnti_to_spare_the_bystander(self):
         problems, text = self.copy_check(1200)
@@ -569,7 +572,7 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(problems and "not below" in problems[0])
         problems, _ = self.copy_check(4100)
         self.assertTrue(problems and "more than" in problems[0])
-        problems, _ = model.check_copy([], model.parse_lines(
+        problems, _ = model_checks.check_copy([], model_lines.parse_lines(
             [model_line("start")]))
         self.assertTrue(problems)
 
@@ -585,7 +588,7 @@ class ModelTest(unittest.TestCase):
                  model_region("fs", 2, by=1, cycles=40, scope="cpu"),
                  model_region("fs", 2, by=1, cpu=0, cycles=999,
                               scope="cpu")]
-        rs = model.regions(model.parse_lines(lines))
+        rs = model_lines.regions(model_lines.parse_lines(lines))
         self.assertEqual([r["id"] for r in rs], [1, 2])
         self.assertEqual(rs[0]["cycles"], 800)
         self.assertEqual(rs[0]["insns"], 80)
@@ -593,7 +596,8 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(rs[0]["cycles_max"], 500)
         self.assertEqual(rs[1]["cycles"], 40)
         res = [dict(figure("tb", "pairs=1", 1), metric="throughput")]
-        self.assertEqual(model.attribute(res, model.parse_lines(lines)),
+        self.assertEqual(model_lines.attribute(
+                             res, model_lines.parse_lines(lines)),
                          {})
         self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 8.0)
         self.assertAlmostEqual(res[0]["model"]["cycles_max_per_iter"], 5.0)
@@ -615,8 +619,8 @@ class ModelTest(unittest.TestCase):
                for v in ("trace_off", "trace_wb", "trace_uc")
                for m in ("throughput", "ops")]
         res.append(dict(figure("kbuild", "trace_wb", 1), metric="real_ms"))
-        model.attribute(res, model.parse_lines(lines))
-        rows = model.slowdowns(res)
+        model_lines.attribute(res, model_lines.parse_lines(lines))
+        rows = model_tracing.slowdowns(res)
         self.assertEqual([r["variant"] for r in rows],
                          ["trace_off", "trace_wb", "trace_uc"])
         self.assertIsNone(rows[0]["slowdown_pct"])
@@ -630,7 +634,7 @@ class ModelTest(unittest.TestCase):
         self.assertAlmostEqual(rows[1]["wc_partial_fence"], 2.0)
         self.assertAlmostEqual(rows[1]["wc_partial_evict"], 1.0)
         self.assertIsNone(rows[2]["wc_partial_fence"])
-        self.assertIn("n/a", model.slowdown_table(rows, "tiny"))
+        self.assertIn("n/a", model_tracing.slowdown_table(rows, "tiny"))
 
     def test_paced_regions_divide_elapsed_and_flag_breaks(self):
         # Two CPUs' lines of one "all" region: the figure divides its
@@ -646,7 +650,7 @@ class ModelTest(unittest.TestCase):
                     paced=2000, pace_breaks=breaks, valid=breaks == 0))
         res = [dict(figure("tbench", v, 1), metric="throughput")
                for v in ("trace_off", "trace_wb")]
-        model.attribute(res, model.parse_lines(lines))
+        model_lines.attribute(res, model_lines.parse_lines(lines))
         off, wb = res[0]["model"], res[1]["model"]
         self.assertEqual(off["basis"], "elapsed")
         self.assertAlmostEqual(off["cycles_per_iter"], 6.0)
@@ -654,17 +658,18 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(off["valid"])
         self.assertFalse(wb["valid"])
         self.assertEqual(wb["pace_breaks"], 1)
-        rows = model.slowdowns(res)
+        rows = model_tracing.slowdowns(res)
         self.assertTrue(rows[0]["valid"])
         self.assertFalse(rows[1]["valid"])
         self.assertIn("NO (1 pacing breaks)",
-                      model.slowdown_table(rows, "tiny"))
+                      model_tracing.slowdown_table(rows, "tiny"))
         # a valid variant divided by an invalid trace_off says so, and
         # does not claim pacing of its own broke
         off_bad = [dict(r, model=dict(r["model"])) for r in res]
         off_bad[0]["model"].update(valid=False, pace_breaks=2)
         off_bad[1]["model"].update(valid=True, pace_breaks=0)
-        table = model.slowdown_table(model.slowdowns(off_bad), "tiny")
+        table = model_tracing.slowdown_table(
+            model_tracing.slowdowns(off_bad), "tiny")
         self.assertIn("NO (trace_off is invalid)", table)
         self.assertIn("NO (2 pacing breaks)", table)
         self.assertNotIn("not paced", table)
@@ -687,7 +692,7 @@ class ModelTest(unittest.TestCase):
             ls.append(model_line("summary", cpus=2, paced=paced,
                                  pace_waits=5, pace_stalls=0,
                                  pace_breaks=breaks))
-            return model.check_pacing(model.parse_lines(ls),
+            return model_checks.check_pacing(model_lines.parse_lines(ls),
                                       out=io.StringIO())
         self.assertEqual(run([1000, 1015]), [])
         self.assertIn("differ by 3.00 %", run([1000, 1030])[0])
@@ -701,20 +706,20 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(any("no locked operation" in p for p in
                             run([1000, 1000], locked=0)))
         # one vCPU: no timing fields, busy cycles, valid
-        one = model.parse_lines([model_line("start", freq_mhz=1000),
+        one = model_lines.parse_lines([model_line("start", freq_mhz=1000),
                                  model_region("x", 1, cycles=700)])
-        r = model.regions(one)[0]
-        self.assertEqual(model.region_basis(r), "busy")
-        self.assertTrue(model.region_valid(r))
-        with self.assertRaises(model.ModelError):
-            model.parse_lines([model_line("start"),
+        r = model_lines.regions(one)[0]
+        self.assertEqual(model_lines.region_basis(r), "busy")
+        self.assertTrue(model_lines.region_valid(r))
+        with self.assertRaises(model_lines.ModelError):
+            model_lines.parse_lines([model_line("start"),
                                model_region("x", 1, valid="yes")])
 
     def test_keyed_attribution_of_variants_in_one_pass(self):
         # tlb_purge-like: two variants counted over one run share its
         # region; each variant's metrics take it once, the spread of one
         # region is undefined, of three it is (max - min) / median.
-        objs = model.parse_lines([
+        objs = model_lines.parse_lines([
             model_line("start", freq_mhz=1000),
             model_region("tp|old+new|purges+calls|0", 1, cycles=500),
             model_region("pc|v|tp|0", 2, cycles=100),
@@ -723,7 +728,7 @@ class ModelTest(unittest.TestCase):
         res = [dict(figure("tp", v, 1), metric=m)
                for v in ("old", "new") for m in ("purges", "calls")]
         res.append(dict(figure("pc", "v", 3), metric="tp"))
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         self.assertEqual(skipped, {})
         for r in res[:4]:
             self.assertEqual(r["model"]["regions"], [1])
@@ -734,21 +739,21 @@ class ModelTest(unittest.TestCase):
         res2 = res[:4] + [dict(figure("tp", "old", 1), metric="purges")]
         for r in res2:
             r.pop("model", None)
-        skipped = model.attribute(res2, objs[:2])
+        skipped = model_lines.attribute(res2, objs[:2])
         self.assertIn("0 regions for 1 repetitions", skipped["tp"])
 
     def test_keyed_attribution_refuses_short_counts(self):
-        objs = model.parse_lines([model_line("start"),
+        objs = model_lines.parse_lines([model_line("start"),
                                   model_region("cp|x|copy|64", 1)])
         res = [dict(figure("cp", "x", 2), metric="copy", size=64)]
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         self.assertIn("1 regions for 2 repetitions", skipped["cp"])
         self.assertNotIn("model", res[0])
 
     def test_keyed_attribution_of_a_one_pass_distribution(self):
         # trace_cost-like: 9 timed events in one region of 9 iterations
         # give one figure of n=9; a region of another count does not.
-        objs = model.parse_lines([
+        objs = model_lines.parse_lines([
             model_line("start", freq_mhz=1000),
             model_region("tc|trace_wb|event_cycles|0", 1, iters=9,
                          cycles=900),
@@ -756,7 +761,7 @@ class ModelTest(unittest.TestCase):
                          cycles=900)])
         res = [dict(figure("tc", "trace_wb", 9), metric="event_cycles"),
                dict(figure("tc", "trace_uc", 9), metric="event_cycles")]
-        skipped = model.attribute(res, objs)
+        skipped = model_lines.attribute(res, objs)
         self.assertEqual(res[0]["model"]["regions"], [1])
         self.assertAlmostEqual(res[0]["model"]["cycles_per_iter"], 100.0)
         self.assertNotIn("model", res[1])
@@ -776,8 +781,8 @@ class ModelTest(unittest.TestCase):
                 f.write(TINY_PROFILES)
             out = open(os.devnull, "w")
             try:
-                return model.check_calibration(model.parse_lines(lines),
-                                               prof, out)
+                return model_checks.check_calibration(
+                    model_lines.parse_lines(lines), prof, out)
             finally:
                 out.close()
 
@@ -912,28 +917,30 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(report.section_tracing(res[:1], seeds), [])
 
     def test_compare_ignores_summary(self):
-        a = model.parse_lines([model_line("start"), model_region("x", 1),
+        a = model_lines.parse_lines([model_line("start"), model_region("x", 1),
                                model_line("summary", host_seconds=1.0)])
-        b = model.parse_lines([model_line("start"), model_region("x", 1),
+        b = model_lines.parse_lines([model_line("start"), model_region("x", 1),
                                model_line("summary", host_seconds=2.0)])
-        self.assertEqual(model.comparable(a), model.comparable(b))
-        c = model.parse_lines([model_line("start"),
+        self.assertEqual(model_checks.comparable(a),
+                         model_checks.comparable(b))
+        c = model_lines.parse_lines([model_line("start"),
                                model_region("x", 1, loads=1)])
-        self.assertNotEqual(model.comparable(a), model.comparable(c))
+        self.assertNotEqual(model_checks.comparable(a),
+                            model_checks.comparable(c))
 
     def test_compare_needs_region_lines(self):
         # Two clean runs without a single region: nothing was compared,
         # which must not pass as "identical".
         empty = [model_line("start"),
                  model_line("summary", doorbell_errors=0)]
-        a = model.parse_lines(empty)
-        probs, _ = model.compare(a, model.parse_lines(empty))
+        a = model_lines.parse_lines(empty)
+        probs, _ = model_checks.compare(a, model_lines.parse_lines(empty))
         self.assertEqual(probs, ["neither run has a region line: nothing "
                                  "to compare"])
-        full = model.parse_lines(empty[:1] + [model_region("x", 1)] +
+        full = model_lines.parse_lines(empty[:1] + [model_region("x", 1)] +
                                  empty[1:])
-        self.assertEqual(model.compare(full, list(full)), ([], 2))
-        probs, _ = model.compare(full, a)
+        self.assertEqual(model_checks.compare(full, list(full)), ([], 2))
+        probs, _ = model_checks.compare(full, a)
         self.assertIn("the runs differ from line 2", probs[0])
         r = self.run_compare(empty, empty)
         self.assertEqual(r.returncode, 1)
@@ -952,25 +959,26 @@ class ModelTest(unittest.TestCase):
         clean = [model_line("start"), model_region("x", 1),
                  model_line("summary", doorbell_errors=0, hellos=1,
                             regions=1)]
-        self.assertEqual(model.doorbell_problems(model.parse_lines(clean)),
+        self.assertEqual(model_lines.doorbell_problems(
+                             model_lines.parse_lines(clean)),
                          [])
         bad = clean[:2] + [
             model_line("doorbell_error", cause="unknown_command", cpu=1,
                        offset=0x2ff, label="modelcal"),
             model_line("summary", doorbell_errors=3, doorbell_error_causes={
                 "unknown_command": 2, "nested_begin": 1, "offset": 0})]
-        probs = model.doorbell_problems(model.parse_lines(bad))
+        probs = model_lines.doorbell_problems(model_lines.parse_lines(bad))
         self.assertEqual(probs[0], "3 doorbell error(s) (nested_begin 1, "
                                    "unknown_command 2)")
         self.assertIn("cpu 1, unknown_command at offset 0x2ff, label "
                       "'modelcal'", probs[1])
         # A run cut short (no summary) is not clean either.
         self.assertIn("no summary line",
-                      model.doorbell_problems(
-                          model.parse_lines(clean[:2]))[0])
+                      model_lines.doorbell_problems(
+                          model_lines.parse_lines(clean[:2]))[0])
         # compare fails on either run's errors, even when equal.
-        probs, _ = model.compare(model.parse_lines(bad),
-                                 model.parse_lines(bad))
+        probs, _ = model_checks.compare(model_lines.parse_lines(bad),
+                                 model_lines.parse_lines(bad))
         self.assertTrue(probs[0].startswith("first run: 3 doorbell"))
         r = self.run_compare(clean, bad)
         self.assertEqual(r.returncode, 1)

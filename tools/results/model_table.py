@@ -19,7 +19,7 @@ Python 3 standard library only.
 import argparse
 import sys
 
-from tools.model import model
+from tools.model import model_lines
 from tools.results import results
 from tools.results.report import fmt_num, modelled_cell
 
@@ -94,7 +94,7 @@ def main(argv=None):
     try:
         res = results.load(args.log)["results"]
         info = results.merge_model(res, args.model)
-    except (OSError, results.LogError, model.ModelError) as e:
+    except (OSError, results.LogError, model_lines.ModelError) as e:
         print("model_table: %s" % e, file=sys.stderr)
         return 1
     sys.stdout.write(model_table(res, info))

@@ -396,15 +396,15 @@ SEED_SLOWDOWNS = ("s004_slowdown_prev", "s004_slowdown_0108",
 
 def section_tracing(res, seeds, model=None):
     """Tracing slowdowns the kernel counted (slowdown_insns, QEMU -icount)
-    and the cache model's (model.slowdowns()), per traced variant; empty
-    when the run has neither."""
-    from tools.model import model as model_mod
+    and the cache model's (model_tracing.slowdowns()), per traced variant;
+    empty when the run has neither."""
+    from tools.model import model_tracing
     counted = {(r["experiment"], r["variant"]): r for r in res
                if r["metric"] == "slowdown_insns"}
     per_op = {(r["experiment"], r["variant"]): r for r in res
               if r["metric"] == "insns_per_op"}
     modelled = {(m["experiment"], m["variant"]): m
-                for m in model_mod.slowdowns(res)}
+                for m in model_tracing.slowdowns(res)}
     keys = []
     for k in list(per_op) + list(modelled):
         if k not in keys:
@@ -450,16 +450,16 @@ def section_seed000(res, seeds, model=None):
     """Seed 000's normalised WC and UC figures beside the modelled ones of
     this run (tools/model/model.py normalised), with the order of the three
     buffer types; empty without modelled tracing variants."""
-    from tools.model import model as model_mod
+    from tools.model import model_tracing
     if not model:
         return []
-    rows = model_mod.slowdowns(res)
-    norm = model_mod.normalised(rows)
+    rows = model_tracing.slowdowns(res)
+    norm = model_tracing.normalised(rows)
     if not norm:
         return []
     figs = {f["id"]: f for f in seeds["figures"]}
     cpus = {r["experiment"]: r.get("cpus") for r in res
-            if r["variant"] == model_mod.TRACE_OFF and "model" in r}
+            if r["variant"] == model_tracing.TRACE_OFF and "model" in r}
     out = ["## Seed 000 normalised", "",
            "Tracing into WC or UC buffers: the extra cost over WB divided "
            "by WB's extra cost over no tracing, (X - WB) / (WB - off). "

@@ -80,14 +80,14 @@ def to_json(envs, results, model_info=None, missing=()):
 def merge_model(results, path):
     """Attach the model file's figures to results (tools/model/model.py);
     returns the JSON's "model" section. Raises OSError or
-    model.ModelError."""
-    from tools.model import model
-    objs = model.load(path)
-    profile, hello, summary = model.info(objs)
-    skipped = model.attribute(results, objs)
+    model_lines.ModelError."""
+    from tools.model import model_lines
+    objs = model_lines.load(path)
+    profile, hello, summary = model_lines.info(objs)
+    skipped = model_lines.attribute(results, objs)
     return {"profile": profile, "hello": hello, "file": path,
             "summary": summary, "unattributed": skipped,
-            "problems": model.doorbell_problems(objs)}
+            "problems": model_lines.doorbell_problems(objs)}
 
 
 # Extra CSV columns when the cache model's figures were merged (--model).
@@ -148,10 +148,10 @@ def main(argv=None):
 
     model_info = None
     if args.model:
-        from tools.model import model
+        from tools.model import model_lines
         try:
             model_info = merge_model(results, args.model)
-        except (OSError, model.ModelError) as e:
+        except (OSError, model_lines.ModelError) as e:
             print("results: model file: %s" % e, file=sys.stderr)
             return 1
         if not model_info["hello"]:

@@ -11,7 +11,8 @@ import os
 import re
 
 from tools.runner import ktap
-from tools.model import model
+from tools.model import model_lines
+from tools.model import model_profile
 from tools.image import qemu
 
 MANIFEST = os.path.join("tests", "boot.cfg")
@@ -199,9 +200,9 @@ def check_model_keys(e, bad):
         bad("model_sync must be a number of cycles")
     if "cachemodel=" not in e["cmdline"]:
         try:
-            e["cmdline"] += " " + model.kernel_options(MODEL_PROFILES,
+            e["cmdline"] += " " + model_profile.kernel_options(MODEL_PROFILES,
                                                        e["model"])
-        except (OSError, model.ModelError) as err:
+        except (OSError, model_lines.ModelError) as err:
             bad("model: %s" % err)
 
 

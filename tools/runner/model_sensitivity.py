@@ -26,7 +26,7 @@ Output: an environment line, a table per point (one column per
 conclusion, * where the direction flips), a summary of what flips, a
 gnuplot chart (PNG and SVG: each conclusion's ratio - 1 in percent, so a
 flip is a crossing of 0), seed 000's normalised figures at the default
-(model.normalised) and one "@@SENSITIVITY {json}" line per figure.
+(model_tracing.normalised) and one "@@SENSITIVITY {json}" line per figure.
 With --smp N > 1 the vCPUs are paced instead (not deterministic: give
 settings with repetitions); a figure from broken pacing has no ratio.
 The points are kept as JSON (--json) so that the table and chart can be
@@ -44,7 +44,9 @@ import sys
 import time
 
 from tools.image import qemu
-from tools.model import model
+from tools.model import model_lines
+from tools.model import model_profile
+from tools.model import model_tracing
 from tools.results import plot
 from tools.results import results as results_mod
 from tools.results import seed_ratios
@@ -260,7 +262,7 @@ DIR_TEXT = {-1: "<1", 0: "=1", 1: ">1", None: "n/a"}
 
 def evaluate(results, concl):
     """{conclusion id: modelled ratio or None} for results with model
-    figures attached (model.attribute)."""
+    figures attached (model_lines.attribute)."""
     out = {}
     for c in concl:
         num, _ = seed_ratios.find_ours(results, c["ours"]["numerator"])
@@ -352,7 +354,8 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
         if os.path.exists(p):
             os.unlink(p)
     cmdline = "shell run=none loglevel=5 %s%s" % (
-        model.kernel_options(prof_path, name), " icount" if smp == 1 else "")
+        model_profile.kernel_options(prof_path, name),
+        " icount" if smp == 1 else "")
     iso, err = testrun.build_image(cmdline)
     if not iso:
         raise RuntimeError("image: %s" % err)
@@ -372,20 +375,21 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
     if probs:
         raise RuntimeError("%s: %s (log %s)" % (tag, probs[0], log))
     data = results_mod.load(log)
-    objs = model.load(mout)
-    bad = model.doorbell_problems(objs)
+    objs = model_lines.load(mout)
+    bad = model_lines.doorbell_problems(objs)
     if bad:
         raise RuntimeError("%s: %s" % (tag, bad[0]))
-    model.attribute(data["results"], objs)
+    model_lines.attribute(data["results"], objs)
     return data["results"], cpu
 
 
 def point_record(param, point, value, results, cpu, concl):
     """What a point keeps: its ratios and the seed-000 normalised
-    figures (model.normalised)."""
+    figures (model_tracing.normalised)."""
     return {"param": param, "point": point, "value": value,
             "cpu_s": round(cpu, 1), "ratios": evaluate(results, concl),
-            "normalised": model.normalised(model.slowdowns(results))}
+            "normalised": model_tracing.normalised(
+                model_tracing.slowdowns(results))}
 
 
 # --------------------------------------------------------------------------
@@ -628,7 +632,7 @@ def main(argv=None):
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(doc, f, indent=1)
-    except (OSError, ValueError, RuntimeError, model.ModelError) as e:
+    except (OSError, ValueError, RuntimeError, model_lines.ModelError) as e:
         print("model_sensitivity: %s" % e, file=sys.stderr)
         return 1
     text, rows = text_table(doc, concl)
