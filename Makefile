@@ -230,7 +230,7 @@ MODEL_ENGINE_SRCS := cachemodel/model_create.c cachemodel/model_access.c \
 	cachemodel/model_buffers.c cachemodel/model_readout.c
 MODEL_SRCS   := cachemodel/plugin.c cachemodel/plugin_counters.c \
 	cachemodel/plugin_doorbell.c $(MODEL_ENGINE_SRCS) cachemodel/profile.c \
-	cachemodel/pace.c \
+	cachemodel/pace.c cachemodel/locked.c \
 	cachemodel/x86_insn.c
 MODEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC \
 	-fvisibility=hidden -pthread -flto

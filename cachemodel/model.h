@@ -187,6 +187,8 @@ struct cm_stats {
 #define CM_NT (1u << 1)		/* non-temporal store (movnti, movntdq...) */
 #define CM_LOCKED (1u << 2)	/* part of a locked read-modify-write */
 #define CM_IO (1u << 3)		/* a device register: UC whatever the page */
+/* With CM_LOCKED: cm_locked_start() charged this RMW's start already. */
+#define CM_LOCK_STARTED (1u << 4)
 
 enum cm_fence_kind {
 	CM_SFENCE,
@@ -234,6 +236,17 @@ void cm_access(struct cm_model *m, unsigned cpu, uint64_t pa, unsigned size,
  */
 bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 		    unsigned size, unsigned flags);
+/*
+ * The start of a locked read-modify-write of cpu, charged before its
+ * accesses: cpu drains its WC buffers, waits for them and for its store
+ * buffer, and pays the locked cost; the RMW is counted. Its accesses then
+ * follow with CM_LOCKED | CM_LOCK_STARTED and only take the line. Without
+ * it, a locked load (CM_LOCKED, not CM_STORE) charges the start itself.
+ * The same cycles and counts either way; a caller whose accesses take
+ * effect before it reports them (QEMU's TCG) can so charge the wait
+ * before the RMW is seen by other CPUs (cachemodel/locked.h).
+ */
+void cm_locked_start(struct cm_model *m, unsigned cpu);
 /* sfence: drain cpu's WC buffers and wait for them; mfence: also wait
  * for the store buffer. */
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);

@@ -51,6 +51,19 @@ static void wb_store_done(struct cm_model *m, unsigned cpu, uint64_t now,
 		sb_push(m, cpu, ready);
 }
 
+/* A locked RMW's start: after cpu's WC buffers drained, it waits for
+ * them and its store buffer and pays the locked cost. */
+static void locked_start(struct cm_model *m, unsigned cpu)
+{
+	struct cpu *c = &m->cpu[cpu];
+
+	stall_until(m, cpu, max_u64(c->wc_last, c->sb_last));
+	stat_add(&c->st.locked, 1);
+	/* locked includes the RMW's own two L1D hits. */
+	if (m->p.locked > 2 * c->l1.latency)
+		stat_add(&c->st.mem_cycles, m->p.locked - 2 * c->l1.latency);
+}
+
 /* One access within one line. */
 static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 			unsigned n, unsigned flags)
@@ -64,16 +77,13 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 	uint64_t now;
 
 	if (flags & CM_LOCKED) {
-		/* A locked RMW drains the WC buffers and the store buffer,
-		 * and owns the line. */
-		wc_drain(m, cpu, CM_WC_LOCKED);
-		if (!store) {
-			stall_until(m, cpu, max_u64(c->wc_last, c->sb_last));
-			stat_add(&c->st.locked, 1);
-			/* locked includes the RMW's own two L1D hits. */
-			if (m->p.locked > 2 * c->l1.latency)
-				stat_add(&c->st.mem_cycles,
-					 m->p.locked - 2 * c->l1.latency);
+		/* A locked RMW drains the WC buffers and the store buffer
+		 * (at its load, unless cm_locked_start() did), and owns the
+		 * line. */
+		if (!(flags & CM_LOCK_STARTED)) {
+			wc_drain(m, cpu, CM_WC_LOCKED);
+			if (!store)
+				locked_start(m, cpu);
 		}
 		if (t == CM_WB) {
 			now = cpu_now(m, cpu);
@@ -290,6 +300,12 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 	default:
 		return false;
 	}
+}
+
+void cm_locked_start(struct cm_model *m, unsigned cpu)
+{
+	wc_drain(m, cpu, CM_WC_LOCKED);
+	locked_start(m, cpu);
 }
 
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind)

@@ -43,7 +43,9 @@
  *     through) and waits, no lock held, while it is more than the quantum
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
  *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
- *     sender's clock. The engine's clock of a vCPU includes the cycles
+ *     sender's clock. A locked read-modify-write's start (its drain and
+ *     cost) is charged before its instruction, and the vCPU paces at
+ *     its new clock before the RMW takes effect (cachemodel/locked.h). The engine's clock of a vCPU includes the cycles
  *     it slept through (cm_set_skip() after every tick and resume), so
  *     the bus and line hand-overs compare clocks on the paced time base.
  *     A region's elapsed time is the global modelled
@@ -248,6 +250,22 @@ static bool rep_string_again(struct vcpu *v, unsigned insn, uint64_t pa,
 	return false;
 }
 
+/* One access of cpu to the engine: its fast path, else the full one. */
+static void model_access(unsigned cpu, uint64_t pa, unsigned size,
+			 unsigned flags)
+{
+	if (fast_enter(&vcpus[cpu])) {
+		bool done = cm_access_fast(model, cpu, pa, size, flags);
+
+		fast_leave(&vcpus[cpu]);
+		if (done)
+			return;
+	}
+	pthread_mutex_lock(&model_lock);
+	cm_access(model, cpu, pa, size, flags);
+	pthread_mutex_unlock(&model_lock);
+}
+
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
@@ -285,16 +303,14 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		pace_wake_sent(pace, cpu, busy_cycles(cpu));
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
 				     : 1u << qemu_plugin_mem_size_shift(info);
-	if (fast_enter(&vcpus[cpu])) {
-		bool done = cm_access_fast(model, cpu, pa, size, flags);
+	if (insn & X86_LOCKED) {
+		bool load_first;
 
-		fast_leave(&vcpus[cpu]);
-		if (done)
-			return;
+		flags = locked_access(&vcpus[cpu].locked, flags, &load_first);
+		if (load_first)
+			model_access(cpu, pa, size, flags & ~CM_STORE);
 	}
-	pthread_mutex_lock(&model_lock);
-	cm_access(model, cpu, pa, size, flags);
-	pthread_mutex_unlock(&model_lock);
+	model_access(cpu, pa, size, flags);
 }
 
 static void on_special(unsigned int cpu, void *udata)
@@ -303,6 +319,12 @@ static void on_special(unsigned int cpu, void *udata)
 
 	if (cpu >= nvcpus)
 		return;
+	if (insn & X86_LOCKED) {
+		/* Before a paced RMW takes effect (cachemodel/locked.h). */
+		locked_before(&vcpus[cpu].locked, model, &model_lock, pace,
+			      cpu);
+		return;
+	}
 	if (insn & X86_TLB_FLUSH) {
 		/* This vCPU's own state: no lock (invariant 5). */
 		memset(vcpus[cpu].xlat, 0, sizeof(vcpus[cpu].xlat));
@@ -361,8 +383,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)kind);
+		/* A locked RMW's start is charged before it only on a
+		 * paced run: one vCPU's callbacks stay as they were. */
 		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH |
-			    X86_TLB_FLUSH))
+			    X86_TLB_FLUSH | (pace ? X86_LOCKED : 0)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, on_special, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)kind);

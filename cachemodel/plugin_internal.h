@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cachemodel/doorbell.h"
+#include "cachemodel/locked.h"
 #include "cachemodel/model.h"
 #include "cachemodel/pace.h"
 
@@ -56,6 +57,9 @@ struct vcpu {
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */
 	uint64_t rep_line[2];
+	/* The locked read-modify-write under way (cachemodel/locked.h).
+	 * This vCPU's only. */
+	struct locked_rmw locked;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 /* Defined in cachemodel/plugin.c, set up at installation. */

@@ -681,12 +681,13 @@ class ModelTest(unittest.TestCase):
         self.assertIsNone(seed_ratios.modelled_ratio(res[1], res[0]))
         self.assertIsNotNone(seed_ratios.modelled_ratio(res[0], res[0]))
         # check-pacing: paced repetitions within 2 %, all valid
-        def run(els, valid=True, breaks=0, paced=2000):
+        def run(els, valid=True, breaks=0, paced=2000, locked=96):
             ls = [model_line("start", freq_mhz=1000, cpus=2)]
             for rid, el in enumerate(els, 1):
                 ls += [model_region("tb", rid, cpu=c, scope="all",
                                     iters=10, cycles=500, elapsed=el,
                                     paced=paced, pace_breaks=breaks,
+                                    locked=locked,
                                     valid=valid) for c in (0, 1)]
             ls.append(model_line("summary", cpus=2, paced=paced,
                                  pace_waits=5, pace_stalls=0,
@@ -701,6 +702,9 @@ class ModelTest(unittest.TestCase):
                             run([1000, 1000], valid=False, breaks=1)))
         self.assertTrue(any("not paced" in p for p in
                             run([1000, 1000], valid=False, paced=0)))
+        # parallel TCG's atomics lost on their way to the engine
+        self.assertTrue(any("no locked operation" in p for p in
+                            run([1000, 1000], locked=0)))
         # one vCPU: no timing fields, busy cycles, valid
         one = model_lines.parse_lines([model_line("start", freq_mhz=1000),
                                  model_region("x", 1, cycles=700)])

@@ -92,7 +92,9 @@ PACING_TOLERANCE = 0.02
 def check_pacing(objs, out=sys.stdout):
     """A multi-vCPU run's repetitions under pacing: the run must be paced,
     every region over every CPU valid (paced, no break; a region whose
-    pacing broke must say so), and the repetitions of each label within
+    pacing broke must say so) and holding locked operations (the pair's
+    locks; parallel TCG reports them differently from one vCPU's), and
+    the repetitions of each label within
     PACING_TOLERANCE of each other in elapsed cycles per iteration.
     Returns the problems."""
     _, _, summ = info(objs)
@@ -114,6 +116,12 @@ def check_pacing(objs, out=sys.stdout):
         if r.get("pace_breaks", 0) and r.get("valid"):
             problems.append("region %d: %d pacing breaks, yet marked "
                             "valid" % (r["id"], r["pace_breaks"]))
+        if not r.get("locked"):
+            # tbench's pair takes locks in every request: a paced region
+            # without a locked operation lost parallel TCG's atomics,
+            # which reach the plugin as stores only.
+            problems.append("region %d (%s) counted no locked operation"
+                            % (r["id"], r["label"]))
         if not region_valid(r):
             problems.append("region %d (%s) is invalid: %s" % (
                 r["id"], r["label"], "%d pacing breaks" % r["pace_breaks"]
