@@ -226,8 +226,10 @@ def check_falseshare(results, objs):
     # A contended line moves once per hand-over; while the other CPU's
     # request is on its way (remote_latency), the owner goes on
     # incrementing, so a packed increment costs about (cycles per
-    # increment / remote_latency) invalidations: 0.03 on core2-2007
-    # (174-cycle hand-overs, a few cycles an increment).
+    # increment / remote_latency) invalidations, 0.03 on core2-2007
+    # (174-cycle hand-overs, a few cycles an increment), when one CPU runs
+    # on while the other waits; about 1 when both increment side by side
+    # through the whole repetition (docs/cachemodel.md, falseshare).
     if not (packed >= FALSESHARE_MIN_PACKED and packed > 10 * aligned):
         return ["falseshare: packed %.3f is not >> aligned %.3f "
                 "invalidations per increment" % (packed, aligned)], text
