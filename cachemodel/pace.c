@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@
 #define HOST_LINE_BYTES 64
 #define STAT_BYTES 512
 #define NO_CLOCK UINT64_MAX
+/* A waiter spins this long for the slowest CPU to catch up before it
+ * sleeps (invariant 2): assumed, about what a sleep and a wake-up cost the
+ * host (two futex calls, two context switches); most waits end sooner,
+ * when the slowest CPU's thread runs on another host core. */
+#define PACE_SPIN_NS 4000ll
+#define PACE_SPIN_CHECK 16	/* spin iterations between clock reads */
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
 
@@ -42,6 +49,7 @@ struct pace {
 	uint64_t quantum;
 	int64_t blocked_ns;
 	uint32_t on;		/* atomic (invariant 5) */
+	bool asym;		/* membarrier(2) registered (invariant 2) */
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
 	uint64_t waits, stalls, breaks;	/* atomic */
@@ -51,6 +59,7 @@ struct pace {
 };
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define RELAXED(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
 
@@ -60,6 +69,35 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+/* A spin-wait hint to the host CPU (PAUSE on x86). */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static long membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/*
+ * The waiter's half of the handshake of invariant 2, after it published
+ * wake_at: with membarrier(2), every thread of the process has passed a
+ * full barrier when it returns, so a ticking CPU's plain clock store is
+ * seen by the waiter's loads that follow, or that CPU's load of wake_at
+ * after its store sees the waiter's. Without it (pace->asym false), the
+ * tick's stores and loads are sequentially consistent instead.
+ */
+static void waiter_barrier(struct pace *p)
+{
+	/* Registered at creation, so it cannot fail; if it did, a wake-up
+	 * could come late, by at most the waiter's PACE_TICK_NS look. */
+	if (p->asym)
+		(void)membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
 }
 
 struct pace *pace_create(unsigned ncpus, uint64_t quantum,
@@ -86,6 +124,7 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	p->quantum = quantum;
 	p->blocked_ns = blocked_ns;
 	p->on = 1;
+	p->asym = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 	p->gen = GEN_STALE + 1;
 	p->wake_at = NO_CLOCK;
 	pthread_mutex_init(&p->lock, NULL);
@@ -230,6 +269,32 @@ static bool thread_runs(pid_t tid)
 }
 
 /*
+ * The first part of a wait: spin up to PACE_SPIN_NS for the slowest
+ * runnable CPU to reach target. True if it did (or pacing is off and
+ * nothing is to be waited for); false: go to sleep. Spinning publishes
+ * nothing, so no ticking CPU has a wake-up to send.
+ */
+static bool spin_for_others(struct pace *p, unsigned cpu, uint64_t target)
+{
+	int64_t until = now_ns() + PACE_SPIN_NS;
+	unsigned slow = cpu;
+
+	for (;;) {
+		uint64_t floor;
+
+		for (unsigned i = 0; i < PACE_SPIN_CHECK; i++)
+			cpu_relax();
+		if (!RELAXED(p->on))
+			return true;
+		floor = floor_of_others(p, cpu, &slow);
+		if (floor == NO_CLOCK || floor >= target)
+			return true;
+		if (now_ns() >= until)
+			return false;
+	}
+}
+
+/*
  * cpu's clock now is more than a quantum ahead: wait (invariants 2, 4).
  * The slowest CPU must stand still for blocked_ns, and then be seen not
  * running at every look for blocked_ns more, before the pacing breaks: a
@@ -243,8 +308,10 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
 
-	pthread_mutex_lock(&p->lock);
 	ADD(p->waits, 1);
+	if (spin_for_others(p, cpu, target))
+		return;
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct timespec until;
 		uint64_t floor;
@@ -254,6 +321,7 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 			break;
 		if (LOAD(p->wake_at) > target)
 			STORE(p->wake_at, target);
+		waiter_barrier(p);
 		floor = floor_of_others(p, cpu, &slow);
 		if (floor == NO_CLOCK || floor >= target)
 			break;
@@ -309,9 +377,17 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		changed(p);
 	}
 	now = busy + me->skip;
-	STORE(me->clock, now);
-	if (now >= LOAD(p->wake_at))
-		wake_all(p);
+	if (p->asym) {
+		/* Invariant 2: the waiter's barrier orders these two. */
+		__atomic_store_n(&me->clock, now, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (now >= RELAXED(p->wake_at))
+			wake_all(p);
+	} else {
+		STORE(me->clock, now);
+		if (now >= LOAD(p->wake_at))
+			wake_all(p);
+	}
 	gen = LOAD(p->gen);
 	if (now <= me->limit && me->limit_gen == gen)
 		return;
