@@ -22,12 +22,6 @@
 #define HOST_LINE_BYTES 64
 #define STAT_BYTES 512
 #define NO_CLOCK UINT64_MAX
-/* A waiter spins this long for the slowest CPU to catch up before it
- * sleeps (invariant 2): assumed, about what a sleep and a wake-up cost the
- * host (two futex calls, two context switches); most waits end sooner,
- * when the slowest CPU's thread runs on another host core. */
-#define PACE_SPIN_NS 4000ll
-#define PACE_SPIN_CHECK 16	/* spin iterations between clock reads */
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
 
@@ -69,14 +63,6 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
-}
-
-/* A spin-wait hint to the host CPU (PAUSE on x86). */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
 }
 
 static long membarrier(int cmd)
@@ -269,32 +255,6 @@ static bool thread_runs(pid_t tid)
 }
 
 /*
- * The first part of a wait: spin up to PACE_SPIN_NS for the slowest
- * runnable CPU to reach target. True if it did (or pacing is off and
- * nothing is to be waited for); false: go to sleep. Spinning publishes
- * nothing, so no ticking CPU has a wake-up to send.
- */
-static bool spin_for_others(struct pace *p, unsigned cpu, uint64_t target)
-{
-	int64_t until = now_ns() + PACE_SPIN_NS;
-	unsigned slow = cpu;
-
-	for (;;) {
-		uint64_t floor;
-
-		for (unsigned i = 0; i < PACE_SPIN_CHECK; i++)
-			cpu_relax();
-		if (!RELAXED(p->on))
-			return true;
-		floor = floor_of_others(p, cpu, &slow);
-		if (floor == NO_CLOCK || floor >= target)
-			return true;
-		if (now_ns() >= until)
-			return false;
-	}
-}
-
-/*
  * cpu's clock now is more than a quantum ahead: wait (invariants 2, 4).
  * The slowest CPU must stand still for blocked_ns, and then be seen not
  * running at every look for blocked_ns more, before the pacing breaks: a
@@ -308,10 +268,8 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
 
-	ADD(p->waits, 1);
-	if (spin_for_others(p, cpu, target))
-		return;
 	pthread_mutex_lock(&p->lock);
+	ADD(p->waits, 1);
 	for (;;) {
 		struct timespec until;
 		uint64_t floor;
