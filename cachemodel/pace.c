@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +42,6 @@ struct pace {
 	uint64_t quantum;
 	int64_t blocked_ns;
 	uint32_t on;		/* atomic (invariant 5) */
-	bool asym;		/* membarrier(2) registered (invariant 2) */
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
 	uint64_t waits, stalls, breaks;	/* atomic */
@@ -53,7 +51,6 @@ struct pace {
 };
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define RELAXED(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
 
@@ -63,27 +60,6 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
-}
-
-static long membarrier(int cmd)
-{
-	return syscall(__NR_membarrier, cmd, 0, 0);
-}
-
-/*
- * The waiter's half of the handshake of invariant 2, after it published
- * wake_at: with membarrier(2), every thread of the process has passed a
- * full barrier when it returns, so a ticking CPU's plain clock store is
- * seen by the waiter's loads that follow, or that CPU's load of wake_at
- * after its store sees the waiter's. Without it (pace->asym false), the
- * tick's stores and loads are sequentially consistent instead.
- */
-static void waiter_barrier(struct pace *p)
-{
-	/* Registered at creation, so it cannot fail; if it did, a wake-up
-	 * could come late, by at most the waiter's PACE_TICK_NS look. */
-	if (p->asym)
-		(void)membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
 }
 
 struct pace *pace_create(unsigned ncpus, uint64_t quantum,
@@ -110,7 +86,6 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	p->quantum = quantum;
 	p->blocked_ns = blocked_ns;
 	p->on = 1;
-	p->asym = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 	p->gen = GEN_STALE + 1;
 	p->wake_at = NO_CLOCK;
 	pthread_mutex_init(&p->lock, NULL);
@@ -279,7 +254,6 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 			break;
 		if (LOAD(p->wake_at) > target)
 			STORE(p->wake_at, target);
-		waiter_barrier(p);
 		floor = floor_of_others(p, cpu, &slow);
 		if (floor == NO_CLOCK || floor >= target)
 			break;
@@ -335,17 +309,9 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		changed(p);
 	}
 	now = busy + me->skip;
-	if (p->asym) {
-		/* Invariant 2: the waiter's barrier orders these two. */
-		__atomic_store_n(&me->clock, now, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (now >= RELAXED(p->wake_at))
-			wake_all(p);
-	} else {
-		STORE(me->clock, now);
-		if (now >= LOAD(p->wake_at))
-			wake_all(p);
-	}
+	STORE(me->clock, now);
+	if (now >= LOAD(p->wake_at))
+		wake_all(p);
 	gen = LOAD(p->gen);
 	if (now <= me->limit && me->limit_gen == gen)
 		return;

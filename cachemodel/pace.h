@@ -19,18 +19,12 @@
  *  1. A CPU's clock, skip, limit and thread id are written only by that
  *     CPU's own thread (pace_tick, pace_resume); other threads read clock
  *     and skip with atomic loads. clock never decreases.
- *  2. A CPU that is ahead blocks on a condition variable (no spinning:
- *     a 4 us host spin before sleeping was tried and cost a tenth of a
- *     modelled boot's CPU time without making its system time any less).
- *     It publishes the clock it needs the others to reach (wake_at) and
+ *  2. A CPU that is ahead blocks on a condition variable (never spins):
+ *     it publishes the clock it needs the others to reach (wake_at) and
  *     re-checks their clocks under the lock; a CPU whose published clock
- *     reaches wake_at broadcasts under the same lock. A Dekker handshake
- *     keeps a wake-up from being lost between the check and the sleep:
- *     the ticking side stores its clock and loads wake_at with plain
- *     moves, and the waiter runs membarrier(2) between its wake_at store
- *     and its clock loads, so every thread passes a full barrier there
- *     (asymmetric: the fence is paid per sleep, not per tick). Without
- *     membarrier the tick's store and load are sequentially consistent.
+ *     reaches wake_at broadcasts under the same lock. Clock stores and
+ *     wake_at loads are sequentially consistent (a Dekker handshake), so a
+ *     wake-up cannot be lost between the check and the sleep.
  *  3. Halted CPUs (pace_idle) hold no one back; a CPU that resumes, or
  *     runs for the first time, first moves its clock up to the slowest
  *     runnable other's (or, if none runs, to the latest clock of all).
