@@ -21,7 +21,8 @@
 #            RAW=1 (run, run-uefi: the @@ lines on the terminal too)
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
 #            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
-#            (make model-cost MODEL=<profile>: plain vs modelled boot, timed)
+#            (make model-cost MODEL=<profile>: plain, callbacks-only and
+#            modelled boots, timed)
 #            (make model-sensitivity [MODEL=] [SWEEP_PARAMS=] [SWEEP_SMP=]:
 #            the seed conclusions over each assumed parameter's range)
 #            JOBS= (parallel boots and host tests of make test)

@@ -317,6 +317,10 @@ void cm_stats_skip(struct cm_stats *base, const struct cm_stats *from,
  */
 void cm_stats_read(const struct cm_model *m, unsigned cpu,
 		   struct cm_stats *out);
+/* cpu's busy cycles now, cm_cycles() of its counters, without copying
+ * them: two atomic loads, cheap enough for every translation block (any
+ * thread). */
+uint64_t cm_busy_cycles(const struct cm_model *m, unsigned cpu);
 /* Modelled cycles of counters s: insns x CPI + mem_cycles. */
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s);
 const struct cm_profile *cm_profile(const struct cm_model *m);

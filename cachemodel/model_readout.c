@@ -33,6 +33,15 @@ void cm_stats_read(const struct cm_model *m, unsigned cpu,
 		to[k] = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
 }
 
+uint64_t cm_busy_cycles(const struct cm_model *m, unsigned cpu)
+{
+	const struct cm_stats *s = &m->cpu[cpu].st;
+
+	return __atomic_load_n(&s->insns, __ATOMIC_RELAXED) *
+	       m->p.cpi_x100 / 100 +
+	       __atomic_load_n(&s->mem_cycles, __ATOMIC_RELAXED);
+}
+
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s)
 {
 	return s->insns * m->p.cpi_x100 / 100 + s->mem_cycles;

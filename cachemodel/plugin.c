@@ -5,6 +5,9 @@
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
  *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
  *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
+ *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,model=off
+ *       (the same callbacks, each returning at once: what QEMU's
+ *       instrumentation costs without a model, make model-cost's floor)
  *
  * At translation time each instruction is classified from its bytes
  * (cachemodel/x86_insn.c): its memory callback carries the NT-store and
@@ -361,12 +364,32 @@ static void on_tb(unsigned int cpu, void *udata)
 	}
 }
 
+/* model=off: the callbacks QEMU calls, with nothing behind them. */
+static void off_tb(unsigned int cpu, void *udata)
+{
+	(void)cpu;
+	(void)udata;
+}
+
+static void off_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
+		    uint64_t vaddr, void *udata)
+{
+	(void)cpu;
+	(void)info;
+	(void)vaddr;
+	(void)udata;
+}
+
+/* The callbacks on_translate() registers: the model's, or model=off's. */
+static qemu_plugin_vcpu_udata_cb_t tb_cb = on_tb, special_cb = on_special;
+static qemu_plugin_vcpu_mem_cb_t mem_cb = on_mem;
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS,
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_cb, QEMU_PLUGIN_CB_NO_REGS,
 					     (void *)(uintptr_t)n);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -379,7 +402,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		 * _W, would save asking the direction, but on QEMU 7.2 that
 		 * miscounted: the doorbell's loads never reached the load
 		 * callback.) */
-		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
+		qemu_plugin_register_vcpu_mem_cb(insn, mem_cb,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)kind);
@@ -388,7 +411,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH |
 			    X86_TLB_FLUSH | (pace ? X86_LOCKED : 0)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
-				insn, on_special, QEMU_PLUGIN_CB_NO_REGS,
+				insn, special_cb, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)kind);
 	}
 }
@@ -485,6 +508,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return fail("needs qemu-system-x86_64 (this is %s%s)",
 			    info->target_name,
 			    info->system_emulation ? "" : " user mode");
+	if (argc == 1 && !strcmp(argv[0], "model=off")) {
+		/* The floor of the model's cost: QEMU's instrumentation
+		 * (translation-time classification included), no model. */
+		tb_cb = special_cb = off_tb;
+		mem_cb = off_mem;
+		qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+		return 0;
+	}
 	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "profile=", 8))
 			profile = argv[i] + 8;
@@ -492,6 +523,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			profiles = argv[i] + 9;
 		else if (!strncmp(argv[i], "out=", 4))
 			out_path = argv[i] + 4;
+		else if (!strcmp(argv[i], "model=off"))
+			return fail("model=off takes no other argument%s%s",
+				    "", "");
 		else if (!strncmp(argv[i], "sync=", 5)) {
 			char *end;
 
@@ -502,7 +536,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		}
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=, sync=)%s", argv[i], "");
+				    "profiles=, out=, sync=; or model=off "
+				    "alone)%s", argv[i], "");
 	}
 	if (!profile || !out_path)
 		return fail("profile=NAME and out=FILE are required%s%s", "",

@@ -9,7 +9,9 @@
  * Caches are tiny so evictions, LRU order and coherence hand-overs happen
  * all the time: a fast path that forgot an LRU touch, counted a hit the
  * slow path would not, or took a store to a line that is not M diverges
- * within a few hundred steps.
+ * within a few hundred steps. After every step cm_busy_cycles(), the
+ * two-counter read of the plugin's pacing tick, must equal cm_cycles() of
+ * the whole copy.
  */
 // HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
@@ -106,12 +108,14 @@ static struct cm_model *make(const char *name)
 	return m;
 }
 
-/* True if every CPU's counters agree between the two models. */
+/* True if every CPU's counters agree between the two models, and the
+ * pacing tick's cm_busy_cycles() is cm_cycles() of those counters. */
 static bool same_counters(const struct cm_model *a, const struct cm_model *b)
 {
 	for (unsigned c = 0; c < NCPUS; c++)
 		if (memcmp(cm_stats(a, c), cm_stats(b, c),
-			   sizeof(struct cm_stats)))
+			   sizeof(struct cm_stats)) ||
+		    cm_busy_cycles(b, c) != cm_cycles(b, cm_stats(b, c)))
 			return false;
 	return true;
 }
