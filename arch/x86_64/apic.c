@@ -55,6 +55,17 @@
 #define TIMER_DIVISOR 16
 #define TIMER_COUNT_MAX 0xffffffffu
 #define TIMER_CAL_US 10000
+/*
+ * Each edge of the calibration window (the count started, the count
+ * read) is taken between two TSC reads and kept only when they are less
+ * than CAL_EDGE_MAX_US apart: under TCG on a busy host the vCPU thread
+ * can be descheduled between the TSC read and the APIC access, and the
+ * TSC (host time) would then count milliseconds the APIC count did not,
+ * or the other way round, in a 10 ms window. CAL_EDGE_TRIES attempts per
+ * edge; the last one is kept if none is that quick.
+ */
+#define CAL_EDGE_MAX_US 50
+#define CAL_EDGE_TRIES 1000
 
 /* 8259 PICs: remapped to 0x20-0x2f, then every line masked. */
 #define PIC1_CMD 0x20
@@ -343,6 +354,44 @@ void apic_init_ap(void)
 	apic_local_setup();
 }
 
+/* The count starts (an initial count written); returns the TSC at that
+ * moment, the middle of a bracket shorter than CAL_EDGE_MAX_US if one
+ * of CAL_EDGE_TRIES attempts gave one. */
+static uint64_t cal_start_edge(void)
+{
+	uint64_t limit = tsc_us_to_cycles(CAL_EDGE_MAX_US), a = 0, b = 0;
+
+	for (int i = 0; i < CAL_EDGE_TRIES; i++) {
+		uint64_t flags = cpu_irq_save();
+
+		a = rdtsc_ordered();
+		apic_write(APIC_REG_TIMER_INITIAL, TIMER_COUNT_MAX);
+		b = rdtsc_ordered();
+		cpu_irq_restore(flags);
+		if (b - a < limit)
+			break;
+	}
+	return a + (b - a) / 2;
+}
+
+/* The count read: *left gets it; returns the TSC then, as above. */
+static uint64_t cal_read_edge(uint32_t *left)
+{
+	uint64_t limit = tsc_us_to_cycles(CAL_EDGE_MAX_US), a = 0, b = 0;
+
+	for (int i = 0; i < CAL_EDGE_TRIES; i++) {
+		uint64_t flags = cpu_irq_save();
+
+		a = rdtsc_ordered();
+		*left = apic_read(APIC_REG_TIMER_CURRENT);
+		b = rdtsc_ordered();
+		cpu_irq_restore(flags);
+		if (b - a < limit)
+			break;
+	}
+	return a + (b - a) / 2;
+}
+
 void apic_timer_calibrate(void)
 {
 	uint64_t t0, t1;
@@ -352,13 +401,12 @@ void apic_timer_calibrate(void)
 		return;
 	apic_write(APIC_REG_LVT_TIMER, LVT_MASKED | VEC_APIC_TIMER);
 	apic_write(APIC_REG_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
-	t0 = rdtsc_ordered();
-	apic_write(APIC_REG_TIMER_INITIAL, TIMER_COUNT_MAX);
+	t0 = cal_start_edge();
 	tsc_delay_us(TIMER_CAL_US);
-	left = apic_read(APIC_REG_TIMER_CURRENT);
-	t1 = rdtsc_ordered();
+	t1 = cal_read_edge(&left);
 	apic_write(APIC_REG_TIMER_INITIAL, 0);
 	kassert(left < TIMER_COUNT_MAX);
+	kassert(t1 > t0);
 	timer_hz = (uint64_t)(TIMER_COUNT_MAX - left) * tsc_hz() / (t1 - t0);
 }
 
