@@ -894,6 +894,30 @@ class ModelTest(unittest.TestCase):
         self.assertIn("Model state: 1.0 MiB", line)
         self.assertEqual(report.model_state_line({"profile": "tiny"}), [])
 
+    def test_report_cost_section_floor(self):
+        """model_cost.py's record with the callbacks-only boot and the
+        per-experiment CPU times: both get their columns."""
+        pair = {"plain_cpu_s": 10.0, "floor_cpu_s": 14.0, "model_cpu_s": 50.0,
+                "plain_wall_s": 8.0, "floor_wall_s": 9.0,
+                "model_wall_s": 30.0}
+        cost = {"profile": "tiny", "cpus": 2, "cmdline": "run=default",
+                "load_average": [1.0, 0.5, 0.25], "state_bytes": 1 << 20,
+                "pairs": [pair],
+                "experiments": {"tbench": {
+                    "plain_wall_s": 2.0, "plain_cpu_s": 3.0,
+                    "floor_wall_s": 2.5, "floor_cpu_s": 4.0,
+                    "model_wall_s": 10.0, "model_cpu_s": 15.0}}}
+        text = "\n".join(report.section_cost(cost))
+        self.assertIn("| 1 | 10.0 s | 14.0 s | 1.4x | 50.0 s | 5.0x | "
+                      "8.0 s | 30.0 s | 3.8x |", text)
+        self.assertIn("callbacks only CPU | floor ratio |", text)
+        self.assertIn("| tbench | 2.0 s | 10.0 s | 5.0x | 3.0 s | 15.0 s | "
+                      "5.0x |", text)
+        no_floor = dict(cost, pairs=[{k: v for k, v in pair.items()
+                                      if not k.startswith("floor")}])
+        self.assertNotIn("floor ratio",
+                         "\n".join(report.section_cost(no_floor)))
+
     def test_report_tracing_section(self):
         with open(report.DEFAULT_SEEDS) as f:
             seeds = json.load(f)

@@ -171,8 +171,10 @@ def model_state_line(model):
 
 
 def section_cost(cost):
-    """The record of tools/model/model_cost.py: plain against modelled boots."""
+    """The record of tools/model/model_cost.py: plain against modelled boots,
+    with the callbacks-only boot (the floor) beside them when it was run."""
     pairs = cost["pairs"]
+    floor = all("floor_cpu_s" in p for p in pairs)
     out = ["## Cost of the model", "",
            "`tools/model/model_cost.py` (`make model-cost MODEL=%s`): the same "
            "boot (`%s`, %d CPUs) under plain TCG and under the model, "
@@ -181,39 +183,63 @@ def section_cost(cost):
            "of model state." % (
                cost["profile"], cost["cmdline"], cost["cpus"],
                " / ".join("%.2f" % x for x in cost["load_average"])),
-           "",
-           "| pair | plain CPU | modelled CPU | CPU ratio | plain wall | "
-           "modelled wall | wall ratio |",
-           "|--:|--:|--:|--:|--:|--:|--:|"]
+           ""]
+    if floor:
+        out += ["Callbacks only: the plugin with `model=off`, the same "
+                "callbacks returning at once, the floor no model behind "
+                "them can go below.", ""]
+    out += ["| pair | plain CPU |" + (" callbacks only CPU | floor ratio |"
+                                      if floor else "") +
+            " modelled CPU | CPU ratio | plain wall | modelled wall | "
+            "wall ratio |",
+            "|--:|--:|" + ("--:|--:|" if floor else "") +
+            "--:|--:|--:|--:|--:|"]
     tot = {k: 0.0 for k in pairs[0]}
     for i, p in enumerate(pairs, 1):
         for k in tot:
             tot[k] += p[k]
-        out.append(cost_row(str(i), p))
-    out.append(cost_row("all", tot))
+        out.append(cost_row(str(i), p, floor))
+    out.append(cost_row("all", tot, floor))
     out += ["", "Model state: %.1f MiB (profile %s)." %
             (cost["state_bytes"] / MIB, cost["profile"]), ""]
     exps = cost.get("experiments") or {}
     if exps:
-        out += ["Wall time per experiment, summed over the pairs (from "
-                "its `=== experiment` line to its `done` line):", "",
-                "| experiment | plain | modelled | ratio |",
-                "|---|--:|--:|--:|"]
+        cpu = all("model_cpu_s" in e for e in exps.values())
+        out += ["Per experiment, summed over the pairs (from its "
+                "`=== experiment` line to its `done` line): wall time" +
+                (", and QEMU's CPU time over the same span" if cpu else "") +
+                ":", "",
+                "| experiment | plain wall | modelled wall | ratio |" +
+                (" plain CPU | modelled CPU | CPU ratio |" if cpu else ""),
+                "|---|--:|--:|--:|" + ("--:|--:|--:|" if cpu else "")]
         for name in sorted(exps, key=lambda n: -exps[n]["model_wall_s"]):
             e = exps[name]
-            out.append("| %s | %.1f s | %.1f s | %s |" % (
+            row = "| %s | %.1f s | %.1f s | %s |" % (
                 name, e["plain_wall_s"], e["model_wall_s"],
-                "%.1fx" % (e["model_wall_s"] / e["plain_wall_s"])
-                if e["plain_wall_s"] > 0 else "n/a"))
+                ratio(e["model_wall_s"], e["plain_wall_s"]))
+            if cpu:
+                row += " %.1f s | %.1f s | %s |" % (
+                    e["plain_cpu_s"], e["model_cpu_s"],
+                    ratio(e["model_cpu_s"], e["plain_cpu_s"]))
+            out.append(row)
         out.append("")
     return out
 
 
-def cost_row(name, p):
-    return "| %s | %.1f s | %.1f s | %.1fx | %.1f s | %.1f s | %.1fx |" % (
-        name, p["plain_cpu_s"], p["model_cpu_s"],
-        p["model_cpu_s"] / p["plain_cpu_s"], p["plain_wall_s"],
-        p["model_wall_s"], p["model_wall_s"] / p["plain_wall_s"])
+def ratio(num, den):
+    """num / den as "N.Nx", or "n/a" when den is not positive."""
+    return "%.1fx" % (num / den) if den > 0 else "n/a"
+
+
+def cost_row(name, p, floor=False):
+    row = "| %s | %.1f s |" % (name, p["plain_cpu_s"])
+    if floor:
+        row += " %.1f s | %s |" % (p["floor_cpu_s"],
+                                   ratio(p["floor_cpu_s"], p["plain_cpu_s"]))
+    return row + " %.1f s | %s | %.1f s | %.1f s | %s |" % (
+        p["model_cpu_s"], ratio(p["model_cpu_s"], p["plain_cpu_s"]),
+        p["plain_wall_s"], p["model_wall_s"],
+        ratio(p["model_wall_s"], p["plain_wall_s"]))
 
 
 def section_results(res, charts, chart_note, report_dir, model=None):
