@@ -139,6 +139,8 @@ struct cm_profile {
 	uint32_t prefetch_ahead;	/* lines a stream prefetcher runs ahead */
 	uint32_t l2_queue;	/* the L2's own outstanding misses, which its
 				 * prefetches hold; 0: they hold fill buffers */
+	uint32_t l1_fill;	/* cycles one line from L2 or the LLC holds
+				 * the L1D's fill port; 0: no bound */
 };
 
 /* What made a write-combining buffer leave before it was full. */
