@@ -116,8 +116,8 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
  * from L2, at clock t. Returns the state (ST_I on a private miss); on a
  * hit *ready gets when the data is there, and the hit/miss counts move;
  * on an L2 hit *granted gets when the miss had its fill buffer
- * (cache_fill(); granted NULL: a store's, which holds none). *l1_miss tells whether L1D missed (the prefetchers'
- * cue).
+ * (cache_fill(); granted NULL: a store's, which holds none). *l1_miss
+ * tells whether L1D missed (the prefetchers' cue).
  */
 static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 				   uint64_t line, uint64_t t,

@@ -3,9 +3,9 @@
  * loop and on long pseudo-random access streams (several CPUs sharing a few pages of every
  * memory type; loads, stores, locked, non-temporal and device accesses of
  * sizes 1..16 at any offset, so some cross a line, a quarter of them
- * going on where their CPU's last access ended, as sweeps do; fences and
- * type changes between them) a model driven the way the QEMU plugin drives it, fast
- * path first and cm_access() when it declines, must count exactly what a
+ * going on where their CPU's last access ended, as sweeps do; fences
+ * and type changes between them) a model driven the way the QEMU plugin
+ * drives it, fast path first and cm_access() when it declines, must count exactly what a
  * model driven by cm_access() alone counts, after every single step.
  * Caches are tiny so evictions, LRU order and coherence hand-overs happen
  * all the time: a fast path that forgot an LRU touch, counted a hit the
