@@ -36,11 +36,15 @@
  *     clock is instructions x CPI plus the cycles it stalled
  *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so
  *     that every CPU's clock is on one time base, the paced one). Demand
- *     loads stall until their data arrives, except an L1D hit in the
- *     line of the CPU's previous load, served with it (independent loads
- *     overlap; a chase across lines does not). With a store buffer a
- *     store never waits for an L1D hit's write. Misses to memory hold a
- *     fill buffer and a burst of the CPU's bus; stores with a store buffer,
+ *     loads stall until their data arrives, except loads independent of
+ *     the CPU's previous load: one in its line (an L1D hit, served with
+ *     it) or, with fill buffers, one starting where it ended (a sweep),
+ *     which waits only for a fill buffer and the L1D fill port; a chase
+ *     across lines never continues its last load and waits in full. With
+ *     a store buffer a store never waits for an L1D hit's write. A load's
+ *     L1D miss holds a fill buffer until its data is there (from L2, the
+ *     LLC or memory); misses to memory also hold a burst of the CPU's
+ *     bus; stores with a store buffer,
  *     hardware prefetches, write-backs and WC flushes do not stall the
  *     CPU but occupy fill buffers and the bus. Fences, locked operations
  *     and UC accesses wait for buffered and write-combined writes. A
@@ -139,6 +143,8 @@ struct cm_profile {
 	uint32_t prefetch_ahead;	/* lines a stream prefetcher runs ahead */
 	uint32_t l2_queue;	/* the L2's own outstanding misses, which its
 				 * prefetches hold; 0: they hold fill buffers */
+	uint32_t l1_fill;	/* cycles one line from L2 or the LLC holds
+				 * the L1D's fill port; 0: no bound */
 };
 
 /* What made a write-combining buffer leave before it was full. */

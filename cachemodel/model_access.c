@@ -108,12 +108,12 @@ static void access_line(struct cm_model *m, unsigned cpu, uint64_t pa,
 			wb_store_done(m, cpu, now,
 				      write_back_access(m, cpu, line, now));
 		else
-			stall_until(m, cpu, write_back_read(m, cpu, line, now));
+			stall_until(m, cpu, write_back_read(m, cpu, pa, n, now));
 		return;
 	case CM_WT:
 	case CM_WP:
 		if (!store) {
-			stall_until(m, cpu, write_back_read(m, cpu, line, now));
+			stall_until(m, cpu, write_back_read(m, cpu, pa, n, now));
 			return;
 		}
 		/* The write goes to memory. WT keeps (clean) copies up to
@@ -183,10 +183,11 @@ static enum cm_memtype fast_page_type(struct cm_model *m, struct cpu *c,
 	return c->last_type;
 }
 
-/* A WB access that hits cpu's L1D in a state needing no coherence
- * action: a load in any valid state, a store in M. */
-static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t line,
-			bool store)
+/* A WB access of size bytes at pa (line) that hits cpu's L1D in a
+ * state needing no coherence action: a load in any valid state, a store
+ * in M. */
+static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t pa,
+			uint64_t line, unsigned size, bool store)
 {
 	struct cpu *c = &m->cpu[cpu];
 	struct way_hint *h;
@@ -217,13 +218,13 @@ static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t line,
 	 * has it. */
 	if (store)
 		write_time_note(m, cpu, line, cpu_now(m, cpu) + c->l1.latency);
-	/* A load waits for its data unless it is served with the previous
-	 * load of its line (write_back_read()); a store retires into the
-	 * store buffer without waiting for the L1D write (wb_store_done()). */
-	if (store ? !m->p.store_buffer : c->last_load != line + 1)
+	/* A load waits for its data unless it is independent of the
+	 * previous load (write_back_read()); a store retires into the store
+	 * buffer without waiting for the L1D write (wb_store_done()). */
+	if (store ? !m->p.store_buffer : !load_independent(m, c, line, pa))
 		stat_add(&c->st.mem_cycles, c->l1.latency);
 	if (!store)
-		c->last_load = line + 1;
+		c->last_end = pa + size;
 	level_touch(&c->l1, i);
 	return true;
 }
@@ -276,7 +277,7 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 	case CM_WB:
 		if (store && (flags & CM_NT))
 			return fast_nt_merge(m, cpu, line, off, size);
-		return fast_l1_hit(m, cpu, line, store);
+		return fast_l1_hit(m, cpu, pa, line, size, store);
 	case CM_WC:
 		if (store) {
 			stat_add(&c->st.stores, 1);

@@ -114,12 +114,15 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 /*
  * Look line up in cpu's private caches, refreshing LRU and filling L1
  * from L2, at clock t. Returns the state (ST_I on a private miss); on a
- * hit *ready gets when the data is there, and the hit/miss counts move.
- * *l1_miss tells whether L1D missed (the prefetchers' cue).
+ * hit *ready gets when the data is there, and the hit/miss counts move;
+ * on an L2 hit *granted gets when the miss had its fill buffer
+ * (cache_fill(); granted NULL: a store's, which holds none). *l1_miss
+ * tells whether L1D missed (the prefetchers' cue).
  */
 static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 				   uint64_t line, uint64_t t,
-				   uint64_t *ready, bool *l1_miss)
+				   uint64_t *ready, uint64_t *granted,
+				   bool *l1_miss)
 {
 	struct cpu *c = &m->cpu[cpu];
 	long i = level_find(&c->l1, line);
@@ -144,7 +147,8 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 		return ST_I;
 	}
 	stat_add(&c->st.l2_hits, 1);
-	*ready = max_u64(t + c->l2.latency, pf_consume(m, cpu, line, t));
+	*ready = cache_fill(m, cpu, t, c->l2.latency,
+			    pf_consume(m, cpu, line, t), granted);
 	level_touch(&c->l2, i);
 	st = state_get(&c->l2, (size_t)i);
 	level_insert(&c->l1, line, st, &vline, &vst);
@@ -152,9 +156,10 @@ static enum line_state priv_lookup(struct cm_model *m, unsigned cpu,
 }
 
 /* Shared part of a private miss at t: from the LLC or from memory.
- * Returns when the data is there. */
+ * Returns when the data is there; *granted gets when the miss had its
+ * fill buffer (NULL: a store's, as for cache_fill()). */
 static uint64_t fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line,
-			     uint64_t t)
+			     uint64_t t, uint64_t *granted)
 {
 	struct cpu *c = &m->cpu[cpu];
 	long i = level_find(&m->llc, line);
@@ -162,16 +167,19 @@ static uint64_t fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line,
 	if (i >= 0) {
 		stat_add(&c->st.llc_hits, 1);
 		level_touch(&m->llc, i);
-		return max_u64(t + m->llc.latency, pf_consume(m, cpu, line, t));
+		return cache_fill(m, cpu, t, m->llc.latency,
+				  pf_consume(m, cpu, line, t), granted);
 	}
 	stat_add(&c->st.llc_misses, 1);
 	llc_insert(m, cpu, line, false);	/* just looked up: absent */
-	return mem_read(m, cpu, t);
+	return mem_read(m, cpu, t, granted);
 }
 
-/* A WB read that missed cpu's private caches, at t. */
+/* A WB read that missed cpu's private caches, at t; returns when the
+ * data is there, *granted when the miss had its fill buffer (a line
+ * taken from another CPU: when it is there). */
 static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
-			  uint64_t t)
+			  uint64_t t, uint64_t *granted)
 {
 	bool shared = false, transferred = false;
 	uint64_t ready, written = 0;
@@ -196,9 +204,9 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 		}
 	}
 	if (transferred)
-		ready = hand_over(m, cpu, line, t, written);
+		ready = *granted = hand_over(m, cpu, line, t, written);
 	else
-		ready = fetch_shared(m, cpu, line, t);
+		ready = fetch_shared(m, cpu, line, t, granted);
 	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
 	return ready;
 }
@@ -232,7 +240,8 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 	struct cpu *c = &m->cpu[cpu];
 	uint64_t ready = t, written = 0;
 	bool l1_miss;
-	enum line_state st = priv_lookup(m, cpu, line, t, &ready, &l1_miss);
+	enum line_state st = priv_lookup(m, cpu, line, t, &ready, NULL,
+					 &l1_miss);
 
 	switch (st) {
 	case ST_M:
@@ -250,7 +259,7 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 		if (invalidate_others(m, cpu, line, &written))
 			ready = hand_over(m, cpu, line, t, written);
 		else
-			ready = fetch_shared(m, cpu, line, t);
+			ready = fetch_shared(m, cpu, line, t, NULL);
 		priv_fill(m, cpu, line, ST_M);
 		break;
 	}
@@ -260,21 +269,21 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 	return ready;
 }
 
-uint64_t write_back_read(struct cm_model *m, unsigned cpu,
-			 uint64_t line, uint64_t t)
+uint64_t write_back_read(struct cm_model *m, unsigned cpu, uint64_t pa,
+			 unsigned n, uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
-	uint64_t ready = t;
-	bool l1_miss;
+	uint64_t line = pa >> CM_LINE_SHIFT, ready = t, granted = t;
+	bool l1_miss, independent = load_independent(m, c, line, pa);
 
-	if (priv_lookup(m, cpu, line, t, &ready, &l1_miss) == ST_I)
-		ready = read_miss(m, cpu, line, t);
-	else if (!l1_miss && c->last_load == line + 1)
-		ready = t;
-	c->last_load = line + 1;
+	if (priv_lookup(m, cpu, line, t, &ready, &granted, &l1_miss) == ST_I)
+		ready = read_miss(m, cpu, line, t, &granted);
+	c->last_end = pa + n;
 	if (l1_miss)
 		prefetch(m, cpu, line, t);
-	return ready;
+	if (!independent)
+		return ready;
+	return l1_miss ? granted : t;
 }
 
 void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)

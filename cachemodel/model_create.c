@@ -36,6 +36,8 @@ const char *cm_profile_check(const struct cm_profile *p)
 		return "l2_queue must be 0..32";
 	if (p->store_buffer > CM_MAX_STORE_BUFFER)
 		return "store_buffer must be 0..64";
+	if (p->l1_fill > CM_LINE_SIZE)
+		return "l1_fill must be 0..64";
 	if (p->prefetch_ahead > CM_MAX_PREFETCH_AHEAD)
 		return "prefetch_ahead must be 0..32";
 	if (p->llc_inclusive > 1 || p->prefetch_next > 1)
@@ -82,6 +84,7 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 			m->cpu[c].hint[k].line = NO_LINE;
 		for (unsigned k = 0; k < PF_RECENT; k++)
 			m->cpu[c].pf_recent[k].line = NO_LINE;
+		m->cpu[c].last_end = NO_LINE;
 	}
 	if (!ok) {
 		cm_destroy(m);

@@ -176,10 +176,12 @@ struct cpu {
 	uint64_t last_page;	/* page number + 1 (0: none), */
 	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
 	enum cm_memtype last_type;	/* had this type */
-	uint64_t last_load;	/* line + 1 of the last cached load (0: none) */
+	uint64_t last_end;	/* pa + size of the last cached load
+				 * (NO_LINE: none; no pa is that large) */
 	/* Timing (all CPU clocks, see cpu_now()): */
 	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
 	uint64_t l2q[CM_MAX_L2_QUEUE];	/* when each L2 queue entry frees */
+	uint64_t fill_free;	/* when the L1D's fill port is next free */
 	uint64_t sb[CM_MAX_STORE_BUFFER];	/* ring: buffered stores' */
 	unsigned sb_head, sb_n;			/* ownership times */
 	uint64_t sb_last;	/* latest ownership time in the store buffer */
@@ -258,6 +260,32 @@ static inline uint64_t cpu_now(const struct cm_model *m, unsigned cpu)
 
 	return c->st.insns * m->p.cpi_x100 / 100 + c->st.mem_cycles +
 	       __atomic_load_n(&c->skip, __ATOMIC_RELAXED);
+}
+
+/* The line of cpu c's last cached load; beyond every physical line
+ * when there was none (last_end NO_LINE). */
+static inline uint64_t last_load_line(const struct cpu *c)
+{
+	return (c->last_end - 1) >> CM_LINE_SHIFT;
+}
+
+/*
+ * Whether a cached load of line at pa is independent of c's previous
+ * load, so the CPU does not wait for its data (model.h, invariant 5):
+ * it is in the previous load's line (an out-of-order core issues such
+ * loads back to back), or, in a profile with fill buffers (which hold
+ * its miss instead of the CPU), it starts where the previous load ended:
+ * a sweep, which reads every byte of a line in turn, as copies and
+ * scans do; a pointer chase reads a word or two of each line it visits
+ * and never continues its last load. The model sees no dependences;
+ * this is its sign of their absence.
+ */
+static inline bool load_independent(const struct cm_model *m,
+				    const struct cpu *c, uint64_t line,
+				    uint64_t pa)
+{
+	return last_load_line(c) == line ||
+	       (m->p.fill_buffers && c->last_end == pa);
 }
 
 static inline bool level_present(const struct level *l)
@@ -343,8 +371,23 @@ uint64_t bus_use(struct cm_model *m, unsigned cpu, uint64_t t,
 int fb_take(struct cm_model *m, unsigned cpu, uint64_t *t);
 
 /* A line read from memory by cpu, asked at clock t: a fill buffer, a
- * burst on the bus, the memory latency. Returns when the data is there. */
-uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t);
+ * burst on the bus, the memory latency. Returns when the data is there;
+ * *granted (unless NULL) gets when the request had its fill buffer. */
+uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t,
+		  uint64_t *granted);
+
+/*
+ * An L1D miss of cpu asked at clock t and served by a cache (L2 or the
+ * LLC) of latency lat, or by a prefetch of the line arriving at pf (0:
+ * none). A load's miss holds a fill buffer until its data is there and
+ * the L1D's fill port for l1_fill cycles, so several such misses
+ * overlap, bounded by the fill buffers and the fill rate; *granted gets
+ * when it had both. granted NULL: a store's read-for-ownership, which
+ * the store buffer tracks and which holds neither. Returns when the data
+ * is there.
+ */
+uint64_t cache_fill(struct cm_model *m, unsigned cpu, uint64_t t,
+		    uint32_t lat, uint64_t pf, uint64_t *granted);
 
 /* A dirty line goes to memory: a posted burst on cpu's bus, through a
  * fill buffer (so write-backs cannot queue without bound). */
@@ -430,16 +473,20 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 			   uint64_t line, uint64_t t);
 
 /*
- * A WB read at t; returns when its data is there. A load that hits L1D
- * in the line of cpu's previous load is served with it: an out-of-order
- * core issues independent loads back to back (two a cycle from Sandy
- * Bridge on, one on the Core microarchitecture) and overlaps their hit
- * latencies. The model sees no dependences; a pointer chase, whose loads
- * depend on each other, touches a new line with every load and keeps
- * its full latency (model.h, invariant 5).
+ * A WB read of n bytes at pa (within one line) at t; returns when cpu
+ * may go on: when its data is there, unless the load is independent of
+ * cpu's previous one (load_independent()). Then an L1D hit is served
+ * with the previous load: an out-of-order core issues independent loads
+ * back to back (two a cycle from Sandy Bridge on, one on the Core
+ * microarchitecture) and overlaps their hit latencies; and an L1D miss
+ * served by L2, the LLC or memory lets the CPU go on once it holds a
+ * fill buffer (cache_fill(), mem_read()), so a sweep's misses overlap as
+ * they do in the fill buffers of an out-of-order core. A pointer chase,
+ * whose loads depend on each other, keeps its full latency (model.h,
+ * invariant 5). A line taken from another CPU is always waited for.
  */
-uint64_t write_back_read(struct cm_model *m, unsigned cpu,
-			 uint64_t line, uint64_t t);
+uint64_t write_back_read(struct cm_model *m, unsigned cpu, uint64_t pa,
+			 unsigned n, uint64_t t);
 
 /*
  * Remove line from every cache; a dirty copy is written to memory,

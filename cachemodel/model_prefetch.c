@@ -43,7 +43,7 @@ static uint64_t pf_mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
 	uint64_t done;
 
 	if (!m->p.l2_queue)
-		return mem_read(m, cpu, t);
+		return mem_read(m, cpu, t, NULL);
 	for (unsigned i = 1; i < m->p.l2_queue; i++)
 		if (c->l2q[i] < c->l2q[k])
 			k = i;

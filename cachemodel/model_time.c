@@ -76,13 +76,39 @@ int fb_take(struct cm_model *m, unsigned cpu, uint64_t *t)
 	return k;
 }
 
-uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
+uint64_t mem_read(struct cm_model *m, unsigned cpu, uint64_t t,
+		  uint64_t *granted)
 {
 	int k = fb_take(m, cpu, &t);
 	uint64_t done = bus_use(m, cpu, t, m->p.wc_burst) + m->p.mem_latency;
 
 	if (k >= 0)
 		m->cpu[cpu].fb[k] = done;
+	if (granted)
+		*granted = t;
+	return done;
+}
+
+uint64_t cache_fill(struct cm_model *m, unsigned cpu, uint64_t t,
+		    uint32_t lat, uint64_t pf, uint64_t *granted)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t done;
+	int k;
+
+	if (!granted)
+		return max_u64(t + lat, pf);
+	k = fb_take(m, cpu, &t);
+	/* Lines reach L1D one after another, l1_fill cycles apart; with a
+	 * fixed latency, spacing the requests spaces their arrivals. */
+	if (m->p.l1_fill) {
+		t = max_u64(t, c->fill_free);
+		c->fill_free = t + m->p.l1_fill;
+	}
+	done = max_u64(t + lat, pf);
+	if (k >= 0)
+		c->fb[k] = done;
+	*granted = t;
 	return done;
 }
 

@@ -33,6 +33,7 @@ static const struct key keys[] = {
 	NUM(fence), NUM(clflush), OPT(sfence), OPT(llc_inclusive),
 	OPT(bus_cpus), OPT(fill_buffers), OPT(store_buffer),
 	OPT(prefetch_next), OPT(prefetch_ahead), OPT(l2_queue),
+	OPT(l1_fill),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

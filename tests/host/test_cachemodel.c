@@ -197,6 +197,49 @@ KTEST(cachemodel, l2_queue_leaves_fill_buffers_to_demand_misses)
 	}
 }
 
+/*
+ * A sweep's L1D misses overlap in the fill buffers (model.h, invariant
+ * 5): a load that starts where the previous one ended waits only for a
+ * fill buffer and the L1D fill port, not for its data; a walk that
+ * reads one word a line (a chase) waits for every line.
+ */
+KTEST(cachemodel, sweep_misses_overlap_in_fill_buffers)
+{
+	struct cm_model *m = tiny_with(1, "fill_buffers 2\nl1_fill 4\n");
+	const struct cm_stats *s = cm_stats(m, 0);
+	uint64_t before;
+
+	/* Lines 0..31, one load each: all in L2 (16 sets, 4 ways), L1D
+	 * (8 sets, 2 ways) keeps lines 16..31 only. */
+	for (uint64_t line = 0; line < 32; line++)
+		load(m, 0, line * 64);
+	ASSERT_EQ(s->l1_misses, 32);
+	/* A sweep of lines 0..3 in 8-byte loads. Line 0 does not continue
+	 * the walk before it: it waits for L2 (10, the clock T + 10). Line
+	 * 1 continues it: a fill buffer and the port are free, it goes on
+	 * (data at T + 20). Line 2 at T + 10: a fill buffer is free (line
+	 * 0's), the port is not until T + 14 (4 cycles a line): waits 4.
+	 * Line 3 at T + 14: both fill buffers are held (until T + 20 and
+	 * T + 24): waits 6. The loads within a line are free. */
+	for (uint64_t line = 0; line < 4; line++) {
+		static const uint64_t wait[4] = {10, 0, 4, 6};
+
+		before = s->mem_cycles;
+		for (uint64_t a = line * 64; a < (line + 1) * 64; a += 8)
+			load(m, 0, a);
+		EXPECT_EQ(s->mem_cycles - before, wait[line]);
+	}
+	EXPECT_EQ(s->l2_hits, 4);
+	/* Lines 4..7, one load each: no load continues the one before, so
+	 * each waits for its data from L2. */
+	before = s->mem_cycles;
+	for (uint64_t line = 4; line < 8; line++)
+		load(m, 0, line * 64);
+	EXPECT_EQ(s->l2_hits, 8);
+	EXPECT_EQ(s->mem_cycles - before, 4 * 10);
+	cm_destroy(m);
+}
+
 KTEST(cachemodel, inclusive_llc_takes_its_victims_out_of_private_caches)
 {
 	/* The LLC has 64 sets of 4 ways: lines 64 apart share a set. */

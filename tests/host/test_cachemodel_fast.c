@@ -2,9 +2,10 @@
  * Host test of the cache model's fast path, cm_access_fast(): on a copy
  * loop and on long pseudo-random access streams (several CPUs sharing a few pages of every
  * memory type; loads, stores, locked, non-temporal and device accesses of
- * sizes 1..16 at any offset, so some cross a line; fences and type changes
- * between them) a model driven the way the QEMU plugin drives it, fast
- * path first and cm_access() when it declines, must count exactly what a
+ * sizes 1..16 at any offset, so some cross a line, a quarter of them
+ * going on where their CPU's last access ended, as sweeps do; fences
+ * and type changes between them) a model driven the way the QEMU plugin
+ * drives it, fast path first and cm_access() when it declines, must count exactly what a
  * model driven by cm_access() alone counts, after every single step.
  * Caches are tiny so evictions, LRU order and coherence hand-overs happen
  * all the time: a fast path that forgot an LRU touch, counted a hit the
@@ -53,8 +54,8 @@ static const char profiles_text[] =
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
 	"clflush 40\n"
 	/* Every timing mechanism on: buses shared by two CPUs, fill and
-	 * store buffers, both prefetchers and the L2's queue, an inclusive
-	 * LLC. */
+	 * store buffers, both prefetchers and the L2's queue, the L1D fill
+	 * port, an inclusive LLC. */
 	"[tiny-timed]\n"
 	"freq_mhz 1000\ncpi_x100 100\n"
 	"l1d 1024 2 3\nl2 4096 4 10\nllc 16384 4 30\n"
@@ -62,7 +63,7 @@ static const char profiles_text[] =
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
 	"clflush 40\nsfence 4\nllc_inclusive 1\nbus_cpus 2\n"
 	"fill_buffers 3\nstore_buffer 4\nprefetch_next 1\n"
-	"prefetch_ahead 3\nl2_queue 2\n";
+	"prefetch_ahead 3\nl2_queue 2\nl1_fill 2\n";
 
 #define TIMED "tiny-timed"
 /* Its causality window (model.h, invariant 8), cycles. */
@@ -141,6 +142,7 @@ static void access_both(struct cm_model *ref, struct cm_model *fp,
 static long run_stream(const char *profile, uint64_t seed, uint64_t *fast)
 {
 	struct cm_model *ref = make(profile), *fp = make(profile);
+	uint64_t next[NCPUS] = {0};	/* where each CPU's last access ended */
 	long diverged = -1;
 
 	rnd_state = seed;
@@ -160,6 +162,11 @@ static long run_stream(const char *profile, uint64_t seed, uint64_t *fast)
 		unsigned size = 1u << ((r >> 40) % 5);	/* 1..16 */
 
 		pa += (r >> 32) & 63;	/* any offset: some cross a line */
+		/* A quarter go on where the CPU's last access ended: sweeps,
+		 * whose loads do not wait for their data (model.h, inv. 5). */
+		if ((r >> 60) % 4 == 0 && next[cpu] + 16 <= STREAM_PAGES * PAGE)
+			pa = next[cpu];
+		next[cpu] = pa + size;
 		unsigned flags = 0;
 
 		if (what < 2) {
