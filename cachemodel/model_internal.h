@@ -177,6 +177,9 @@ struct cpu {
 	uint64_t last_types_gen;	/* of this cm_model.types_gen, */
 	enum cm_memtype last_type;	/* had this type */
 	uint64_t last_load;	/* line + 1 of the last cached load (0: none) */
+	/* CPUs whose private copies this CPU's accesses invalidated since
+	 * the last cm_take_invalidated() (a bit each; under the lock). */
+	uint64_t invalidated;
 	/* Timing (all CPU clocks, see cpu_now()): */
 	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
 	uint64_t l2q[CM_MAX_L2_QUEUE];	/* when each L2 queue entry frees */
