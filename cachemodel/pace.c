@@ -129,11 +129,22 @@ static void changed(struct pace *p)
 	wake_all(p);
 }
 
+/* The clock a poke at t resumes a pause-waiter at clock now with
+ * deadline dl at (invariant 7, a). */
+static uint64_t poke_clock(uint64_t t, uint64_t now, uint64_t dl)
+{
+	if (t < now)
+		t = now;
+	return t < dl ? t : dl;
+}
+
 /* The slowest runnable, non-exempt CPU other than cpu: its clock (NO_CLOCK
  * if none) and, in *slow, its number. A halted CPU with a wake on its way
  * counts at the wake's clock until wake_until (invariant 6); a
  * pause-waiting one at its deadline (invariant 7), or, if workers, not
- * at all: then the result is the slowest working CPU's. */
+ * at all: then the result is the slowest working CPU's. A pause-waiter
+ * with a poke on its way is working: it counts at the clock it will
+ * resume at. */
 static uint64_t slowest(struct pace *p, unsigned cpu, unsigned *slow,
 			bool workers)
 {
@@ -141,16 +152,19 @@ static uint64_t slowest(struct pace *p, unsigned cpu, unsigned *slow,
 
 	for (unsigned c = 0; c < p->ncpus; c++) {
 		struct pace_cpu *o = &p->cpu[c];
-		uint64_t t, dl;
+		uint64_t t, dl, poke;
 
 		if (c == cpu || LOAD(o->exempt))
 			continue;
 		if (LOAD(o->runnable)) {
 			t = LOAD(o->clock);
 			dl = LOAD(o->pw_deadline);
-			if (dl && workers)
+			poke = dl ? LOAD(o->poke) : NO_CLOCK;
+			if (poke != NO_CLOCK)
+				t = poke_clock(poke, t, dl);	/* waking */
+			else if (dl && workers)
 				continue;
-			if (dl > t)
+			else if (dl > t)
 				t = dl;
 		} else if (LOAD(o->wake_clock) != NO_CLOCK &&
 			 now_ns() < LOAD(o->wake_until))
@@ -393,15 +407,6 @@ static uint64_t take_poke(struct pace_cpu *me)
 	return __atomic_exchange_n(&me->poke, NO_CLOCK, __ATOMIC_SEQ_CST);
 }
 
-/* The clock a poke at t resumes a pause-waiter at clock now with
- * deadline dl at (invariant 7, a). */
-static uint64_t poke_clock(uint64_t t, uint64_t now, uint64_t dl)
-{
-	if (t < now)
-		t = now;
-	return t < dl ? t : dl;
-}
-
 /*
  * Sleep (invariant 7) until a poke, the timeout at dl, no working CPU,
  * or a give-up; with the lock held. Returns the clock to resume at, and
@@ -426,7 +431,10 @@ static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
 		 * deadline is published before the clocks are looked at. */
 		if (LOAD(p->wake_at) > dl)
 			STORE(p->wake_at, dl);
-		t = take_poke(me);
+		/* Read, not taken: until it has published its new clock,
+		 * the others count it at the clock the poke resumes it at
+		 * (pace_pause() takes it then). */
+		t = LOAD(me->poke);
 		if (t != NO_CLOCK) {
 			*end = PACE_PW_WRITE;
 			return poke_clock(t, now, dl);
@@ -471,7 +479,7 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 	now = busy + me->skip;
 	if (now > LOAD(me->clock))
 		STORE(me->clock, now);
-	dl = now + p->quantum;
+	dl = now + PACE_PAUSE_QUANTA * p->quantum;
 	t = take_poke(me);
 	if (t != NO_CLOCK) {
 		end = PACE_PW_WRITE;	/* it came between two pauses */
@@ -513,8 +521,10 @@ void pace_poke(struct pace *p, unsigned cpu, uint64_t t)
 						       false, __ATOMIC_SEQ_CST,
 						       __ATOMIC_SEQ_CST))
 		;
-	if (LOAD(o->pw_deadline))
+	if (LOAD(o->pw_deadline)) {
+		ADD(p->gen, 1);		/* it counts at its resume clock */
 		wake_all(p);
+	}
 }
 
 bool pace_pause_waiting(const struct pace *p, unsigned cpu)

@@ -61,9 +61,12 @@
  *           (pace_poke()) since c's last pause-wait ended; a poke that
  *           came before this pause-wait resumes it at once;
  *       (b) timeout: exactly C + delta, once every working other CPU's
- *           clock reached C + delta (delta = the quantum);
+ *           clock reached C + delta (delta = PACE_PAUSE_QUANTA quanta);
  *       (c) alone: C, if no other CPU works (all halted, exempt or
- *           pause-waiting), or none does any more: it does not sleep;
+ *           pause-waiting), or none does any more: it does not sleep.
+ *           A pause-waiter with a poke on its way works: it counts at
+ *           the clock of (a), in this and in every floor, until it has
+ *           published that clock;
  *       (d) gave up: C, if the slowest working CPU's clock stood still
  *           for blocked_ns / PACE_PAUSE_LOOK_DIV of host time while its
  *           thread was not running (blocked outside guest code, e.g.
@@ -95,6 +98,14 @@
 #define PACE_DEFAULT_QUANTUM 2000
 /* Host time a waiter lets its slowest CPU stand still before it looks. */
 #define PACE_DEFAULT_BLOCKED_NS 20000000ll	/* 20 ms */
+/* A pause-wait's timeout, delta, in quanta (invariant 7, b): assumed,
+ * then measured (docs/cachemodel.md, "Pause-wait"). A hand-over ends the
+ * wait at the write's clock whatever delta is; delta bounds the wait for
+ * what is not a line (the TSC, an interrupt) and how far the others run
+ * past a sleeper (delta + quantum: within the engine's bus window of 16
+ * default quanta and the plugin's causality window). Each timeout is a
+ * host wake-up; a larger delta makes fewer. */
+#define PACE_PAUSE_QUANTA 8
 /* A pause-waiter looks again every blocked_ns / PACE_PAUSE_LOOK_DIV of
  * host time even without a wake (2 ms by default), and gives up its wait
  * when the slowest working CPU's clock stood still that long while its

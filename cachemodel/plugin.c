@@ -109,11 +109,12 @@ static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
  * ahead of the slowest, checked at translation-block ends, and a
- * pause-waiting one counts at its clock plus a quantum (cachemodel/pace.h,
- * invariant 7), so a write is at most two quanta and one block's cycles
- * ahead of any reader; three quanta bound that with room.
+ * pause-waiting one counts at its clock plus PACE_PAUSE_QUANTA quanta
+ * (cachemodel/pace.h, invariant 7), so a write is at most that plus a
+ * quantum and one block's cycles ahead of any reader; one more quantum
+ * bounds that with room.
  */
-#define CAUSAL_WINDOW_QUANTA 3
+#define CAUSAL_WINDOW_QUANTA (PACE_PAUSE_QUANTA + 2)
 
 static double seconds_since(const struct timespec *t0)
 {
