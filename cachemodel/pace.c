@@ -277,6 +277,10 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
 
+	/* Stops ticking: publish for good and look (invariant 2). */
+	STORE(p->cpu[cpu].clock, now);
+	if (now >= LOAD(p->wake_at))
+		wake_all(p);
 	pthread_mutex_lock(&p->lock);
 	ADD(p->waits, 1);
 	for (;;) {
@@ -343,7 +347,7 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		changed(p);
 	}
 	now = busy + me->skip;
-	STORE(me->clock, now);
+	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
 	gen = LOAD(p->gen);
@@ -477,8 +481,7 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 	if (!LOAD(p->on) || !me->tid || !LOAD(me->runnable))
 		return 0;
 	now = busy + me->skip;
-	if (now > LOAD(me->clock))
-		STORE(me->clock, now);
+	STORE(me->clock, now);
 	dl = now + PACE_PAUSE_QUANTA * p->quantum;
 	t = take_poke(me);
 	if (t != NO_CLOCK) {
@@ -490,6 +493,8 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 	} else {
 		STORE(me->pw_deadline, dl);
 		ADD(p->gen, 1);		/* the others' floors rose */
+		if (dl >= LOAD(p->wake_at))
+			wake_all(p);	/* to dl: stops ticking (inv. 2) */
 		pthread_mutex_lock(&p->lock);
 		to = pause_sleep(p, cpu, now, dl, &end);
 		pthread_mutex_unlock(&p->lock);

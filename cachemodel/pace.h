@@ -26,9 +26,17 @@
  *  2. A CPU that is ahead blocks on a condition variable (never spins):
  *     it publishes the clock it needs the others to reach (wake_at) and
  *     re-checks their clocks under the lock; a CPU whose published clock
- *     reaches wake_at broadcasts under the same lock. Clock stores and
- *     wake_at loads are sequentially consistent (a Dekker handshake), so a
- *     wake-up cannot be lost between the check and the sleep.
+ *     reaches wake_at broadcasts under the same lock. wake_at's stores
+ *     and loads are sequentially consistent. A tick publishes its clock
+ *     with a release store (a plain store on x86: a sequentially
+ *     consistent one, at every translation block, was the tick's largest
+ *     cost), so its load of wake_at may see the value from before a
+ *     waiter's store while the waiter sees the clock from before the
+ *     tick; the CPU's next tick loads wake_at again and wakes it. A CPU
+ *     stops ticking only through a sequentially consistent publication
+ *     followed by a look at wake_at (waiting, pause-waiting, halting),
+ *     so no wake-up is lost; one blocked outside guest code right after
+ *     a tick costs the waiter at most its periodic look (invariant 4).
  *  3. Halted CPUs (pace_idle) hold no one back; a CPU that resumes, or
  *     runs for the first time, first moves its clock up to the slowest
  *     runnable other's (or, if none runs, to the latest clock of all).
