@@ -54,6 +54,17 @@ static uint64_t ends(struct pace *p, enum pace_pw_end e)
 	return pace_pw_count(p, e);
 }
 
+/* cpu0(arg) and cpu1(arg), each on its own thread, to the end. */
+static void run_two(void *(*cpu0)(void *), void *(*cpu1)(void *), void *arg)
+{
+	struct host_thread_group a, b;
+
+	host_thread_group_start(&a, 1, cpu0, arg, 0);
+	host_thread_group_start(&b, 1, cpu1, arg, 0);
+	host_thread_group_join(&a);
+	host_thread_group_join(&b);
+}
+
 /* A deadlock would hang the test: end it, failed, after WATCHDOG_S. */
 static void *watchdog(void *a)
 {
@@ -136,8 +147,6 @@ static void *spinner(void *a)
 static struct pace *run_spin(struct spin_run *r, uint64_t poke_at,
 			     bool poke_first)
 {
-	struct host_thread_group a, b;
-
 	memset(r, 0, sizeof(*r));
 	r->poke_at = poke_at;
 	r->poke_first = poke_first;
@@ -145,10 +154,7 @@ static struct pace *run_spin(struct spin_run *r, uint64_t poke_at,
 	if (!r->p)
 		return NULL;
 	pthread_barrier_init(&r->bar, NULL, 2);
-	host_thread_group_start(&a, 1, worker, r, 0);
-	host_thread_group_start(&b, 1, spinner, r, 0);
-	host_thread_group_join(&a);
-	host_thread_group_join(&b);
+	run_two(worker, spinner, r);
 	pthread_barrier_destroy(&r->bar);
 	return r->p;
 }
@@ -396,17 +402,13 @@ static void *race_waiter(void *a)
 KTEST(pace_pause, a_racing_poke_is_never_lost)
 {
 	struct race r;
-	struct host_thread_group a, b;
 
 	start_watchdog();
 	memset(&r, 0, sizeof(r));
 	r.p = pace_create(2, QUANTUM, SLOW_LOOK_BLOCKED_NS);
 	ASSERT_TRUE(r.p != NULL);
 	pthread_barrier_init(&r.bar, NULL, 2);
-	host_thread_group_start(&a, 1, race_poker, &r, 0);
-	host_thread_group_start(&b, 1, race_waiter, &r, 0);
-	host_thread_group_join(&a);
-	host_thread_group_join(&b);
+	run_two(race_poker, race_waiter, &r);
 	pthread_barrier_destroy(&r.bar);
 	EXPECT_LT(r.worst_ns, LOST_NS);
 	EXPECT_EQ(ends(r.p, PACE_PW_WRITE), RACE_ROUNDS);
