@@ -423,7 +423,6 @@ static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
 	uint64_t last = NO_CLOCK;
 	unsigned slow = cpu, last_slow = cpu;
 	int64_t since = now_ns();
-
 	int64_t look = p->blocked_ns / PACE_PAUSE_LOOK_DIV + 1;
 
 	for (;;) {
