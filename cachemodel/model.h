@@ -327,6 +327,14 @@ void cm_stats_read(const struct cm_model *m, unsigned cpu,
  * them: two atomic loads, cheap enough for every translation block (any
  * thread). */
 uint64_t cm_busy_cycles(const struct cm_model *m, unsigned cpu);
+/*
+ * The CPUs (bit d for CPU d) whose private copy of a line cpu's accesses
+ * invalidated (a write taking the line, an eviction everywhere) since
+ * the last call, and forget them: the pacing's cue that a CPU polling a
+ * line may see a new value (cachemodel/pace.h, pause-wait). Called with
+ * the engine's lock, like cm_access().
+ */
+uint64_t cm_take_invalidated(struct cm_model *m, unsigned cpu);
 /* Modelled cycles of counters s: insns x CPI + mem_cycles. */
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s);
 const struct cm_profile *cm_profile(const struct cm_model *m);

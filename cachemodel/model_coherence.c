@@ -224,6 +224,7 @@ bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
 		st = priv_drop(&m->cpu[d], line);
 		if (st == ST_I)
 			continue;
+		m->cpu[cpu].invalidated |= 1ull << d;
 		stat_add(&m->cpu[cpu].st.invalidations, 1);
 		if (st == ST_M) {
 			dirty = true;
@@ -290,11 +291,24 @@ void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 {
 	bool dirty = false;
 
-	for (unsigned d = 0; d < m->ncpus; d++)
-		if (priv_drop(&m->cpu[d], line) == ST_M)
+	for (unsigned d = 0; d < m->ncpus; d++) {
+		enum line_state st = priv_drop(&m->cpu[d], line);
+
+		if (st != ST_I && d != cpu && cpu < m->ncpus)
+			m->cpu[cpu].invalidated |= 1ull << d;
+		if (st == ST_M)
 			dirty = true;
+	}
 	if (level_drop(&m->llc, line) == ST_M)
 		dirty = true;
 	if (dirty)
 		mem_write_back(m, cpu);
+}
+
+uint64_t cm_take_invalidated(struct cm_model *m, unsigned cpu)
+{
+	uint64_t v = m->cpu[cpu].invalidated;
+
+	m->cpu[cpu].invalidated = 0;
+	return v;
 }

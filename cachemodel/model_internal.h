@@ -178,6 +178,9 @@ struct cpu {
 	enum cm_memtype last_type;	/* had this type */
 	uint64_t last_end;	/* pa + size of the last cached load
 				 * (NO_LINE: none; no pa is that large) */
+	/* CPUs whose private copies this CPU's accesses invalidated since
+	 * the last cm_take_invalidated() (a bit each; under the lock). */
+	uint64_t invalidated;
 	/* Timing (all CPU clocks, see cpu_now()): */
 	uint64_t fb[CM_MAX_FILL_BUFFERS];	/* when each fill buffer frees */
 	uint64_t l2q[CM_MAX_L2_QUEUE];	/* when each L2 queue entry frees */

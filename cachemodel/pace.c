@@ -32,6 +32,10 @@ struct pace_cpu {
 	uint64_t wake_clock;	/* atomic: a wake sent while it was halted,
 				 * the sender's clock then; NO_CLOCK: none */
 	int64_t wake_until;	/* atomic: host ns it holds senders till */
+	uint64_t pw_deadline;	/* atomic: pause-waiting till this clock
+				 * (invariant 7); 0: not pause-waiting */
+	uint64_t poke;		/* atomic: lowest clock of a poke not yet
+				 * taken; NO_CLOCK: none */
 	uint32_t runnable;	/* atomic: ticking, not halted */
 	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
 	pid_t tid;		/* atomic: its host thread, 0 before a tick */
@@ -45,6 +49,7 @@ struct pace {
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
 	uint64_t waits, stalls, breaks;	/* atomic */
+	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
 	struct pace_cpu *cpu;
@@ -80,8 +85,10 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 		return NULL;
 	}
 	memset(p->cpu, 0, ncpus * sizeof(*p->cpu));
-	for (unsigned c = 0; c < ncpus; c++)
+	for (unsigned c = 0; c < ncpus; c++) {
 		p->cpu[c].wake_clock = NO_CLOCK;
+		p->cpu[c].poke = NO_CLOCK;
+	}
 	p->ncpus = ncpus;
 	p->quantum = quantum;
 	p->blocked_ns = blocked_ns;
@@ -122,22 +129,44 @@ static void changed(struct pace *p)
 	wake_all(p);
 }
 
+/* The clock a poke at t resumes a pause-waiter at clock now with
+ * deadline dl at (invariant 7, a). */
+static uint64_t poke_clock(uint64_t t, uint64_t now, uint64_t dl)
+{
+	if (t < now)
+		t = now;
+	return t < dl ? t : dl;
+}
+
 /* The slowest runnable, non-exempt CPU other than cpu: its clock (NO_CLOCK
  * if none) and, in *slow, its number. A halted CPU with a wake on its way
- * counts at the wake's clock until wake_until (invariant 6). */
-static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
+ * counts at the wake's clock until wake_until (invariant 6); a
+ * pause-waiting one at its deadline (invariant 7), or, if workers, not
+ * at all: then the result is the slowest working CPU's. A pause-waiter
+ * with a poke on its way is working: it counts at the clock it will
+ * resume at. */
+static uint64_t slowest(struct pace *p, unsigned cpu, unsigned *slow,
+			bool workers)
 {
 	uint64_t min = NO_CLOCK;
 
 	for (unsigned c = 0; c < p->ncpus; c++) {
 		struct pace_cpu *o = &p->cpu[c];
-		uint64_t t;
+		uint64_t t, dl, poke;
 
 		if (c == cpu || LOAD(o->exempt))
 			continue;
-		if (LOAD(o->runnable))
+		if (LOAD(o->runnable)) {
 			t = LOAD(o->clock);
-		else if (LOAD(o->wake_clock) != NO_CLOCK &&
+			dl = LOAD(o->pw_deadline);
+			poke = dl ? LOAD(o->poke) : NO_CLOCK;
+			if (poke != NO_CLOCK)
+				t = poke_clock(poke, t, dl);	/* waking */
+			else if (dl && workers)
+				continue;
+			else if (dl > t)
+				t = dl;
+		} else if (LOAD(o->wake_clock) != NO_CLOCK &&
 			 now_ns() < LOAD(o->wake_until))
 			t = LOAD(o->wake_clock);
 		else
@@ -148,6 +177,11 @@ static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
 		}
 	}
 	return min;
+}
+
+static uint64_t floor_of_others(struct pace *p, unsigned cpu, unsigned *slow)
+{
+	return slowest(p, cpu, slow, false);
 }
 
 /* The latest clock of any CPU other than cpu (0 if none). */
@@ -243,6 +277,10 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
 
+	/* Stops ticking: publish for good and look (invariant 2). */
+	STORE(p->cpu[cpu].clock, now);
+	if (now >= LOAD(p->wake_at))
+		wake_all(p);
 	pthread_mutex_lock(&p->lock);
 	ADD(p->waits, 1);
 	for (;;) {
@@ -309,7 +347,7 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		changed(p);
 	}
 	now = busy + me->skip;
-	STORE(me->clock, now);
+	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
 	gen = LOAD(p->gen);
@@ -365,6 +403,148 @@ void pace_resume(struct pace *p, unsigned cpu, uint64_t busy)
 	note_thread(p, cpu);
 	if (LOAD(p->on))
 		join(p, cpu, busy);
+}
+
+/* Take cpu's poke, if any (NO_CLOCK if none). */
+static uint64_t take_poke(struct pace_cpu *me)
+{
+	return __atomic_exchange_n(&me->poke, NO_CLOCK, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Sleep (invariant 7) until a poke, the timeout at dl, no working CPU,
+ * or a give-up; with the lock held. Returns the clock to resume at, and
+ * in *end why.
+ */
+static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
+			    uint64_t dl, enum pace_pw_end *end)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	uint64_t last = NO_CLOCK;
+	unsigned slow = cpu, last_slow = cpu;
+	int64_t since = now_ns();
+	int64_t look = p->blocked_ns / PACE_PAUSE_LOOK_DIV + 1;
+
+	for (;;) {
+		struct timespec until;
+		uint64_t floor, t;
+		int64_t h;
+
+		/* A working CPU whose clock reaches dl wakes everyone: the
+		 * deadline is published before the clocks are looked at. */
+		if (LOAD(p->wake_at) > dl)
+			STORE(p->wake_at, dl);
+		/* Read, not taken: until it has published its new clock,
+		 * the others count it at the clock the poke resumes it at
+		 * (pace_pause() takes it then). */
+		t = LOAD(me->poke);
+		if (t != NO_CLOCK) {
+			*end = PACE_PW_WRITE;
+			return poke_clock(t, now, dl);
+		}
+		floor = slowest(p, cpu, &slow, true);
+		if (!LOAD(p->on) || floor == NO_CLOCK) {
+			*end = PACE_PW_ALONE;
+			return now;
+		}
+		if (floor >= dl) {
+			*end = PACE_PW_TIMEOUT;
+			return dl;
+		}
+		h = now_ns();
+		if (floor != last || slow != last_slow) {
+			last = floor;
+			last_slow = slow;
+			since = h;
+		} else if (h - since >= look) {
+			if (!thread_runs(LOAD(p->cpu[slow].tid))) {
+				*end = PACE_PW_GAVE_UP;
+				return now;
+			}
+			since = h;
+		}
+		h += look;
+		until.tv_sec = h / NS_PER_SEC;
+		until.tv_nsec = h % NS_PER_SEC;
+		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	}
+}
+
+uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	enum pace_pw_end end;
+	uint64_t now, dl, to, t;
+	unsigned slow = cpu;
+
+	if (!LOAD(p->on) || !me->tid || !LOAD(me->runnable))
+		return 0;
+	now = busy + me->skip;
+	STORE(me->clock, now);
+	dl = now + PACE_PAUSE_QUANTA * p->quantum;
+	t = take_poke(me);
+	if (t != NO_CLOCK) {
+		end = PACE_PW_WRITE;	/* it came between two pauses */
+		to = poke_clock(t, now, dl);
+	} else if (slowest(p, cpu, &slow, true) == NO_CLOCK) {
+		end = PACE_PW_NONE;	/* nobody would wake it */
+		to = now;
+	} else {
+		STORE(me->pw_deadline, dl);
+		ADD(p->gen, 1);		/* the others' floors rose */
+		if (dl >= LOAD(p->wake_at))
+			wake_all(p);	/* to dl: stops ticking (inv. 2) */
+		pthread_mutex_lock(&p->lock);
+		to = pause_sleep(p, cpu, now, dl, &end);
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (to > now) {
+		STORE(me->skip, me->skip + (to - now));
+		STORE(me->clock, to);	/* before the deadline goes: the
+					 * others' floor never dips below */
+	}
+	if (LOAD(me->pw_deadline)) {
+		STORE(me->pw_deadline, 0);
+		me->limit_gen = GEN_STALE;
+		ADD(p->gen, 1);		/* the others' floors fell to 'to' */
+		take_poke(me);		/* its wait saw every poke so far */
+	}
+	if (to >= LOAD(p->wake_at))
+		wake_all(p);
+	ADD(p->pw_ends[end], 1);
+	ADD(p->pw_skipped, to - now);
+	return to - now;
+}
+
+void pace_poke(struct pace *p, unsigned cpu, uint64_t t)
+{
+	struct pace_cpu *o = &p->cpu[cpu];
+	uint64_t old = LOAD(o->poke);
+
+	while (t < old && !__atomic_compare_exchange_n(&o->poke, &old, t,
+						       false, __ATOMIC_SEQ_CST,
+						       __ATOMIC_SEQ_CST))
+		;
+	if (LOAD(o->pw_deadline)) {
+		ADD(p->gen, 1);		/* it counts at its resume clock */
+		wake_all(p);
+	}
+}
+
+bool pace_pause_waiting(const struct pace *p, unsigned cpu)
+{
+	return __atomic_load_n(&p->cpu[cpu].pw_deadline, __ATOMIC_SEQ_CST);
+}
+
+uint64_t pace_pw_count(const struct pace *p, enum pace_pw_end e)
+{
+	return e < PACE_PW_ENDS ? __atomic_load_n(&p->pw_ends[e],
+						  __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t pace_pw_skipped(const struct pace *p)
+{
+	return __atomic_load_n(&p->pw_skipped, __ATOMIC_RELAXED);
 }
 
 uint64_t pace_skip(const struct pace *p, unsigned cpu)

@@ -7,8 +7,10 @@
  *
  *   clock(c) = busy(c) + skip(c)      busy: the caller's modelled cycles of
  *                                     c (instructions x CPI + memory);
- *                                     skip: cycles c slept through (halt)
+ *                                     skip: cycles c slept through (halt,
+ *                                     pause-wait)
  *   floor(c) = min clock(d) over the other runnable, non-exempt CPUs d
+ *              (a pause-waiting d at clock(d) + delta: invariant 7)
  *   pace_tick(c): c runs on only while clock(c) <= floor(c) + quantum
  *
  * Portable C with no QEMU in it (Linux threads): the QEMU plugin
@@ -16,15 +18,25 @@
  * plain threads.
  *
  * Invariants:
- *  1. A CPU's clock, skip, limit and thread id are written only by that
- *     CPU's own thread (pace_tick, pace_resume); other threads read clock
- *     and skip with atomic loads. clock never decreases.
+ *  1. A CPU's clock, skip, limit, thread id and pause-wait deadline are
+ *     written only by that CPU's own thread (pace_tick, pace_resume,
+ *     pace_pause); other threads read them with atomic loads; its poke
+ *     is lowered by others (pace_poke) and taken by it, atomically.
+ *     clock never decreases.
  *  2. A CPU that is ahead blocks on a condition variable (never spins):
  *     it publishes the clock it needs the others to reach (wake_at) and
  *     re-checks their clocks under the lock; a CPU whose published clock
- *     reaches wake_at broadcasts under the same lock. Clock stores and
- *     wake_at loads are sequentially consistent (a Dekker handshake), so a
- *     wake-up cannot be lost between the check and the sleep.
+ *     reaches wake_at broadcasts under the same lock. wake_at's stores
+ *     and loads are sequentially consistent. A tick publishes its clock
+ *     with a release store (a plain store on x86: a sequentially
+ *     consistent one, at every translation block, was the tick's largest
+ *     cost), so its load of wake_at may see the value from before a
+ *     waiter's store while the waiter sees the clock from before the
+ *     tick; the CPU's next tick loads wake_at again and wakes it. A CPU
+ *     stops ticking only through a sequentially consistent publication
+ *     followed by a look at wake_at (waiting, pause-waiting, halting),
+ *     so no wake-up is lost; one blocked outside guest code right after
+ *     a tick costs the waiter at most its periodic look (invariant 4).
  *  3. Halted CPUs (pace_idle) hold no one back; a CPU that resumes, or
  *     runs for the first time, first moves its clock up to the slowest
  *     runnable other's (or, if none runs, to the latest clock of all).
@@ -47,6 +59,39 @@
  *     sender only waited; no figure changes); if it wakes later (a timer,
  *     or a wake the host delivered later than that), it joins the
  *     others' clock as in invariant 3.
+ *  7. Pause-wait (pace_pause(), at the guest's `pause`: "I am polling").
+ *     A CPU c at clock C that pauses, with another CPU working (runnable,
+ *     not pause-waiting, not exempt; or halted with a wake on its way,
+ *     invariant 6), sleeps instead of running more turns of its loop,
+ *     and resumes with its clock moved (never back) to
+ *       (a) write: min(max(C, T), C + delta), T the lowest clock at
+ *           which another CPU invalidated a line of c's private caches
+ *           (pace_poke()) since c's last pause-wait ended; a poke that
+ *           came before this pause-wait resumes it at once;
+ *       (b) timeout: exactly C + delta, once every working other CPU's
+ *           clock reached C + delta (delta = PACE_PAUSE_QUANTA quanta);
+ *       (c) alone: C, if no other CPU works (all halted, exempt or
+ *           pause-waiting), or none does any more: it does not sleep.
+ *           A pause-waiter with a poke on its way works: it counts at
+ *           the clock of (a), in this and in every floor, until it has
+ *           published that clock;
+ *       (d) gave up: C, if the slowest working CPU's clock stood still
+ *           for blocked_ns / PACE_PAUSE_LOOK_DIV of host time while its
+ *           thread was not running (blocked outside guest code, e.g.
+ *           waiting for this CPU to leave an exclusive section of
+ *           QEMU's).
+ *     The cycles moved go to its skip (invariant 1), as a halt's do.
+ *     While it sleeps it counts in the others' floor at C + delta, so
+ *     they run at most delta + quantum past C, and none waits for it
+ *     below that: a worker whose floor it is has passed C + delta, which
+ *     ends the sleep (timeout). A sleeper publishes C + delta, then
+ *     looks, under the lock, for pokes and working CPUs; a poker
+ *     publishes the poke, then looks for a sleeper and broadcasts under
+ *     the lock (the Dekker handshake of invariant 2): no poke is lost,
+ *     and of two CPUs that start to pause-wait at once at least one sees
+ *     the other and does not sleep, so some CPU always runs. A CPU that
+ *     halts wakes every sleeper to look again; a sleeper also looks
+ *     every blocked_ns / PACE_PAUSE_LOOK_DIV of host time.
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H
@@ -61,6 +106,21 @@
 #define PACE_DEFAULT_QUANTUM 2000
 /* Host time a waiter lets its slowest CPU stand still before it looks. */
 #define PACE_DEFAULT_BLOCKED_NS 20000000ll	/* 20 ms */
+/* A pause-wait's timeout, delta, in quanta (invariant 7, b): assumed,
+ * then measured (docs/cachemodel.md, "Pause-wait"). A hand-over ends the
+ * wait at the write's clock whatever delta is; delta bounds the wait for
+ * what is not a line (the TSC, an interrupt) and how far the others run
+ * past a sleeper (delta + quantum: within the engine's bus window of 16
+ * default quanta and the plugin's causality window). Each timeout is a
+ * host wake-up; a larger delta makes fewer. */
+#define PACE_PAUSE_QUANTA 8
+/* A pause-waiter looks again every blocked_ns / PACE_PAUSE_LOOK_DIV of
+ * host time even without a wake (2 ms by default), and gives up its wait
+ * when the slowest working CPU's clock stood still that long while its
+ * thread was not running (invariant 7, d): giving up changes no figure's
+ * validity (the CPU only runs one more turn of its loop), so it is much
+ * shorter than blocked_ns. */
+#define PACE_PAUSE_LOOK_DIV 10
 
 struct pace;
 
@@ -90,6 +150,33 @@ void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);
  * (invariant 6).
  */
 void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy);
+
+/*
+ * cpu (the calling thread's), with busy cycles, executes a `pause`:
+ * pause-wait (invariant 7); returns the cycles its clock moved (added to
+ * its skip). Returns 0 at once when pacing is off or cpu has not ticked.
+ */
+uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy);
+/*
+ * Another CPU, at its clock t, invalidated a line in cpu's private
+ * caches (any thread but cpu's): a pause-waiting cpu resumes
+ * (invariant 7, a).
+ */
+void pace_poke(struct pace *p, unsigned cpu, uint64_t t);
+
+/* Whether cpu is pause-waiting now (atomic read; for observers). */
+bool pace_pause_waiting(const struct pace *p, unsigned cpu);
+
+/* How pause-waits ended (invariant 7); PACE_PW_NONE: it did not sleep
+ * (no other CPU worked). */
+enum pace_pw_end {
+	PACE_PW_WRITE, PACE_PW_TIMEOUT, PACE_PW_ALONE, PACE_PW_GAVE_UP,
+	PACE_PW_NONE, PACE_PW_ENDS
+};
+/* Pauses that ended so (atomic read). */
+uint64_t pace_pw_count(const struct pace *p, enum pace_pw_end e);
+/* Cycles pause-waits moved clocks by, over all CPUs. */
+uint64_t pace_pw_skipped(const struct pace *p);
 
 /* Cycles cpu's clock runs ahead of its busy cycles (atomic read). */
 uint64_t pace_skip(const struct pace *p, unsigned cpu);

@@ -46,7 +46,11 @@
  *     through) and waits, no lock held, while it is more than the quantum
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
  *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
- *     sender's clock. A locked read-modify-write's start (its drain and
+ *     sender's clock. A `pause` (the guest polling) pause-waits: the
+ *     vCPU sleeps until another vCPU invalidates one of its lines (every
+ *     slow-path access hands the engine's cm_take_invalidated() to
+ *     pace_poke() at the writer's clock) or has run a quantum past it,
+ *     and its clock moves to that modelled time (cachemodel/pace.h, 7). A locked read-modify-write's start (its drain and
  *     cost) is charged before its instruction, and the vCPU paces at
  *     its new clock before the RMW takes effect (cachemodel/locked.h). The engine's clock of a vCPU includes the cycles
  *     it slept through (cm_set_skip() after every tick and resume), so
@@ -104,11 +108,13 @@ static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
 /*
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
- * ahead of the slowest, checked at translation-block ends, so a write is
- * at most a quantum and one block's cycles ahead of any reader; twice the
- * quantum bounds that with room.
+ * ahead of the slowest, checked at translation-block ends, and a
+ * pause-waiting one counts at its clock plus PACE_PAUSE_QUANTA quanta
+ * (cachemodel/pace.h, invariant 7), so a write is at most that plus a
+ * quantum and one block's cycles ahead of any reader; one more quantum
+ * bounds that with room.
  */
-#define CAUSAL_WINDOW_QUANTA 2
+#define CAUSAL_WINDOW_QUANTA (PACE_PAUSE_QUANTA + 2)
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -253,6 +259,17 @@ static bool rep_string_again(struct vcpu *v, unsigned insn, uint64_t pa,
 	return false;
 }
 
+/* cpu's access invalidated lines of the CPUs in victims: a CPU polling
+ * one of them resumes at cpu's clock now (cachemodel/pace.h, 7). */
+static void poke(unsigned cpu, uint64_t victims)
+{
+	uint64_t t = busy_cycles(cpu) + pace_skip(pace, cpu);
+
+	for (unsigned d = 0; d < nvcpus; d++)
+		if (victims >> d & 1)
+			pace_poke(pace, d, t);
+}
+
 /* One access of cpu to the engine: its fast path, else the full one. */
 static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 			 unsigned flags)
@@ -264,9 +281,14 @@ static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 		if (done)
 			return;
 	}
+	uint64_t victims;
+
 	pthread_mutex_lock(&model_lock);
 	cm_access(model, cpu, pa, size, flags);
+	victims = cm_take_invalidated(model, cpu);
 	pthread_mutex_unlock(&model_lock);
+	if (pace && victims)
+		poke(cpu, victims);
 }
 
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
@@ -326,6 +348,12 @@ static void on_special(unsigned int cpu, void *udata)
 		/* Before a paced RMW takes effect (cachemodel/locked.h). */
 		locked_before(&vcpus[cpu].locked, model, &model_lock, pace,
 			      cpu);
+		return;
+	}
+	if (insn & X86_PAUSE) {
+		/* The guest polls: pause-wait (invariant 4). */
+		if (pace_pause(pace, cpu, busy_cycles(cpu)))
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
 		return;
 	}
 	if (insn & X86_TLB_FLUSH) {
@@ -406,10 +434,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)kind);
-		/* A locked RMW's start is charged before it only on a
-		 * paced run: one vCPU's callbacks stay as they were. */
+		/* A locked RMW's start is charged before it, and a pause
+		 * pause-waits, only on a paced run: one vCPU's callbacks
+		 * stay as they were. */
 		if (kind & (X86_SFENCE | X86_MFENCE | X86_CLFLUSH |
-			    X86_TLB_FLUSH | (pace ? X86_LOCKED : 0)))
+			    X86_TLB_FLUSH |
+			    (pace ? X86_LOCKED | X86_PAUSE : 0)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, special_cb, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)kind);
@@ -434,11 +464,12 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		"\"cpus\":%u,", cm_profile(model)->name, nvcpus);
 	doorbell_summary();
 	fprintf(out, ",\"paced\":%" PRIu64 ",\"pace_waits\":%" PRIu64
-		",\"pace_stalls\":%" PRIu64 ",\"pace_breaks\":%" PRIu64
-		",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
+		",\"pace_stalls\":%" PRIu64 ",\"pace_breaks\":%" PRIu64 ",",
 		pace && pace_on(pace) ? pace_quantum(pace) : 0,
 		pace ? pace_waits(pace) : 0, pace ? pace_stalls(pace) : 0,
-		pace ? pace_breaks(pace) : 0,
+		pace ? pace_breaks(pace) : 0);
+	pause_wait_summary();
+	fprintf(out, ",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		cm_state_bytes(model), seconds_since(&started));
 	fclose(out);
 	out = NULL;

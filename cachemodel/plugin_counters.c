@@ -1,7 +1,8 @@
 /*
  * The cache-model plugin's read-out of the engine: a vCPU's counters with
  * its instruction count, the modelled clocks, and the @@MODEL line of a
- * region's or a run's counters (docs/cachemodel.md has the fields).
+ * region's or a run's counters and of its pause-waits (docs/cachemodel.md
+ * has the fields).
  * The invariants are cachemodel/plugin.c's; the contracts are in
  * cachemodel/plugin_internal.h.
  */
@@ -33,6 +34,25 @@ uint64_t global_clock(void)
 			max = t;
 	}
 	return max;
+}
+
+void pause_wait_summary(void)
+{
+	static const char *const name[PACE_PW_ENDS] = {
+		[PACE_PW_WRITE] = "pw_write", [PACE_PW_TIMEOUT] = "pw_timeout",
+		[PACE_PW_ALONE] = "pw_alone", [PACE_PW_GAVE_UP] = "pw_gave_up",
+		[PACE_PW_NONE] = "pw_none",
+	};
+	uint64_t all = 0;
+
+	for (int e = 0; e < PACE_PW_ENDS; e++)
+		all += pace ? pace_pw_count(pace, e) : 0;
+	fprintf(out, "\"pause_waits\":%" PRIu64, all);
+	for (int e = 0; e < PACE_PW_ENDS; e++)
+		fprintf(out, ",\"%s\":%" PRIu64, name[e],
+			pace ? pace_pw_count(pace, e) : 0);
+	fprintf(out, ",\"pw_skipped_cycles\":%" PRIu64,
+		pace ? pace_pw_skipped(pace) : 0);
 }
 
 #define DIFF(f) d.f = now->f - then->f

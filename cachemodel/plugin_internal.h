@@ -86,6 +86,12 @@ uint64_t busy_cycles(unsigned cpu);
 /* The global modelled clock: the latest vCPU clock (busy cycles plus the
  * cycles a paced vCPU slept through; invariant 4). */
 uint64_t global_clock(void);
+/* The pause-wait counters of the summary line to out (cachemodel/pace.h,
+ * invariant 7; zeros without pacing): "pause_waits" (pauses on a paced
+ * run), how they ended ("pw_write", "pw_timeout", "pw_alone",
+ * "pw_gave_up", "pw_none": did not sleep) and "pw_skipped_cycles";
+ * comma separated, no comma before the first nor after the last. */
+void pause_wait_summary(void);
 /*
  * One @@MODEL line of kind ("region", "total") to out: the counters of
  * cpu from then to now, with label, id, scope (all: every CPU), iters

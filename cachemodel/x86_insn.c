@@ -13,6 +13,8 @@
 #define OP_MOVS 0xa5
 #define OP_STOSB 0xaa
 #define OP_STOS 0xab
+#define OP_NOP 0x90
+#define REX_B 0x01
 #define ESCAPE_0F 0x0f
 #define VEX2 0xc5
 #define VEX3 0xc4
@@ -80,7 +82,7 @@ unsigned x86_insn_classify(const uint8_t *bytes, size_t len)
 	unsigned flags = 0;
 	bool opsize = false, rep = false;
 	size_t i = 0;
-	uint8_t op;
+	uint8_t op, rex = 0;
 
 	while (i < len && legacy_prefix(bytes[i])) {
 		if (bytes[i] == PFX_LOCK)
@@ -92,7 +94,7 @@ unsigned x86_insn_classify(const uint8_t *bytes, size_t len)
 		i++;
 	}
 	if (i < len && (bytes[i] & 0xf0) == 0x40)	/* REX */
-		i++;
+		rex = bytes[i++];
 	if (i >= len)
 		return 0;
 	op = bytes[i++];
@@ -110,6 +112,8 @@ unsigned x86_insn_classify(const uint8_t *bytes, size_t len)
 			return classify_0f(op, bytes, i, len, false);
 		return 0;
 	}
+	if (rep && op == OP_NOP && !(rex & REX_B))
+		return flags | X86_PAUSE;
 	if (rep && (op == OP_MOVSB || op == OP_MOVS || op == OP_STOSB ||
 		    op == OP_STOS))
 		return flags | X86_REP_STRING;

@@ -13,6 +13,7 @@
  *                        paging, address space, global pages), 0F 01 /7
  *                        (mem) invlpg, 66 0F 38 82 invpcid
  *   fast strings         F3 (rep) A4/A5 movs, F3 AA/AB stos
+ *   spin-wait hint       F3 90 pause (not with REX.B: xchg eax, r8d)
  */
 #ifndef CACHEMODEL_X86_INSN_H
 #define CACHEMODEL_X86_INSN_H
@@ -28,6 +29,7 @@
 #define X86_LOCKED (1u << 5)
 #define X86_TLB_FLUSH (1u << 6)
 #define X86_REP_STRING (1u << 7)
+#define X86_PAUSE (1u << 8)
 
 /*
  * The X86_* flags of the instruction in bytes[0..len). Returns 0 for

@@ -785,6 +785,9 @@ KTEST(cachemodel, x86_classify)
 	EXPECT_EQ(CLASSIFY(0xf3, 0x48, 0xab), X86_REP_STRING);	/* rep stosq */
 	EXPECT_EQ(CLASSIFY(0xa4), 0);				/* movsb */
 	EXPECT_EQ(CLASSIFY(0xf3, 0xa6), 0);			/* repe cmpsb */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x90), X86_PAUSE);		/* pause */
+	EXPECT_EQ(CLASSIFY(0x90), 0);				/* nop */
+	EXPECT_EQ(CLASSIFY(0xf3, 0x41, 0x90), 0);	/* rep xchg eax, r8d */
 	EXPECT_EQ(CLASSIFY(0x0f, 0xc3), 0);			/* truncated */
 	EXPECT_EQ(CLASSIFY(0xf0), 0);
 }

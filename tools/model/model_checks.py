@@ -157,12 +157,20 @@ def pacing_summary(summ):
     if not summ["paced"]:
         return ("vCPUs NOT paced (sync=0, or single-threaded TCG): "
                 "multi-CPU figures are invalid")
-    return ("vCPUs paced, quantum %d cycles: %d waits, %d host stalls, "
+    line = ("vCPUs paced, quantum %d cycles: %d waits, %d host stalls, "
             "%d pacing breaks%s" % (
                 summ["paced"], summ["pace_waits"], summ["pace_stalls"],
                 summ["pace_breaks"],
                 " (regions spanning them are invalid)"
                 if summ["pace_breaks"] else ""))
+    if "pause_waits" in summ:
+        line += ("; %d pauses: woken by a write %d, timeout %d, alone %d, "
+                 "gave up %d, no sleep %d; %d cycles skipped" % (
+                     summ["pause_waits"], summ["pw_write"],
+                     summ["pw_timeout"], summ["pw_alone"],
+                     summ["pw_gave_up"], summ["pw_none"],
+                     summ["pw_skipped_cycles"]))
+    return line
 
 
 def comparable(objs):
