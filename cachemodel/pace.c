@@ -34,15 +34,11 @@ struct pace_cpu {
 	int64_t wake_until;	/* atomic: host ns it holds senders till */
 	uint64_t pw_deadline;	/* atomic: pause-waiting till this clock
 				 * (invariant 7); 0: not pause-waiting */
+	uint64_t poke;		/* atomic: lowest clock of a poke not yet
+				 * taken; NO_CLOCK: none */
 	uint32_t runnable;	/* atomic: ticking, not halted */
 	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
 	pid_t tid;		/* atomic: its host thread, 0 before a tick */
-	/* Written by the other CPUs at every line they take from this
-	 * one: a line of its own, away from clock, which this CPU writes
-	 * at every translation block. */
-	uint64_t poke __attribute__((aligned(HOST_LINE_BYTES)));
-				/* atomic: lowest clock of a poke not yet
-				 * taken; NO_CLOCK: none */
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 struct pace {
@@ -52,10 +48,7 @@ struct pace {
 	uint32_t on;		/* atomic (invariant 5) */
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
-	/* Counters, written at every wait and pause: a line of their
-	 * own, away from on, gen and wake_at, which every tick reads. */
-	uint64_t waits __attribute__((aligned(HOST_LINE_BYTES)));
-	uint64_t stalls, breaks;	/* atomic, as waits */
+	uint64_t waits, stalls, breaks;	/* atomic */
 	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
@@ -83,10 +76,9 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	if (ncpus < 1 || ncpus > PACE_MAX_CPUS || quantum < 1 ||
 	    blocked_ns < 1)
 		return NULL;
-	p = aligned_alloc(HOST_LINE_BYTES, sizeof(*p));
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	memset(p, 0, sizeof(*p));
 	p->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*p->cpu));
 	if (!p->cpu) {
 		free(p);
