@@ -6,7 +6,7 @@ model can go below), the same boot under the model, and the figures side
 by side (docs/cachemodel.md, "Cost of the model").
 
     model_cost.py --profile core2-2007 [--smp 2] [--cmdline run=default]
-                  [--pairs 1] [--no-floor]
+                  [--pairs 1] [--no-floor] [--sync CYCLES]
 
 Prints, per pair and overall, wall time and CPU time (user + system of
 QEMU) of the boots and their ratios to the plain one; then, summed over the
@@ -173,6 +173,9 @@ def main(argv=None):
     ap.add_argument("--pairs", type=int, default=1)
     ap.add_argument("--no-floor", dest="floor", action="store_false",
                     help="leave out the callbacks-only boot")
+    ap.add_argument("--sync", type=int, default=None,
+                    help="the pacing quantum in cycles (the plugin's "
+                    "sync=; default: the plugin's own)")
     args = ap.parse_args(argv)
     for need in (KERNEL, MODEL_SO):
         if not os.path.exists(need):
@@ -185,7 +188,9 @@ def main(argv=None):
     model_file = os.path.join(OUT, "model.jsonl")
     plugin = qemu.Plugin(MODEL_SO, ["profile=" + args.profile,
                                     "profiles=" + PROFILES,
-                                    "out=" + model_file])
+                                    "out=" + model_file] +
+                        ([] if args.sync is None
+                         else ["sync=%d" % args.sync]))
     floor = qemu.Plugin(MODEL_SO, ["model=off"])
     kinds = ["plain"] + (["floor"] if args.floor else []) + ["model"]
     tot = {}
