@@ -268,7 +268,7 @@ model-check: $(MODEL_SO)
 .PHONY: model-cost
 model-cost: deps $(BUILD)/kernel.elf $(MODEL_DEP)
 	$(Q)test -n "$(MODEL)" || { echo "model-cost: say MODEL=<profile>" >&2; exit 1; }
-	$(Q)python3 -m tools.model.model_cost --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE))
+	$(Q)python3 -m tools.model.model_cost --profile $(MODEL) --smp $(SMP) --cmdline $(call shell_quote,$(value KCMDLINE)) $(if $(MODEL_SYNC),--sync $(MODEL_SYNC))
 
 # The model against published figures (tools/model/model_validate.py,
 # cachemodel/validation_data.json); its short form is a host test.
