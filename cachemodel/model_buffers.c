@@ -8,6 +8,8 @@
 
 #define WC_FULL_MASK UINT64_MAX	/* all 64 bytes of a line written */
 #define WC_CHUNK_BYTES 8
+/* The mask bits of one chunk, shifted down to bit 0. */
+#define WC_CHUNK_MASK ((1ull << WC_CHUNK_BYTES) - 1)
 
 void sb_push(struct cm_model *m, unsigned cpu, uint64_t ready)
 {
@@ -49,7 +51,7 @@ void wc_flush(struct cm_model *m, unsigned cpu, struct wc_buffer *b,
 		t = bus_use(m, cpu, t, m->p.wc_burst) + m->p.wc_burst;
 	} else {
 		for (unsigned o = 0; o < CM_LINE_SIZE; o += WC_CHUNK_BYTES)
-			if ((b->mask >> o) & 0xff)
+			if ((b->mask >> o) & WC_CHUNK_MASK)
 				t = bus_use(m, cpu, t, m->p.wc_chunk) +
 				    m->p.wc_chunk;
 		stat_add(&s->wc_partials, 1);
