@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #define NO_CLOCK UINT64_MAX
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
+/* pace_order() yields the host CPU this many times before it sleeps. */
+#define PACE_ORDER_YIELDS 64
 
 struct pace_cpu {
 	uint64_t clock;		/* busy + skip, published (atomic) */
@@ -270,9 +273,10 @@ static bool thread_runs(pid_t tid)
  * thread briefly asleep on a lock (this one's, while this waiter held it)
  * is seen running again at a later look.
  */
-static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
+static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
+			    uint64_t lead)
 {
-	uint64_t target = now - p->quantum, last = NO_CLOCK;
+	uint64_t target = now - lead, last = NO_CLOCK;
 	unsigned slow = cpu, last_slow = cpu;
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
@@ -357,7 +361,26 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + p->quantum;
 	me->limit_gen = gen;
 	if (now > me->limit)
-		wait_for_others(p, cpu, now);
+		wait_for_others(p, cpu, now, p->quantum);
+}
+
+void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	uint64_t now, floor;
+	unsigned slow = cpu;
+
+	if (!LOAD(p->on))
+		return;
+	now = busy + me->skip;
+	STORE(me->clock, now);	/* seen before we look (invariant 2) */
+	for (unsigned i = 0; i < PACE_ORDER_YIELDS; i++) {
+		floor = floor_of_others(p, cpu, &slow);
+		if (floor == NO_CLOCK || floor >= now)
+			return;
+		sched_yield();
+	}
+	wait_for_others(p, cpu, now, 0);
 }
 
 void pace_idle(struct pace *p, unsigned cpu)

@@ -141,6 +141,16 @@ void pace_destroy(struct pace *p);
  */
 void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
 /* cpu (the calling thread's) halts: the others stop waiting for it. */
+/*
+ * cpu is about to do something whose order among CPUs must follow
+ * modelled time (a contended locked RMW, cachemodel/locked.h): wait, as
+ * pace_tick() waits but with no quantum of lead, until every other
+ * working CPU's clock (halted, exempt and pause-waiting ones counted as
+ * in invariants 3, 4 and 7) has reached cpu's clock busy + skip. Counted
+ * in pace_waits() when it sleeps. Call it right after pace_tick() at the
+ * same busy.
+ */
+void pace_order(struct pace *p, unsigned cpu, uint64_t busy);
 void pace_idle(struct pace *p, unsigned cpu);
 /* cpu (the calling thread's) resumes with busy cycles (invariant 3). */
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);

@@ -94,6 +94,13 @@
 #define APIC_REG_ICR_LOW 0x300
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
+/* An instruction's callback data: its X86_* flags below this bit, a
+ * locked instruction's slot (cachemodel/locked.h) from it up. */
+#define UDATA_SLOT_SHIFT 16
+_Static_assert(X86_PAUSE < 1u << UDATA_SLOT_SHIFT,
+	       "the X86_* flags fit below the slot");
+_Static_assert(LOCKED_SLOT_BITS + UDATA_SLOT_SHIFT <= 32,
+	       "a slot fits in the unsigned callback data");
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
@@ -331,7 +338,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	if (insn & X86_LOCKED) {
 		bool load_first;
 
-		flags = locked_access(&vcpus[cpu].locked, flags, &load_first);
+		flags = locked_access(&vcpus[cpu].locked, flags, pa,
+				      &load_first);
 		if (load_first)
 			model_access(cpu, pa, size, flags & ~CM_STORE);
 	}
@@ -347,7 +355,7 @@ static void on_special(unsigned int cpu, void *udata)
 	if (insn & X86_LOCKED) {
 		/* Before a paced RMW takes effect (cachemodel/locked.h). */
 		locked_before(&vcpus[cpu].locked, model, &model_lock, pace,
-			      cpu);
+			      cpu, insn >> UDATA_SLOT_SHIFT);
 		return;
 	}
 	if (insn & X86_PAUSE) {
@@ -423,6 +431,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
 						  qemu_plugin_insn_size(insn));
+
+		/* A locked instruction's slot rides above its flags
+		 * (cachemodel/locked.h, invariant 4). */
+		if (kind & X86_LOCKED)
+			kind |= locked_slot(qemu_plugin_insn_vaddr(insn))
+				<< UDATA_SLOT_SHIFT;
 
 		/* QEMU calls it only at the instruction's memory
 		 * operations: instructions without any cost nothing at run
