@@ -26,6 +26,8 @@
 #define GEN_STALE 0
 /* pace_order() yields the host CPU this many times before it sleeps. */
 #define PACE_ORDER_YIELDS 64
+/* ... and sleeps at once after a yield that took longer than this. */
+#define PACE_ORDER_YIELD_NS 50000ll
 
 struct pace_cpu {
 	uint64_t clock;		/* busy + skip, published (atomic) */
@@ -52,6 +54,8 @@ struct pace {
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
 	uint64_t waits, stalls, breaks;	/* atomic */
+	uint64_t order_waits;	/* atomic: pace_order() found one behind */
+	bool order;		/* pace_order() waits; set before the CPUs run */
 	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
@@ -370,15 +374,25 @@ void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
 	uint64_t now, floor;
 	unsigned slow = cpu;
 
-	if (!LOAD(p->on))
+	if (!p->order || !LOAD(p->on))
 		return;
 	now = busy + me->skip;
 	STORE(me->clock, now);	/* seen before we look (invariant 2) */
+	floor = floor_of_others(p, cpu, &slow);
+	if (floor == NO_CLOCK || floor >= now)
+		return;
+	ADD(p->order_waits, 1);
 	for (unsigned i = 0; i < PACE_ORDER_YIELDS; i++) {
+		int64_t t0 = now_ns();
+
+		/* A yield that gave the host CPU to another job for long is
+		 * dearer than a sleep that wakes when the clock is there. */
+		sched_yield();
+		if (now_ns() - t0 > PACE_ORDER_YIELD_NS)
+			break;
 		floor = floor_of_others(p, cpu, &slow);
 		if (floor == NO_CLOCK || floor >= now)
 			return;
-		sched_yield();
 	}
 	wait_for_others(p, cpu, now, 0);
 }
@@ -588,6 +602,16 @@ uint64_t pace_quantum(const struct pace *p)
 uint64_t pace_waits(const struct pace *p)
 {
 	return __atomic_load_n(&p->waits, __ATOMIC_RELAXED);
+}
+
+void pace_set_order(struct pace *p, bool on)
+{
+	p->order = on;
+}
+
+uint64_t pace_order_waits(const struct pace *p)
+{
+	return __atomic_load_n(&p->order_waits, __ATOMIC_RELAXED);
 }
 
 uint64_t pace_stalls(const struct pace *p)

@@ -5,6 +5,8 @@
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
  *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
  *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
+ *       [,order=1]       (contended locked RMWs in modelled-time order,
+ *                         cachemodel/locked.h, invariant 4)
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,model=off
  *       (the same callbacks, each returning at once: what QEMU's
  *       instrumentation costs without a model, make model-cost's floor)
@@ -112,6 +114,7 @@ FILE *out;
 struct pace *pace;
 static struct timespec started;
 static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
+static int order_locked;	/* order=1 */
 /*
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
@@ -482,6 +485,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		pace && pace_on(pace) ? pace_quantum(pace) : 0,
 		pace ? pace_waits(pace) : 0, pace ? pace_stalls(pace) : 0,
 		pace ? pace_breaks(pace) : 0);
+	fprintf(out, "\"ordered\":%d,\"order_waits\":%" PRIu64 ",",
+		order_locked, pace ? pace_order_waits(pace) : 0);
 	pause_wait_summary();
 	fprintf(out, ",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		cm_state_bytes(model), seconds_since(&started));
@@ -579,10 +584,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				return fail("sync=%s: expected a number of "
 					    "cycles%s", argv[i] + 5, "");
 		}
+		else if (!strcmp(argv[i], "order=1"))
+			order_locked = 1;
+		else if (!strcmp(argv[i], "order=0"))
+			order_locked = 0;
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=, sync=; or model=off "
-				    "alone)%s", argv[i], "");
+				    "profiles=, out=, sync=, order=0|1; or "
+				    "model=off alone)%s", argv[i], "");
 	}
 	if (!profile || !out_path)
 		return fail("profile=NAME and out=FILE are required%s%s", "",
@@ -608,6 +617,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		pace = pace_create(nvcpus, quantum, PACE_DEFAULT_BLOCKED_NS);
 	if (model && pace)
 		cm_set_causality(model, CAUSAL_WINDOW_QUANTA * quantum);
+	if (pace)
+		pace_set_order(pace, order_locked);
 	if (!model || !vcpus || (nvcpus > 1 && quantum && !pace))
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {

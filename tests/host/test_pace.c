@@ -12,7 +12,10 @@
  *  - two CPUs ticked from one thread (round-robin TCG) turn pacing off
  *    instead of deadlocking;
  *  - a wake sent to a halted CPU holds the sender within a quantum of the
- *    wake until the woken CPU runs, whose clock joins the wake's.
+ *    wake until the woken CPU runs, whose clock joins the wake's;
+ *  - an ordered action (pace_order()) waits until the other CPU reaches
+ *    its clock, not for a halted one, and not at all unless ordering is
+ *    on.
  */
 // HOST_SRCS: cachemodel/pace.c
 // HOST_SANITIZE: thread
@@ -301,7 +304,7 @@ KTEST(pace, a_wake_that_let_go_does_not_pull_a_later_resume_back)
 }
 
 /* pace_order(): CPU 0 at ORDER_AT orders an action after CPU 1, which
- * ticks slowly up from 0 (or halts at HALT_AT). */
+ * ticks slowly up from 0 (or halts on the way). */
 #define ORDER_AT 500
 #define ORDER_SLOW_NS 20000	/* 20 us between CPU 1's ticks */
 
@@ -309,7 +312,7 @@ struct order_run {
 	struct pace *p;
 	uint64_t slow_clock;	/* atomic: CPU 1's clock, set before its tick */
 	uint64_t seen;		/* CPU 1's clock when pace_order() returned */
-	bool halt;		/* CPU 1 halts at ORDER_AT / 2 */
+	uint64_t halt_at;	/* CPU 1 halts there (0: never) */
 	pthread_barrier_t bar;
 };
 
@@ -334,7 +337,7 @@ static void *order_slow(void *a)
 	pthread_barrier_wait(&o->bar);
 	for (uint64_t busy = SLOW_STEP; busy <= 2 * ORDER_AT;
 	     busy += SLOW_STEP) {
-		if (o->halt && busy >= ORDER_AT / 2) {
+		if (o->halt_at && busy >= o->halt_at) {
 			pace_idle(o->p, 1);
 			return NULL;
 		}
@@ -346,15 +349,17 @@ static void *order_slow(void *a)
 	return NULL;
 }
 
-static struct pace *run_order(struct order_run *o, bool halt)
+static struct pace *run_order(struct order_run *o, uint64_t halt_at,
+			      bool off)
 {
 	struct host_thread_group a, b;
 
 	memset(o, 0, sizeof(*o));
-	o->halt = halt;
+	o->halt_at = halt_at;
 	o->p = pace_create(2, QUANTUM, 40 * BLOCKED_NS);
 	if (!o->p)
 		return NULL;
+	pace_set_order(o->p, !off);
 	pthread_barrier_init(&o->bar, NULL, 2);
 	/* CPU 0 ticks first at 0, as a CPU must tick before it is waited
 	 * for */
@@ -371,9 +376,10 @@ KTEST(pace, an_ordered_action_waits_for_every_cpu_to_reach_its_clock)
 {
 	struct order_run o;
 
-	ASSERT_TRUE(run_order(&o, false) != NULL);
+	ASSERT_TRUE(run_order(&o, 0, false) != NULL);
 	/* pace_tick() alone would have let CPU 0 go at ORDER_AT - QUANTUM */
 	EXPECT_GE(o.seen, ORDER_AT);
+	EXPECT_EQ(pace_order_waits(o.p), 1);
 	EXPECT_EQ(pace_breaks(o.p), 0);
 	pace_destroy(o.p);
 }
@@ -382,8 +388,21 @@ KTEST(pace, a_halted_cpu_does_not_hold_an_ordered_action_back)
 {
 	struct order_run o;
 
-	ASSERT_TRUE(run_order(&o, true) != NULL);
+	ASSERT_TRUE(run_order(&o, ORDER_AT / 2, false) != NULL);
 	EXPECT_LT(o.seen, ORDER_AT);
 	EXPECT_EQ(pace_breaks(o.p), 0);
+	pace_destroy(o.p);
+}
+
+
+KTEST(pace, ordering_is_off_unless_asked_for)
+{
+	struct order_run o;
+
+	/* CPU 1 stops below ORDER_AT (so a slow host cannot let it pass
+	 * ORDER_AT before CPU 0 looks): only the count tells. */
+	ASSERT_TRUE(run_order(&o, ORDER_AT - QUANTUM / 2, true) != NULL);
+	EXPECT_LT(o.seen, ORDER_AT);
+	EXPECT_EQ(pace_order_waits(o.p), 0);
 	pace_destroy(o.p);
 }
