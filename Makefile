@@ -20,7 +20,7 @@
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            RAW=1 (run, run-uefi: the @@ lines on the terminal too)
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
-#            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= TCG_THREAD=
+#            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= MODEL_ORDER= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain, callbacks-only and
 #            modelled boots, timed)
 #            (make model-sensitivity [MODEL=] [SWEEP_PARAMS=] [SWEEP_SMP=]:
@@ -247,11 +247,14 @@ cachemodel: $(MODEL_SO)
 # single|multi picks QEMU's TCG threading; with several CPUs the plugin
 # paces them by modelled time, MODEL_SYNC=<cycles> sets the quantum (0:
 # unpaced; docs/cachemodel.md, "Several CPUs: pacing by modelled time");
+# MODEL_ORDER=1 also orders contended locked operations by modelled time
+# (the same section, "The page cache on four CPUs");
 # ICOUNT=1 implies single, which cannot be paced.
 comma        := ,
 MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=
-MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC)))
+MODEL_ORDER  ?=
+MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC))$(if $(MODEL_ORDER),$(comma)order=$(MODEL_ORDER)))
 # The kernel learns the profile's name and cache geometry from the one
 # home of both, cachemodel/profiles.txt (tools/model/model.py kcmdline).
 MODEL_KCMD    = $(if $(MODEL), $(shell python3 -m tools.model.model kcmdline $(MODEL)))

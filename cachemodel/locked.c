@@ -7,24 +7,44 @@
 #include "cachemodel/model.h"
 #include "cachemodel/pace.h"
 
-void locked_before(struct locked_rmw *r, struct cm_model *m,
-		   pthread_mutex_t *engine_lock, struct pace *p, unsigned cpu)
+/* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): 2^64 / golden ratio. */
+#define SLOT_HASH 0x9e3779b97f4a7c15ull
+
+unsigned locked_slot(uint64_t vaddr)
 {
+	return (unsigned)((vaddr * SLOT_HASH) >> (64 - LOCKED_SLOT_BITS));
+}
+
+void locked_before(struct locked_rmw *r, struct cm_model *m,
+		   pthread_mutex_t *engine_lock, struct pace *p, unsigned cpu,
+		   unsigned slot)
+{
+	uint64_t last;
 	struct cm_stats s;
+	bool own;
 
 	if (!p || !pace_on(p) || r->started)
 		return;		/* the load charges it; or charged (inv. 3) */
+	slot %= LOCKED_SLOTS;
+	last = r->last_line[slot];
 	pthread_mutex_lock(engine_lock);
 	cm_locked_start(m, cpu);
+	own = last && cm_line_private(m, cpu, (last - 1) << CM_LINE_SHIFT);
 	pthread_mutex_unlock(engine_lock);
+	if (last && !own)
+		r->contended[slot] = true;
+	own = own && !r->contended[slot];
 	r->started = true;
+	r->slot = slot;
 	/* cpu's busy cycles, now past the drain (cpu's own counters). */
 	cm_stats_read(m, cpu, &s);
 	pace_tick(p, cpu, cm_cycles(m, &s));
+	if (!own)
+		pace_order(p, cpu, cm_cycles(m, &s));	/* invariant 4 */
 	cm_set_skip(m, cpu, pace_skip(p, cpu));
 }
 
-unsigned locked_access(struct locked_rmw *r, unsigned flags,
+unsigned locked_access(struct locked_rmw *r, unsigned flags, uint64_t pa,
 		       bool *load_first)
 {
 	unsigned out = flags | (r->started ? CM_LOCK_STARTED : 0);
@@ -36,6 +56,8 @@ unsigned locked_access(struct locked_rmw *r, unsigned flags,
 	}
 	*load_first = !r->load_seen;
 	r->load_seen = false;
+	if (r->started)
+		r->last_line[r->slot] = (pa >> CM_LINE_SHIFT) + 1;
 	r->started = false;
 	return out;
 }

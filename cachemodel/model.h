@@ -253,6 +253,13 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
  * before the RMW is seen by other CPUs (cachemodel/locked.h).
  */
 void cm_locked_start(struct cm_model *m, unsigned cpu);
+/*
+ * True if cpu's L1D holds the line of pa in state M or E: in the model no
+ * other CPU has read or written it since cpu took it, so a locked RMW of
+ * it contends with no one. Read-only; under the caller's engine lock, as
+ * another CPU's access may change the state.
+ */
+bool cm_line_private(const struct cm_model *m, unsigned cpu, uint64_t pa);
 /* sfence: drain cpu's WC buffers and wait for them; mfence: also wait
  * for the store buffer. */
 void cm_fence(struct cm_model *m, unsigned cpu, enum cm_fence_kind kind);

@@ -303,6 +303,18 @@ bool cm_access_fast(struct cm_model *m, unsigned cpu, uint64_t pa,
 	}
 }
 
+bool cm_line_private(const struct cm_model *m, unsigned cpu, uint64_t pa)
+{
+	const struct level *l1 = &m->cpu[cpu].l1;
+	long i = level_find(l1, pa >> CM_LINE_SHIFT);
+	enum line_state st;
+
+	if (i < 0)
+		return false;
+	st = state_get(l1, (size_t)i);
+	return st == ST_M || st == ST_E;
+}
+
 void cm_locked_start(struct cm_model *m, unsigned cpu)
 {
 	wc_drain(m, cpu, CM_WC_LOCKED);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
 #define NO_CLOCK UINT64_MAX
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
+/* pace_order() yields the host CPU this many times before it sleeps. */
+#define PACE_ORDER_YIELDS 64
+/* ... and sleeps at once after a yield that took longer than this. */
+#define PACE_ORDER_YIELD_NS 50000ll
 
 struct pace_cpu {
 	uint64_t clock;		/* busy + skip, published (atomic) */
@@ -49,6 +54,8 @@ struct pace {
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
 	uint64_t waits, stalls, breaks;	/* atomic */
+	uint64_t order_waits;	/* atomic: pace_order() found one behind */
+	bool order;		/* pace_order() waits; set before the CPUs run */
 	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
@@ -270,9 +277,10 @@ static bool thread_runs(pid_t tid)
  * thread briefly asleep on a lock (this one's, while this waiter held it)
  * is seen running again at a later look.
  */
-static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now)
+static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
+			    uint64_t lead)
 {
-	uint64_t target = now - p->quantum, last = NO_CLOCK;
+	uint64_t target = now - lead, last = NO_CLOCK;
 	unsigned slow = cpu, last_slow = cpu;
 	int64_t since = now_ns(), asleep_since = 0;
 	bool stalled = false;
@@ -357,7 +365,36 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + p->quantum;
 	me->limit_gen = gen;
 	if (now > me->limit)
-		wait_for_others(p, cpu, now);
+		wait_for_others(p, cpu, now, p->quantum);
+}
+
+void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	uint64_t now, floor;
+	unsigned slow = cpu;
+
+	if (!p->order || !LOAD(p->on))
+		return;
+	now = busy + me->skip;
+	STORE(me->clock, now);	/* seen before we look (invariant 2) */
+	floor = floor_of_others(p, cpu, &slow);
+	if (floor == NO_CLOCK || floor >= now)
+		return;
+	ADD(p->order_waits, 1);
+	for (unsigned i = 0; i < PACE_ORDER_YIELDS; i++) {
+		int64_t t0 = now_ns();
+
+		/* A yield that gave the host CPU to another job for long is
+		 * dearer than a sleep that wakes when the clock is there. */
+		sched_yield();
+		if (now_ns() - t0 > PACE_ORDER_YIELD_NS)
+			break;
+		floor = floor_of_others(p, cpu, &slow);
+		if (floor == NO_CLOCK || floor >= now)
+			return;
+	}
+	wait_for_others(p, cpu, now, 0);
 }
 
 void pace_idle(struct pace *p, unsigned cpu)
@@ -565,6 +602,16 @@ uint64_t pace_quantum(const struct pace *p)
 uint64_t pace_waits(const struct pace *p)
 {
 	return __atomic_load_n(&p->waits, __ATOMIC_RELAXED);
+}
+
+void pace_set_order(struct pace *p, bool on)
+{
+	p->order = on;
+}
+
+uint64_t pace_order_waits(const struct pace *p)
+{
+	return __atomic_load_n(&p->order_waits, __ATOMIC_RELAXED);
 }
 
 uint64_t pace_stalls(const struct pace *p)

@@ -141,6 +141,24 @@ void pace_destroy(struct pace *p);
  */
 void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
 /* cpu (the calling thread's) halts: the others stop waiting for it. */
+/*
+ * If ordering is on (pace_set_order()): cpu is about to do something
+ * whose order among CPUs should follow modelled time (a contended locked
+ * RMW, cachemodel/locked.h): wait, as pace_tick() waits but with no
+ * quantum of lead, until every other working CPU's clock (halted, exempt
+ * and pause-waiting ones counted as in invariants 3, 4 and 7) has
+ * reached cpu's clock busy + skip; first by yielding the host CPU, then
+ * asleep. Each wait is a host-level hand-over between the CPUs' threads:
+ * cheap on an idle host, milliseconds on a busy one (docs/cachemodel.md,
+ * "The page cache on four CPUs"), which is why ordering is an option.
+ * Call it right after pace_tick() at the same busy. Nothing if ordering
+ * or pacing is off.
+ */
+void pace_order(struct pace *p, unsigned cpu, uint64_t busy);
+/* Ordering on or off (off by default); before the CPUs run. */
+void pace_set_order(struct pace *p, bool on);
+/* pace_order() calls that found a CPU behind and waited. */
+uint64_t pace_order_waits(const struct pace *p);
 void pace_idle(struct pace *p, unsigned cpu);
 /* cpu (the calling thread's) resumes with busy cycles (invariant 3). */
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);

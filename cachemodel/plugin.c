@@ -5,6 +5,8 @@
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,\
  *       profile=core2-2007,profiles=cachemodel/profiles.txt,out=model.jsonl
  *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
+ *       [,order=1]       (contended locked RMWs in modelled-time order,
+ *                         cachemodel/locked.h, invariant 4)
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,model=off
  *       (the same callbacks, each returning at once: what QEMU's
  *       instrumentation costs without a model, make model-cost's floor)
@@ -94,6 +96,13 @@
 #define APIC_REG_ICR_LOW 0x300
 #define GUEST_PAGE_SHIFT 12
 #define GUEST_PAGE_MASK ((1ull << GUEST_PAGE_SHIFT) - 1)
+/* An instruction's callback data: its X86_* flags below this bit, a
+ * locked instruction's slot (cachemodel/locked.h) from it up. */
+#define UDATA_SLOT_SHIFT 16
+_Static_assert(X86_PAUSE < 1u << UDATA_SLOT_SHIFT,
+	       "the X86_* flags fit below the slot");
+_Static_assert(LOCKED_SLOT_BITS + UDATA_SLOT_SHIFT <= 32,
+	       "a slot fits in the unsigned callback data");
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
@@ -105,6 +114,7 @@ FILE *out;
 struct pace *pace;
 static struct timespec started;
 static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
+static int order_locked;	/* order=1 */
 /*
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
@@ -331,7 +341,8 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	if (insn & X86_LOCKED) {
 		bool load_first;
 
-		flags = locked_access(&vcpus[cpu].locked, flags, &load_first);
+		flags = locked_access(&vcpus[cpu].locked, flags, pa,
+				      &load_first);
 		if (load_first)
 			model_access(cpu, pa, size, flags & ~CM_STORE);
 	}
@@ -347,7 +358,7 @@ static void on_special(unsigned int cpu, void *udata)
 	if (insn & X86_LOCKED) {
 		/* Before a paced RMW takes effect (cachemodel/locked.h). */
 		locked_before(&vcpus[cpu].locked, model, &model_lock, pace,
-			      cpu);
+			      cpu, insn >> UDATA_SLOT_SHIFT);
 		return;
 	}
 	if (insn & X86_PAUSE) {
@@ -424,6 +435,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
 						  qemu_plugin_insn_size(insn));
 
+		/* A locked instruction's slot rides above its flags
+		 * (cachemodel/locked.h, invariant 4). */
+		if (kind & X86_LOCKED)
+			kind |= locked_slot(qemu_plugin_insn_vaddr(insn))
+				<< UDATA_SLOT_SHIFT;
+
 		/* QEMU calls it only at the instruction's memory
 		 * operations: instructions without any cost nothing at run
 		 * time. (One callback per direction, QEMU_PLUGIN_MEM_R and
@@ -468,6 +485,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		pace && pace_on(pace) ? pace_quantum(pace) : 0,
 		pace ? pace_waits(pace) : 0, pace ? pace_stalls(pace) : 0,
 		pace ? pace_breaks(pace) : 0);
+	fprintf(out, "\"ordered\":%d,\"order_waits\":%" PRIu64 ",",
+		order_locked, pace ? pace_order_waits(pace) : 0);
 	pause_wait_summary();
 	fprintf(out, ",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		cm_state_bytes(model), seconds_since(&started));
@@ -565,10 +584,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				return fail("sync=%s: expected a number of "
 					    "cycles%s", argv[i] + 5, "");
 		}
+		else if (!strcmp(argv[i], "order=1"))
+			order_locked = 1;
+		else if (!strcmp(argv[i], "order=0"))
+			order_locked = 0;
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=, sync=; or model=off "
-				    "alone)%s", argv[i], "");
+				    "profiles=, out=, sync=, order=0|1; or "
+				    "model=off alone)%s", argv[i], "");
 	}
 	if (!profile || !out_path)
 		return fail("profile=NAME and out=FILE are required%s%s", "",
@@ -594,6 +617,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		pace = pace_create(nvcpus, quantum, PACE_DEFAULT_BLOCKED_NS);
 	if (model && pace)
 		cm_set_causality(model, CAUSAL_WINDOW_QUANTA * quantum);
+	if (pace)
+		pace_set_order(pace, order_locked);
 	if (!model || !vcpus || (nvcpus > 1 && quantum && !pace))
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {

@@ -125,9 +125,9 @@ static bool lock_bts(struct run *r, unsigned cpu)
 	bool load_first, was;
 	unsigned flags;
 
-	locked_before(&r->rmw[cpu], r->m, &r->lock, r->p, cpu);
+	locked_before(&r->rmw[cpu], r->m, &r->lock, r->p, cpu, 0);
 	was = __atomic_fetch_or(&r->smp_lock, 1u, __ATOMIC_SEQ_CST) & 1u;
-	flags = locked_access(&r->rmw[cpu], CM_STORE | CM_LOCKED,
+	flags = locked_access(&r->rmw[cpu], CM_STORE | CM_LOCKED, PA_LOCK,
 			      &load_first);
 	if (load_first)
 		access(r, cpu, PA_LOCK, flags & ~CM_STORE);
@@ -267,18 +267,18 @@ KTEST(locked, start_first_charges_as_the_load_does)
 		cm_access(a, 0, PA_STACK, WORD, CM_STORE);
 		cm_access(b, 0, PA_STACK, WORD, CM_STORE);
 		/* a: load and store reported, nothing before. */
-		locked_before(&ra, a, NULL, NULL, 0);
-		flags = locked_access(&ra, CM_LOCKED, &load_first);
+		locked_before(&ra, a, NULL, NULL, 0, 0);
+		flags = locked_access(&ra, CM_LOCKED, 0, &load_first);
 		EXPECT_FALSE(load_first);
 		cm_access(a, 0, PA_LOCK, WORD, flags);
-		flags = locked_access(&ra, CM_LOCKED | CM_STORE, &load_first);
+		flags = locked_access(&ra, CM_LOCKED | CM_STORE, 0, &load_first);
 		EXPECT_FALSE(load_first);
 		cm_access(a, 0, PA_LOCK, WORD, flags);
 		/* b: the start first, then the store alone (its load sent
 		 * first, as for parallel TCG). */
 		cm_locked_start(b, 0);
 		rb.started = true;
-		flags = locked_access(&rb, CM_LOCKED | CM_STORE, &load_first);
+		flags = locked_access(&rb, CM_LOCKED | CM_STORE, 0, &load_first);
 		EXPECT_TRUE(load_first);
 		EXPECT_TRUE(flags & CM_LOCK_STARTED);
 		cm_access(b, 0, PA_LOCK, WORD, flags & ~CM_STORE);

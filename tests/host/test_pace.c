@@ -12,7 +12,10 @@
  *  - two CPUs ticked from one thread (round-robin TCG) turn pacing off
  *    instead of deadlocking;
  *  - a wake sent to a halted CPU holds the sender within a quantum of the
- *    wake until the woken CPU runs, whose clock joins the wake's.
+ *    wake until the woken CPU runs, whose clock joins the wake's;
+ *  - an ordered action (pace_order()) waits until the other CPU reaches
+ *    its clock, not for a halted one, and not at all unless ordering is
+ *    on.
  */
 // HOST_SRCS: cachemodel/pace.c
 // HOST_SANITIZE: thread
@@ -298,4 +301,108 @@ KTEST(pace, a_wake_that_let_go_does_not_pull_a_later_resume_back)
 	EXPECT_GT(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
 	EXPECT_GT(pace_skip(w.p, 1), WAKE_AT + QUANTUM);
 	pace_destroy(w.p);
+}
+
+/* pace_order(): CPU 0 at ORDER_AT orders an action after CPU 1, which
+ * ticks slowly up from 0 (or halts on the way). */
+#define ORDER_AT 500
+#define ORDER_SLOW_NS 20000	/* 20 us between CPU 1's ticks */
+
+struct order_run {
+	struct pace *p;
+	uint64_t slow_clock;	/* atomic: CPU 1's clock, set before its tick */
+	uint64_t seen;		/* CPU 1's clock when pace_order() returned */
+	uint64_t halt_at;	/* CPU 1 halts there (0: never) */
+	pthread_barrier_t bar;
+};
+
+static void *order_fast(void *a)
+{
+	struct order_run *o = a;
+
+	pthread_barrier_wait(&o->bar);	/* both CPUs have ticked */
+	pace_tick(o->p, 0, ORDER_AT);
+	pace_order(o->p, 0, ORDER_AT);
+	o->seen = __atomic_load_n(&o->slow_clock, __ATOMIC_SEQ_CST);
+	pace_idle(o->p, 0);
+	return NULL;
+}
+
+static void *order_slow(void *a)
+{
+	struct order_run *o = a;
+	struct timespec gap = {0, ORDER_SLOW_NS};
+
+	pace_tick(o->p, 1, 0);
+	pthread_barrier_wait(&o->bar);
+	for (uint64_t busy = SLOW_STEP; busy <= 2 * ORDER_AT;
+	     busy += SLOW_STEP) {
+		if (o->halt_at && busy >= o->halt_at) {
+			pace_idle(o->p, 1);
+			return NULL;
+		}
+		nanosleep(&gap, NULL);
+		__atomic_store_n(&o->slow_clock, busy, __ATOMIC_SEQ_CST);
+		pace_tick(o->p, 1, busy);
+	}
+	pace_idle(o->p, 1);
+	return NULL;
+}
+
+static struct pace *run_order(struct order_run *o, uint64_t halt_at,
+			      bool off)
+{
+	struct host_thread_group a, b;
+
+	memset(o, 0, sizeof(*o));
+	o->halt_at = halt_at;
+	o->p = pace_create(2, QUANTUM, 40 * BLOCKED_NS);
+	if (!o->p)
+		return NULL;
+	pace_set_order(o->p, !off);
+	pthread_barrier_init(&o->bar, NULL, 2);
+	/* CPU 0 ticks first at 0, as a CPU must tick before it is waited
+	 * for */
+	pace_tick(o->p, 0, 0);
+	host_thread_group_start(&b, 1, order_slow, o, 0);
+	host_thread_group_start(&a, 1, order_fast, o, 0);
+	host_thread_group_join(&a);
+	host_thread_group_join(&b);
+	pthread_barrier_destroy(&o->bar);
+	return o->p;
+}
+
+KTEST(pace, an_ordered_action_waits_for_every_cpu_to_reach_its_clock)
+{
+	struct order_run o;
+
+	ASSERT_TRUE(run_order(&o, 0, false) != NULL);
+	/* pace_tick() alone would have let CPU 0 go at ORDER_AT - QUANTUM */
+	EXPECT_GE(o.seen, ORDER_AT);
+	EXPECT_EQ(pace_order_waits(o.p), 1);
+	EXPECT_EQ(pace_breaks(o.p), 0);
+	pace_destroy(o.p);
+}
+
+KTEST(pace, a_halted_cpu_does_not_hold_an_ordered_action_back)
+{
+	struct order_run o;
+
+	ASSERT_TRUE(run_order(&o, ORDER_AT / 2, false) != NULL);
+	EXPECT_LT(o.seen, ORDER_AT);
+	EXPECT_EQ(pace_breaks(o.p), 0);
+	pace_destroy(o.p);
+}
+
+
+KTEST(pace, ordering_is_off_unless_asked_for)
+{
+	struct order_run o;
+
+	/* CPU 1 stops below ORDER_AT (so a slow host cannot let it pass
+	 * ORDER_AT before CPU 0 looks): only the count tells. */
+	ASSERT_TRUE(run_order(&o, ORDER_AT - QUANTUM / 2, true) != NULL);
+	EXPECT_LT(o.seen, ORDER_AT);
+	EXPECT_EQ(pace_order_waits(o.p), 0);
+	pace_destroy(o.p);
 }

@@ -163,6 +163,9 @@ def pacing_summary(summ):
                 summ["pace_breaks"],
                 " (regions spanning them are invalid)"
                 if summ["pace_breaks"] else ""))
+    if summ.get("ordered"):
+        line += ("; contended locked operations in modelled-time order "
+                 "(order=1): %d waits" % summ["order_waits"])
     if "pause_waits" in summ:
         line += ("; %d pauses: woken by a write %d, timeout %d, alone %d, "
                  "gave up %d, no sleep %d; %d cycles skipped" % (
