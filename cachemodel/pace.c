@@ -368,18 +368,36 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		wait_for_others(p, cpu, now, p->quantum);
 }
 
+/*
+ * Has every working CPU other than cpu reached now? Looked at twice: a
+ * CPU's poke of a pause-waiter (pace_poke()) comes before the poker's
+ * clock passes now, so the second look, after the first saw that clock,
+ * sees the poke even where the first read the waiter's poke before the
+ * poker's clock.
+ */
+static bool all_reached(struct pace *p, unsigned cpu, uint64_t now)
+{
+	unsigned slow = cpu;
+
+	for (int look = 0; look < 2; look++) {
+		uint64_t floor = floor_of_others(p, cpu, &slow);
+
+		if (floor != NO_CLOCK && floor < now)
+			return false;
+	}
+	return true;
+}
+
 void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
 {
 	struct pace_cpu *me = &p->cpu[cpu];
-	uint64_t now, floor;
-	unsigned slow = cpu;
+	uint64_t now;
 
 	if (!p->order || !LOAD(p->on))
 		return;
 	now = busy + me->skip;
 	STORE(me->clock, now);	/* seen before we look (invariant 2) */
-	floor = floor_of_others(p, cpu, &slow);
-	if (floor == NO_CLOCK || floor >= now)
+	if (all_reached(p, cpu, now))
 		return;
 	ADD(p->order_waits, 1);
 	for (unsigned i = 0; i < PACE_ORDER_YIELDS; i++) {
@@ -390,11 +408,12 @@ void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
 		sched_yield();
 		if (now_ns() - t0 > PACE_ORDER_YIELD_NS)
 			break;
-		floor = floor_of_others(p, cpu, &slow);
-		if (floor == NO_CLOCK || floor >= now)
+		if (all_reached(p, cpu, now))
 			return;
 	}
-	wait_for_others(p, cpu, now, 0);
+	do
+		wait_for_others(p, cpu, now, 0);
+	while (LOAD(p->on) && !all_reached(p, cpu, now));
 }
 
 void pace_idle(struct pace *p, unsigned cpu)
