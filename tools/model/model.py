@@ -60,6 +60,9 @@ def main(argv=None):
     s = sub.add_parser("check-pacing",
                        help="paced repetitions agree within 2 %%?")
     s.add_argument("model")
+    s.add_argument("--ordered", action="store_true",
+                   help="the run must have ordered contended locked "
+                   "operations (order=1), some of them waiting")
     s = sub.add_parser("kcmdline", help="kernel options for a profile")
     s.add_argument("profile")
     s.add_argument("--profiles", default="cachemodel/profiles.txt")
@@ -98,7 +101,7 @@ def main(argv=None):
         elif args.cmd == "check-calibration":
             problems = check_calibration(load(args.model), args.profiles)
         elif args.cmd == "check-pacing":
-            problems = check_pacing(load(args.model))
+            problems = check_pacing(load(args.model), ordered=args.ordered)
         elif args.cmd == "compare":
             a_objs, b_objs = load(args.a), load(args.b)
             problems, n = compare(a_objs, b_objs)

@@ -89,8 +89,10 @@ def check_calibration(objs, profiles_path, out=sys.stdout):
 PACING_TOLERANCE = 0.02
 
 
-def check_pacing(objs, out=sys.stdout):
-    """A multi-vCPU run's repetitions under pacing: the run must be paced,
+def check_pacing(objs, out=sys.stdout, ordered=False):
+    """A multi-vCPU run's repetitions under pacing: the run must be paced
+    (and, with ordered, have ordered contended locked operations, at least
+    one of which waited for another CPU),
     every region over every CPU valid (paced, no break; a region whose
     pacing broke must say so) and holding locked operations (the pair's
     locks; parallel TCG reports them differently from one vCPU's), and
@@ -106,6 +108,11 @@ def check_pacing(objs, out=sys.stdout):
     out.write(pacing_summary(summ) + "\n")
     if not summ.get("paced"):
         problems.append("the vCPUs were not paced")
+    if ordered and not summ.get("ordered"):
+        problems.append("ordering was asked for (order=1) and is off")
+    elif ordered and not summ.get("order_waits"):
+        problems.append("ordering was on and no locked operation waited: "
+                        "the pair's locks contend in every request")
     groups = {}
     for r in regions(objs):
         if r.get("scope") != "all":

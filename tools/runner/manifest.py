@@ -48,12 +48,14 @@ ENTRY_DEFAULTS = {
     "exclusive": "no",
     # The cache-model plugin (docs/cachemodel.md): model = a profile of
     # cachemodel/profiles.txt (the kernel gets cachemodel=PROFILE),
-    # model_sync = the plugin's sync= quantum in cycles, model_check =
+    # model_sync = the plugin's sync= quantum in cycles, model_order = 1
+    # orders contended locked operations (the plugin's order=1), model_check =
     # calibration | repeat (boot twice, identical model lines) | falseshare
     # | copy (movnti spares the bystander of a copy done in pieces) |
     # pacing (paced multi-CPU repetitions agree, none broken unflagged).
     "model": "",
     "model_sync": "",
+    "model_order": "",
     "model_check": "",
     # A session script (tests/sessions/*.txt, tools/runner/session.py): the
     # serial port and QMP become sockets the script types into and reads.
@@ -189,8 +191,9 @@ def check_entry(e, source):
 def check_model_keys(e, bad):
     """Validate the model keys; give the kernel its cachemodel= option."""
     if not e["model"]:
-        if e["model_check"] or e["model_sync"]:
-            bad("model_check and model_sync need model = PROFILE")
+        if e["model_check"] or e["model_sync"] or e["model_order"]:
+            bad("model_check, model_sync and model_order need model = "
+                "PROFILE")
         return
     if not NAME_RE.match(e["model"]):
         bad("model must be a profile name")
@@ -198,6 +201,8 @@ def check_model_keys(e, bad):
         bad("model_check must be one of %s" % "|".join(MODEL_CHECKS))
     if e["model_sync"] and not e["model_sync"].isdigit():
         bad("model_sync must be a number of cycles")
+    if e["model_order"] not in ("", "0", "1"):
+        bad("model_order must be 0 or 1")
     if "cachemodel=" not in e["cmdline"]:
         try:
             e["cmdline"] += " " + model_profile.kernel_options(MODEL_PROFILES,

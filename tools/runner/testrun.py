@@ -345,6 +345,8 @@ def model_plugins(e, log):
             "out=" + model_out(log)]
     if e.get("model_sync"):
         args.append("sync=" + e["model_sync"])
+    if e.get("model_order"):
+        args.append("order=" + e["model_order"])
     return [qemu.Plugin(MODEL_SO, args)]
 
 
@@ -368,7 +370,9 @@ def check_model(e, iso, log):
     if not kind:
         return True, text.split("\n")[0], []
     if kind == "pacing":
-        rc, text = model_tool(["check-pacing", model_out(log)])
+        rc, text = model_tool(["check-pacing", model_out(log)] +
+                              (["--ordered"] if e.get("model_order") == "1"
+                               else []))
         lines = text.split("\n")
         return rc == 0, (lines[-1] if rc == 0 else "model pacing check "
                          "failed"), [] if rc == 0 else lines
