@@ -19,19 +19,22 @@ void locked_before(struct locked_rmw *r, struct cm_model *m,
 		   pthread_mutex_t *engine_lock, struct pace *p, unsigned cpu,
 		   unsigned slot)
 {
-	uint64_t last;
+	bool order, own = false;
 	struct cm_stats s;
-	bool own;
+	uint64_t last;
 
 	if (!p || !pace_on(p) || r->started)
 		return;		/* the load charges it; or charged (inv. 3) */
+	order = pace_ordering(p);
 	slot %= LOCKED_SLOTS;
 	last = r->last_line[slot];
 	pthread_mutex_lock(engine_lock);
 	cm_locked_start(m, cpu);
-	own = last && cm_line_private(m, cpu, (last - 1) << CM_LINE_SHIFT);
+	/* Only ordering needs to know whose line it is (invariant 4). */
+	if (order && last)
+		own = cm_line_private(m, cpu, (last - 1) << CM_LINE_SHIFT);
 	pthread_mutex_unlock(engine_lock);
-	if (last && !own)
+	if (order && last && !own)
 		r->contended[slot] = true;
 	own = own && !r->contended[slot];
 	r->started = true;
@@ -39,7 +42,7 @@ void locked_before(struct locked_rmw *r, struct cm_model *m,
 	/* cpu's busy cycles, now past the drain (cpu's own counters). */
 	cm_stats_read(m, cpu, &s);
 	pace_tick(p, cpu, cm_cycles(m, &s));
-	if (!own)
+	if (order && !own)
 		pace_order(p, cpu, cm_cycles(m, &s));	/* invariant 4 */
 	cm_set_skip(m, cpu, pace_skip(p, cpu));
 }

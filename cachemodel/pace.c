@@ -628,6 +628,11 @@ void pace_set_order(struct pace *p, bool on)
 	p->order = on;
 }
 
+bool pace_ordering(const struct pace *p)
+{
+	return p->order;
+}
+
 uint64_t pace_order_waits(const struct pace *p)
 {
 	return __atomic_load_n(&p->order_waits, __ATOMIC_RELAXED);

@@ -157,6 +157,8 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
 void pace_order(struct pace *p, unsigned cpu, uint64_t busy);
 /* Ordering on or off (off by default); before the CPUs run. */
 void pace_set_order(struct pace *p, bool on);
+/* Is ordering on? */
+bool pace_ordering(const struct pace *p);
 /* pace_order() calls that found a CPU behind and waited. */
 uint64_t pace_order_waits(const struct pace *p);
 void pace_idle(struct pace *p, unsigned cpu);
