@@ -65,9 +65,13 @@
  *     invariant 6), sleeps instead of running more turns of its loop,
  *     and resumes with its clock moved (never back) to
  *       (a) write: min(max(C, T), C + delta), T the lowest clock at
- *           which another CPU invalidated a line of c's private caches
- *           (pace_poke()) since c's last pause-wait ended; a poke that
- *           came before this pause-wait resumes it at once;
+ *           which another CPU poked it (pace_poke()) since c's last
+ *           pause-wait ended; a poke that came before this pause-wait
+ *           resumes it at once. The plugin pokes c for a write that
+ *           invalidated a line of c's private caches: any such line
+ *           while c runs, only a line its loop touched in the turn
+ *           before the pause while c pause-waits
+ *           (cachemodel/pause_watch.h);
  *       (b) timeout: exactly C + delta, once every working other CPU's
  *           clock reached C + delta (delta = PACE_PAUSE_QUANTA quanta);
  *       (c) alone: C, if no other CPU works (all halted, exempt or

@@ -49,9 +49,11 @@
  *     (sync=, PACE_DEFAULT_QUANTUM) ahead of the slowest runnable vCPU.
  *     An IPI sent through the xAPIC's ICR wakes halted vCPUs at the
  *     sender's clock. A `pause` (the guest polling) pause-waits: the
- *     vCPU sleeps until another vCPU invalidates one of its lines (every
- *     slow-path access hands the engine's cm_take_invalidated() to
- *     pace_poke() at the writer's clock) or has run a quantum past it,
+ *     vCPU sleeps until another vCPU invalidates one of its lines that
+ *     its loop touched in the turn before the pause (every slow-path
+ *     access hands the engine's cm_take_invalidated() to pace_poke() at
+ *     the writer's clock, filtered by cachemodel/pause_watch.h) or has
+ *     run a quantum past it,
  *     and its clock moves to that modelled time (cachemodel/pace.h, 7). A locked read-modify-write's start (its drain and
  *     cost) is charged before its instruction, and the vCPU paces at
  *     its new clock before the RMW takes effect (cachemodel/locked.h). The engine's clock of a vCPU includes the cycles
@@ -269,14 +271,19 @@ static bool rep_string_again(struct vcpu *v, unsigned insn, uint64_t pa,
 	return false;
 }
 
-/* cpu's access invalidated lines of the CPUs in victims: a CPU polling
- * one of them resumes at cpu's clock now (cachemodel/pace.h, 7). */
-static void poke(unsigned cpu, uint64_t victims)
+/* cpu's access to the lines first..last invalidated lines of the CPUs in
+ * victims: a CPU polling one of them resumes at cpu's clock now
+ * (cachemodel/pace.h, 7); a pause-waiter whose loop did not touch them
+ * sleeps on (cachemodel/pause_watch.h). */
+static void poke(unsigned cpu, uint64_t victims, uint64_t first,
+		 uint64_t last)
 {
 	uint64_t t = busy_cycles(cpu) + pace_skip(pace, cpu);
 
 	for (unsigned d = 0; d < nvcpus; d++)
-		if (victims >> d & 1)
+		if (victims >> d & 1 &&
+		    (!pace_pause_waiting(pace, d) ||
+		     pause_watch_has(&vcpus[d].watch, first, last)))
 			pace_poke(pace, d, t);
 }
 
@@ -298,7 +305,8 @@ static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 	victims = cm_take_invalidated(model, cpu);
 	pthread_mutex_unlock(&model_lock);
 	if (pace && victims)
-		poke(cpu, victims);
+		poke(cpu, victims, pa >> CM_LINE_SHIFT,
+		     (pa + size - 1) >> CM_LINE_SHIFT);
 }
 
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
@@ -338,6 +346,12 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		pace_wake_sent(pace, cpu, busy_cycles(cpu));
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
 				     : 1u << qemu_plugin_mem_size_shift(info);
+	/* A turn of a poll loop, for its pause (cachemodel/pause_watch.h). */
+	if (pace) {
+		pause_watch_note(&vcpus[cpu].watch, pa >> CM_LINE_SHIFT);
+		pause_watch_note(&vcpus[cpu].watch,
+				 (pa + size - 1) >> CM_LINE_SHIFT);
+	}
 	if (insn & X86_LOCKED) {
 		bool load_first;
 
@@ -363,6 +377,7 @@ static void on_special(unsigned int cpu, void *udata)
 	}
 	if (insn & X86_PAUSE) {
 		/* The guest polls: pause-wait (invariant 4). */
+		pause_watch_publish(&vcpus[cpu].watch);
 		if (pace_pause(pace, cpu, busy_cycles(cpu)))
 			cm_set_skip(model, cpu, pace_skip(pace, cpu));
 		return;

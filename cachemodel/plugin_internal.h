@@ -18,6 +18,7 @@
 #include "cachemodel/locked.h"
 #include "cachemodel/model.h"
 #include "cachemodel/pace.h"
+#include "cachemodel/pause_watch.h"
 
 #define PREFIX "@@MODEL "
 #define ERR_MAX 256
@@ -60,6 +61,9 @@ struct vcpu {
 	/* The locked read-modify-write under way (cachemodel/locked.h).
 	 * This vCPU's only. */
 	struct locked_rmw locked;
+	/* The lines of its poll loop's last turn (cachemodel/pause_watch.h):
+	 * a paced run pokes it, pause-waiting, only for writes to them. */
+	struct pause_watch watch;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 /* Defined in cachemodel/plugin.c, set up at installation. */
