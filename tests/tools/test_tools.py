@@ -22,6 +22,7 @@ from unittest import mock
 
 from tools.labs import labs
 from tools.model import model_checks
+from tools.model import model_cost
 from tools.model import model_lines
 from tools.model import model_profile
 from tools.model import model_tracing
@@ -893,6 +894,22 @@ class ModelTest(unittest.TestCase):
             {"profile": "tiny", "summary": {"state_bytes": 1 << 20}}))
         self.assertIn("Model state: 1.0 MiB", line)
         self.assertEqual(report.model_state_line({"profile": "tiny"}), [])
+
+    def test_model_cost_spread(self):
+        """The spread line of model_cost.py: each pair's ratio against its
+        own plain boot (not the sums'), the extremes of each boot's CPU
+        time, and nothing for a single pair."""
+        pairs = [{"plain_cpu_s": 21.0, "model_cpu_s": 144.7},
+                 {"plain_cpu_s": 16.9, "model_cpu_s": 140.9},
+                 {"plain_cpu_s": 19.2, "model_cpu_s": 146.5}]
+        self.assertEqual(
+            model_cost.spread(pairs),
+            "spread over 3 pairs: model x 6.9x to 8.3x; plain CPU 16.9 to "
+            "21.0 s, model CPU 140.9 to 146.5 s")
+        self.assertIsNone(model_cost.spread(pairs[:1]))
+        self.assertIsNone(model_cost.spread([]))
+        self.assertIsNone(model_cost.spread(
+            [{"plain_cpu_s": 0.0, "model_cpu_s": 1.0}] * 2))
 
     def test_report_cost_section_floor(self):
         """model_cost.py's record with the callbacks-only boot and the

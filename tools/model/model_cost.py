@@ -9,7 +9,8 @@ by side (docs/cachemodel.md, "Cost of the model").
                   [--pairs 1] [--no-floor] [--sync CYCLES]
 
 Prints, per pair and overall, wall time and CPU time (user + system of
-QEMU) of the boots and their ratios to the plain one; then, summed over the
+QEMU) of the boots and their ratios to the plain one, and with two pairs
+or more their spread (spread()); then, summed over the
 pairs, each experiment's wall time in the plain and the modelled boot
 (from when its "=== experiment" line reached the serial port to when its
 "done" line did) and QEMU's CPU time over the same span in every boot
@@ -165,6 +166,27 @@ def print_row(name, kinds, row):
                   for k in kinds[1:]))
 
 
+def spread(pairs):
+    """Over two or more pairs: the lowest and highest of the modelled
+    boot's CPU time as a multiple of its own pair's plain boot's, and of
+    each boot's CPU time, as one line; None for fewer pairs. One pair
+    says little on a shared host: the plain boot's CPU time alone moves
+    by a fifth from one boot to the next (docs/cachemodel.md, "Cost of
+    the model")."""
+    if len(pairs) < 2:
+        return None
+    ratios = [p["model_cpu_s"] / p["plain_cpu_s"] for p in pairs
+              if p["plain_cpu_s"] > 0]
+    plain = [p["plain_cpu_s"] for p in pairs]
+    model = [p["model_cpu_s"] for p in pairs]
+    if not ratios:
+        return None
+    return ("spread over %d pairs: model x %.1fx to %.1fx; plain CPU "
+            "%.1f to %.1f s, model CPU %.1f to %.1f s" %
+            (len(pairs), min(ratios), max(ratios), min(plain), max(plain),
+             min(model), max(model)))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", required=True)
@@ -221,6 +243,9 @@ def main(argv=None):
             pairs.append(row)
             print_row(str(i), kinds, row)
         print_row("all", kinds, tot)
+        line = spread(pairs)
+        if line:
+            print(line)
         if per_exp:
             print()
             print("%-20s %12s %12s %8s" % ("experiment", "plain wall",
