@@ -239,8 +239,15 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	acpi_init();
 	apic_init_bsp();
 	percpu_init_bsp(apic_id());
-	tsc_init(acpi_tables() ? acpi_tables()->pm_timer_port : 0,
-		 acpi_tables() && acpi_tables()->pm_timer_32bit);
+	/* Under -icount the TSC ticks once per nanosecond of virtual time:
+	 * its rate is known, and a count against the PM timer would only
+	 * add the timer's phase, which depends on how long the host took
+	 * to complete the boot loader's reads (docs/cachemodel.md). */
+	if (kopt.icount)
+		tsc_init_given(ICOUNT_TSC_HZ);
+	else
+		tsc_init(acpi_tables() ? acpi_tables()->pm_timer_port : 0,
+			 acpi_tables() && acpi_tables()->pm_timer_32bit);
 	tsc_print();
 	apic_timer_calibrate();
 	apic_print();

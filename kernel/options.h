@@ -32,6 +32,9 @@ enum crash_kind {
 #define CONSOLE_ALL (CONSOLE_SERIAL | CONSOLE_VGA | CONSOLE_FB)
 
 #define OPT_STRING_MAX 128
+/* Under QEMU -icount (kopt.icount) the TSC counts nanoseconds of virtual
+ * time, one per instruction at shift 0 (make ICOUNT=1): 1 GHz. */
+#define ICOUNT_TSC_HZ 1000000000ull
 /* tlb.ceiling= upper bound (pages). */
 #define OPT_TLB_CEILING_MAX 4096
 

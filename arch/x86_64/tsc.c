@@ -1,7 +1,8 @@
 /*
  * TSC calibration and cross-CPU synchronisation check (see tsc.h).
  *
- * Calibration by counting: read the TSC, let a reference clock of known
+ * Calibration by counting (tsc_init(), unless the caller gives the rate,
+ * tsc_init_given()): read the TSC, let a reference clock of known
  * rate advance by a known amount, read the TSC again. The PM timer is read
  * continuously and its differences taken modulo its width, so a wrap
  * during the window costs nothing; the PIT is used in one-shot mode and
@@ -113,6 +114,8 @@ const char *tsc_source_name(enum tsc_source s)
 		return "pit";
 	case TSC_SRC_GUESS:
 		return "guess";
+	case TSC_SRC_GIVEN:
+		return "given";
 	default:
 		return "none";
 	}
@@ -296,6 +299,16 @@ void tsc_init(uint16_t pm_port, bool pm_32bit)
 		tsc_freq = TSC_GUESS_HZ;
 		tsc_src = TSC_SRC_GUESS;
 	}
+}
+
+void tsc_init_given(uint64_t hz)
+{
+	kassert(credible(hz));
+	invariant = cpu_has(FEAT_INVARIANT_TSC);
+	tsc_freq = hz;
+	tsc_src = TSC_SRC_GIVEN;
+	cal_record(TSC_SRC_GIVEN, hz, false,
+		   "given by the caller, not measured");
 }
 
 uint64_t tsc_us_to_cycles(uint64_t us)

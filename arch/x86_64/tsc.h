@@ -5,7 +5,8 @@
  * (base MHz) when present and credible, else by counting it against the
  * ACPI PM timer (3.579545 MHz), else against PIT channel 2. The result is
  * checked for credibility (range, repeat agreement) and its source kept
- * for the boot report. (kernel/tsc_sync.h checks that the CPUs' TSCs
+ * for the boot report. A caller that knows the rate exactly gives it
+ * instead (tsc_init_given()). (kernel/tsc_sync.h checks that the CPUs' TSCs
  * agree.)
  */
 #ifndef ARCH_X86_64_TSC_H
@@ -21,6 +22,7 @@ enum tsc_source {
 	TSC_SRC_PM_TIMER,  /* measured against the ACPI PM timer */
 	TSC_SRC_PIT,	   /* measured against PIT channel 2 */
 	TSC_SRC_GUESS,	   /* nothing worked: a fixed guess, not credible */
+	TSC_SRC_GIVEN,	   /* given by the caller (tsc_init_given()) */
 };
 
 /* The ACPI PM timer: a fixed 3.579545 MHz counter, 24 or 32 bits wide. */
@@ -37,6 +39,15 @@ enum tsc_source {
  * whether it counts 32 bits (else 24). Safe to call once, boot CPU only.
  */
 void tsc_init(uint16_t pm_port, bool pm_32bit);
+
+/*
+ * Instead of tsc_init(): take hz (credible) as the frequency without
+ * measuring it, for a TSC whose rate the caller knows exactly (QEMU
+ * -icount: one tick per nanosecond of virtual time, kernel/main.c),
+ * where counting it against the PM timer only adds that timer's phase,
+ * which the host decides. Boot CPU only, once.
+ */
+void tsc_init_given(uint64_t hz);
 
 uint64_t tsc_hz(void);
 enum tsc_source tsc_source(void);
