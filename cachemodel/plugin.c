@@ -348,9 +348,12 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 				     : 1u << qemu_plugin_mem_size_shift(info);
 	/* A turn of a poll loop, for its pause (cachemodel/pause_watch.h). */
 	if (pace) {
-		pause_watch_note(&vcpus[cpu].watch, pa >> CM_LINE_SHIFT);
-		pause_watch_note(&vcpus[cpu].watch,
-				 (pa + size - 1) >> CM_LINE_SHIFT);
+		uint64_t first = pa >> CM_LINE_SHIFT;
+		uint64_t last = (pa + size - 1) >> CM_LINE_SHIFT;
+
+		pause_watch_note(&vcpus[cpu].watch, first);
+		if (last != first)
+			pause_watch_note(&vcpus[cpu].watch, last);
 	}
 	if (insn & X86_LOCKED) {
 		bool load_first;
