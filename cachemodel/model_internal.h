@@ -140,17 +140,21 @@ struct pf_line {
  * moves a wait by at most about a slot and a transaction. Narrower
  * slots cost more steps per request (a transaction spans occ / 16 + 1
  * slots).
- * BUS_SLOTS: the window, 2048 x 16 = 32768 cycles, covers how far
- * apart the requests of paced CPUs can be: the pacing quantum (2000
- * by default, PACE_DEFAULT_QUANTUM), the longest wait (bus_queue_max,
- * 288 to 384 cycles) and a CPU's own requests booked ahead of its clock
- * (a fill buffer's memory latency, a partial WC flush's chunks), sixteen
- * times over. A request older than the window finds its slot holding a
+ * BUS_SLOTS: the window, 16384 x 16 = 262144 cycles, covers how far
+ * apart the requests of paced CPUs can be: mostly a pacing quantum
+ * (2000 cycles by default, PACE_DEFAULT_QUANTUM); at most a pause-waiter
+ * that resumes with its clock kept after the others ran to its longest
+ * deadline (cachemodel/pace.h, invariant 7, c and d: PACE_PAUSE_MAX_QUANTA
+ * quanta) and a quantum past it, 130,000 cycles; plus the longest wait
+ * (bus_queue_max, 288 to 384 cycles) and a CPU's own requests booked
+ * ahead of its clock (a fill buffer's memory latency, a partial WC
+ * flush's chunks): twice over. (2048 slots and 16384 cost the same
+ * host time.) A request older than the window finds its slot holding a
  * later epoch: it is not queued (its history is gone) and is counted
  * (bus_late).
  */
 #define BUS_SLOT_CYCLES 16
-#define BUS_SLOTS 2048
+#define BUS_SLOTS 16384
 #define BUS_USED_BITS 8
 #define BUS_USED_MASK ((1ull << BUS_USED_BITS) - 1)
 _Static_assert(BUS_SLOT_CYCLES <= BUS_USED_MASK,

@@ -41,6 +41,8 @@ struct pace_cpu {
 				 * (invariant 7); 0: not pause-waiting */
 	uint64_t poke;		/* atomic: lowest clock of a poke not yet
 				 * taken; NO_CLOCK: none */
+	uint32_t pw_quanta;	/* own thread: its next pause-wait's delta,
+				 * in quanta (invariant 7, b) */
 	uint32_t runnable;	/* atomic: ticking, not halted */
 	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
 	pid_t tid;		/* atomic: its host thread, 0 before a tick */
@@ -95,6 +97,7 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	for (unsigned c = 0; c < ncpus; c++) {
 		p->cpu[c].wake_clock = NO_CLOCK;
 		p->cpu[c].poke = NO_CLOCK;
+		p->cpu[c].pw_quanta = PACE_PAUSE_QUANTA;
 	}
 	p->ncpus = ncpus;
 	p->quantum = quantum;
@@ -537,7 +540,7 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 		return 0;
 	now = busy + me->skip;
 	STORE(me->clock, now);
-	dl = now + PACE_PAUSE_QUANTA * p->quantum;
+	dl = now + me->pw_quanta * p->quantum;
 	t = take_poke(me);
 	if (t != NO_CLOCK) {
 		end = PACE_PW_WRITE;	/* it came between two pauses */
@@ -567,6 +570,14 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 	}
 	if (to >= LOAD(p->wake_at))
 		wake_all(p);
+	/* Invariant 7, b: a loop whose waits time out waits for something
+	 * far off; one that a write ended may wait as long next time. */
+	if (end == PACE_PW_TIMEOUT)
+		me->pw_quanta = 2 * me->pw_quanta <= PACE_PAUSE_MAX_QUANTA
+					? 2 * me->pw_quanta
+					: PACE_PAUSE_MAX_QUANTA;
+	else if (end == PACE_PW_ALONE || end == PACE_PW_GAVE_UP)
+		me->pw_quanta = PACE_PAUSE_QUANTA;
 	ADD(p->pw_ends[end], 1);
 	ADD(p->pw_skipped, to - now);
 	return to - now;

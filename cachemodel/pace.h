@@ -73,7 +73,10 @@
  *           before the pause while c pause-waits
  *           (cachemodel/pause_watch.h);
  *       (b) timeout: exactly C + delta, once every working other CPU's
- *           clock reached C + delta (delta = PACE_PAUSE_QUANTA quanta);
+ *           clock reached C + delta. delta starts at PACE_PAUSE_QUANTA
+ *           quanta; each of c's pause-waits that ends so doubles it, up
+ *           to PACE_PAUSE_MAX_QUANTA; one that ends by (a) keeps it, one
+ *           that ends by (c) or (d) sets it back;
  *       (c) alone: C, if no other CPU works (all halted, exempt or
  *           pause-waiting), or none does any more: it does not sleep.
  *           A pause-waiter with a poke on its way works: it counts at
@@ -88,7 +91,11 @@
  *     While it sleeps it counts in the others' floor at C + delta, so
  *     they run at most delta + quantum past C, and none waits for it
  *     below that: a worker whose floor it is has passed C + delta, which
- *     ends the sleep (timeout). A sleeper publishes C + delta, then
+ *     ends the sleep (timeout). A write's resume clock is its poker's
+ *     clock or C + delta, and every other CPU is then within a quantum
+ *     of the slowest of them (none of which can be far behind); only an
+ *     end of (c) or (d) leaves c up to delta + quantum behind another
+ *     CPU. A sleeper publishes C + delta, then
  *     looks, under the lock, for pokes and working CPUs; a poker
  *     publishes the poke, then looks for a sleeper and broadcasts under
  *     the lock (the Dekker handshake of invariant 2): no poke is lost,
@@ -110,14 +117,19 @@
 #define PACE_DEFAULT_QUANTUM 2000
 /* Host time a waiter lets its slowest CPU stand still before it looks. */
 #define PACE_DEFAULT_BLOCKED_NS 20000000ll	/* 20 ms */
-/* A pause-wait's timeout, delta, in quanta (invariant 7, b): assumed,
- * then measured (docs/cachemodel.md, "Pause-wait"). A hand-over ends the
- * wait at the write's clock whatever delta is; delta bounds the wait for
- * what is not a line (the TSC, an interrupt) and how far the others run
- * past a sleeper (delta + quantum: within the engine's bus window of 16
- * default quanta and the plugin's causality window). Each timeout is a
- * host wake-up; a larger delta makes fewer. */
+/* A pause-wait's first timeout, delta, in quanta (invariant 7, b):
+ * assumed, then measured (docs/cachemodel.md, "Pause-wait"). A hand-over
+ * ends the wait at the write's clock whatever delta is; delta bounds the
+ * wait for what is not a line (the TSC, an interrupt). Each timeout is a
+ * host wake-up of a sleeping thread, the dearest thing pacing does (a
+ * client waiting out a server's long request timed out a hundred times
+ * a request), so a CPU's delta doubles at each of its waits that times
+ * out, up to PACE_PAUSE_MAX_QUANTA, and stays where it is when a write
+ * ends one: its next wait is likely as long. The engine's bus window
+ * (BUS_SLOTS) and the plugin's causality window cover that plus a
+ * quantum. */
 #define PACE_PAUSE_QUANTA 8
+#define PACE_PAUSE_MAX_QUANTA 64
 /* A pause-waiter looks again every blocked_ns / PACE_PAUSE_LOOK_DIV of
  * host time even without a wake (2 ms by default), and gives up its wait
  * when the slowest working CPU's clock stood still that long while its

@@ -121,12 +121,12 @@ static int order_locked;	/* order=1 */
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
  * ahead of the slowest, checked at translation-block ends, and a
- * pause-waiting one counts at its clock plus PACE_PAUSE_QUANTA quanta
- * (cachemodel/pace.h, invariant 7), so a write is at most that plus a
+ * pause-waiting one counts at its clock plus at most PACE_PAUSE_MAX_QUANTA
+ * quanta (cachemodel/pace.h, invariant 7), so a write is at most that plus a
  * quantum and one block's cycles ahead of any reader; one more quantum
  * bounds that with room.
  */
-#define CAUSAL_WINDOW_QUANTA (PACE_PAUSE_QUANTA + 2)
+#define CAUSAL_WINDOW_QUANTA (PACE_PAUSE_MAX_QUANTA + 2)
 
 static double seconds_since(const struct timespec *t0)
 {

@@ -6,7 +6,8 @@
  *    write that came before its pause resumes it at once at that clock;
  *  - with no write, it resumes at exactly its clock plus delta once the
  *    other CPU got there, and the other CPU ran no further than a
- *    quantum past that while it slept;
+ *    quantum past that while it slept; delta doubles with each timeout,
+ *    up to its most, and a write keeps it;
  *  - with no other CPU working (halted, or itself pause-waiting) it does
  *    not sleep and its clock does not move; a sleeper whose only working
  *    CPU halts resumes, its clock kept;
@@ -201,6 +202,91 @@ KTEST(pace_pause, the_timeout_moves_the_clock_by_exactly_delta)
 	 * (a tick publishes after its step). */
 	EXPECT_LE(r.worker_max, SPIN_AT + DELTA + QUANTUM + STEP);
 	pace_destroy(r.p);
+}
+
+/* CPU 1 pause-waits BACKOFF_WAITS times in a row while CPU 0 works, and
+ * is poked once, during the pause-wait numbered BACKOFF_POKE_AT: the
+ * clock each wait moved CPU 1 by. */
+#define BACKOFF_WAITS 8
+#define BACKOFF_POKE_AT 5
+
+struct backoff {
+	struct pace *p;
+	uint64_t moved[BACKOFF_WAITS];
+	uint32_t waits;		/* atomic: pause-waits CPU 1 began */
+	uint32_t done;		/* atomic: CPU 1 finished */
+	pthread_barrier_t bar;
+};
+
+static void *backoff_worker(void *a)
+{
+	struct backoff *b = a;
+	uint64_t busy = 0;
+	bool poked = false;
+
+	pace_tick(b->p, 0, busy);
+	pthread_barrier_wait(&b->bar);
+	while (!__atomic_load_n(&b->done, __ATOMIC_SEQ_CST)) {
+		busy += STEP;
+		if (!poked && pace_pause_waiting(b->p, 1) &&
+		    __atomic_load_n(&b->waits, __ATOMIC_SEQ_CST) ==
+			    BACKOFF_POKE_AT + 1) {
+			pace_poke(b->p, 1, busy);
+			poked = true;
+		}
+		pace_tick(b->p, 0, busy);
+	}
+	pace_idle(b->p, 0);
+	return NULL;
+}
+
+static void *backoff_waiter(void *a)
+{
+	struct backoff *b = a;
+	uint64_t busy = SPIN_AT;
+
+	pace_tick(b->p, 1, 1);
+	pthread_barrier_wait(&b->bar);
+	pace_tick(b->p, 1, busy);
+	for (unsigned i = 0; i < BACKOFF_WAITS; i++) {
+		__atomic_store_n(&b->waits, i + 1, __ATOMIC_SEQ_CST);
+		b->moved[i] = pace_pause(b->p, 1, busy);
+		busy += 1;	/* one turn of its loop */
+		pace_tick(b->p, 1, busy);
+	}
+	__atomic_store_n(&b->done, 1, __ATOMIC_SEQ_CST);
+	pace_idle(b->p, 1);
+	return NULL;
+}
+
+KTEST(pace_pause, timeouts_double_delta_and_a_write_keeps_it)
+{
+	struct backoff b;
+	uint64_t q = PACE_PAUSE_QUANTA;
+
+	start_watchdog();
+	memset(&b, 0, sizeof(b));
+	b.p = pace_create(2, QUANTUM, BLOCKED_NS);
+	ASSERT_TRUE(b.p != NULL);
+	pthread_barrier_init(&b.bar, NULL, 2);
+	run_two(backoff_worker, backoff_waiter, &b);
+	pthread_barrier_destroy(&b.bar);
+	for (unsigned i = 0; i < BACKOFF_WAITS; i++) {
+		if (i == BACKOFF_POKE_AT) {
+			/* Poked: resumed at the write, within its delta. */
+			EXPECT_LE(b.moved[i], q * QUANTUM);
+			continue;
+		}
+		EXPECT_EQ(b.moved[i], q * QUANTUM);
+		q = 2 * q <= PACE_PAUSE_MAX_QUANTA ? 2 * q
+						   : PACE_PAUSE_MAX_QUANTA;
+	}
+	/* The waits before the poke reached the most, and stayed there. */
+	EXPECT_EQ(b.moved[BACKOFF_POKE_AT - 1],
+		  (uint64_t)PACE_PAUSE_MAX_QUANTA * QUANTUM);
+	EXPECT_EQ(pace_pw_count(b.p, PACE_PW_WRITE), 1);
+	EXPECT_EQ(pace_pw_count(b.p, PACE_PW_TIMEOUT), BACKOFF_WAITS - 1);
+	pace_destroy(b.p);
 }
 
 static void *tick_then_halt(void *a)
