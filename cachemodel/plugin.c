@@ -68,6 +68,15 @@
  *     the cache is emptied whenever that vCPU executes an instruction
  *     that changes translations (mov to CR0/CR3/CR4, invlpg, invpcid), so
  *     it never holds a translation QEMU's own TLB would not.
+ *  6. A vCPU's instructions are counted (its insns and the engine's
+ *     clock) through the one whose callback runs: every memory and
+ *     execution callback first counts its block's instructions up to
+ *     and including its own (count_through()), and a block's
+ *     instructions after its last callback are counted when the next
+ *     block starts. So an access, a fence or a region's doorbell sees
+ *     the same count however QEMU cut the code into blocks (under
+ *     -icount, a block ends early where the instruction budget of a
+ *     timer deadline ends, and those deadlines follow the host).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -105,6 +114,11 @@ _Static_assert(X86_PAUSE < 1u << UDATA_SLOT_SHIFT,
 	       "the X86_* flags fit below the slot");
 _Static_assert(LOCKED_SLOT_BITS + UDATA_SLOT_SHIFT <= 32,
 	       "a slot fits in the unsigned callback data");
+/* ... and above those 32 bits, the instruction's index in its block
+ * (invariant 6). */
+#define UDATA_INDEX_SHIFT 32
+_Static_assert(sizeof(void *) == sizeof(uint64_t),
+	       "the callback data holds 64 bits");
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = CM_QEMU_PLUGIN_VERSION;
 
@@ -309,6 +323,32 @@ static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 		     (pa + size - 1) >> CM_LINE_SHIFT);
 }
 
+/* Count cpu's instructions by n, in its insns and the engine's clock
+ * (the engine's readers read both: invariant 2). */
+static void count_insns(unsigned cpu, uint64_t n)
+{
+	uint64_t *c = &vcpus[cpu].insns;
+
+	/* Only this vCPU's thread writes its count: no read-modify-write
+	 * atomic needed, just an atomic store for the readers. */
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+	cm_instructions(model, cpu, n);
+}
+
+/* Invariant 6: cpu's current block is counted through the instruction
+ * whose callback data is udata. */
+static void count_through(unsigned cpu, uint64_t udata)
+{
+	struct vcpu *v = &vcpus[cpu];
+	uint32_t upto = (uint32_t)(udata >> UDATA_INDEX_SHIFT) + 1;
+
+	if (upto > v->block_counted) {
+		count_insns(cpu, upto - v->block_counted);
+		v->block_counted = upto;
+	}
+}
+
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
@@ -320,6 +360,7 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 
 	if (cpu >= nvcpus)
 		return;
+	count_through(cpu, (uint64_t)(uintptr_t)udata);
 	if (vaddr - DB_VA < DB_SIZE) {
 		if (!store) {
 			pthread_mutex_lock(&model_lock);
@@ -372,6 +413,7 @@ static void on_special(unsigned int cpu, void *udata)
 
 	if (cpu >= nvcpus)
 		return;
+	count_through(cpu, (uint64_t)(uintptr_t)udata);
 	if (insn & X86_LOCKED) {
 		/* Before a paced RMW takes effect (cachemodel/locked.h). */
 		locked_before(&vcpus[cpu].locked, model, &model_lock, pace,
@@ -402,18 +444,14 @@ static void on_special(unsigned int cpu, void *udata)
 
 static void on_tb(unsigned int cpu, void *udata)
 {
-	/* Only this vCPU's thread writes its count: no read-modify-write
-	 * atomic needed, just an atomic store for the readers. */
 	if (cpu < nvcpus) {
-		uint64_t *n = &vcpus[cpu].insns;
+		struct vcpu *v = &vcpus[cpu];
 
-		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) +
-				 (uint64_t)(uintptr_t)udata, __ATOMIC_RELAXED);
-		/* The engine's clock (bus, fill and store buffers, prefetch
-		 * timeliness) counts instructions too. */
-		cm_instructions(model, cpu, (uint64_t)(uintptr_t)udata);
-		/* The block's instructions are counted before it runs: its
-		 * clock includes them when it waits (invariant 4). */
+		/* The last block's instructions after its last callback
+		 * (invariant 6); this one's come at its callbacks. */
+		count_insns(cpu, v->block_insns - v->block_counted);
+		v->block_insns = (uint32_t)(uintptr_t)udata;
+		v->block_counted = 0;
 		if (pace) {
 			pace_tick(pace, cpu, busy_cycles(cpu));
 			cm_set_skip(model, cpu, pace_skip(pace, cpu));
@@ -455,9 +493,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		/* A locked instruction's slot rides above its flags
 		 * (cachemodel/locked.h, invariant 4). */
+		uint64_t data;
+
 		if (kind & X86_LOCKED)
 			kind |= locked_slot(qemu_plugin_insn_vaddr(insn))
 				<< UDATA_SLOT_SHIFT;
+		data = kind | (uint64_t)i << UDATA_INDEX_SHIFT;
 
 		/* QEMU calls it only at the instruction's memory
 		 * operations: instructions without any cost nothing at run
@@ -468,7 +509,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_cb,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
-						 (void *)(uintptr_t)kind);
+						 (void *)(uintptr_t)data);
 		/* A locked RMW's start is charged before it, and a pause
 		 * pause-waits, only on a paced run: one vCPU's callbacks
 		 * stay as they were. */
@@ -477,7 +518,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			    (pace ? X86_LOCKED | X86_PAUSE : 0)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, special_cb, QEMU_PLUGIN_CB_NO_REGS,
-				(void *)(uintptr_t)kind);
+				(void *)(uintptr_t)data);
 	}
 }
 

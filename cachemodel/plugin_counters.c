@@ -18,7 +18,7 @@ void stats_now(unsigned cpu, struct cm_stats *s)
 uint64_t busy_cycles(unsigned cpu)
 {
 	/* The engine counts the same instructions as vcpus[cpu].insns
-	 * (on_tb() adds each block to both), so this is cm_cycles() of
+	 * (count_through() adds them to both), so this is cm_cycles() of
 	 * stats_now(), without copying every counter. */
 	return cm_busy_cycles(model, cpu);
 }

@@ -37,6 +37,9 @@ struct xlat {
 struct vcpu {
 	uint32_t in_fast;		/* inside cm_access_fast() */
 	uint64_t insns;			/* atomic (invariant 2) */
+	/* The translation block under way: its instructions, and how many
+	 * of them insns counts so far (cachemodel/plugin.c, invariant 6). */
+	uint32_t block_insns, block_counted;
 	uint64_t acc;
 	bool digits;			/* DIGITs since the last PUSH */
 	uint64_t args[DB_MAX_ARGS];
