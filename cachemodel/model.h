@@ -294,6 +294,21 @@ void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
 void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
 
 /*
+ * cpu's clock starts over at a round value: the first multiple of the
+ * bus's window (every absolute time the engine keeps is compared within
+ * it) at least margin past its clock now; from then on it counts from
+ * there, its instructions since then times CPI included (so their
+ * rounding to whole cycles starts over too). Its counters, cm_cycles()
+ * and cm_busy_cycles() do not change. For a CPU whose history so far the
+ * host decided (under QEMU's -icount, how many instructions the boot
+ * took before the kernel's hello): with margin past everything in
+ * flight, what it does next times the same in every run. Not for a CPU
+ * paced with others: it moves its clock against theirs. Called by cpu's
+ * own thread.
+ */
+void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin);
+
+/*
  * Causality between CPUs whose clocks may differ by up to window cycles
  * (invariant 8): a CPU that takes a line another CPU modified does not
  * get it before that CPU's last write of it, waiting at most window
