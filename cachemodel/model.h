@@ -35,7 +35,8 @@
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
  *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so
- *     that every CPU's clock is on one time base, the paced one). Demand
+ *     that every CPU's clock is on one time base, the paced one), from
+ *     where cm_restart_clock() last started it over. Demand
  *     loads stall until their data arrives, except loads independent of
  *     the CPU's previous load: one in its line (an L1D hit, served with
  *     it) or, with fill buffers, one starting where it ended (a sweep),
