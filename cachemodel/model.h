@@ -35,7 +35,8 @@
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
  *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so
- *     that every CPU's clock is on one time base, the paced one). Demand
+ *     that every CPU's clock is on one time base, the paced one), from
+ *     where cm_restart_clock() last started it over. Demand
  *     loads stall until their data arrives, except loads independent of
  *     the CPU's previous load: one in its line (an L1D hit, served with
  *     it) or, with fill buffers, one starting where it ended (a sweep),
@@ -292,6 +293,21 @@ void cm_instructions(struct cm_model *m, unsigned cpu, uint64_t n);
  * cpu's own thread.
  */
 void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
+
+/*
+ * cpu's clock starts over at a round value: the first multiple of the
+ * bus's window (every absolute time the engine keeps is compared within
+ * it) at least margin past its clock now; from then on it counts from
+ * there, its instructions since then times CPI included (so their
+ * rounding to whole cycles starts over too). Its counters, cm_cycles()
+ * and cm_busy_cycles() do not change. For a CPU whose history so far the
+ * host decided (under QEMU's -icount, how many instructions the boot
+ * took before the kernel's hello): with margin past everything in
+ * flight, what it does next times the same in every run. Not for a CPU
+ * paced with others: it moves its clock against theirs. Called by cpu's
+ * own thread.
+ */
+void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin);
 
 /*
  * Causality between CPUs whose clocks may differ by up to window cycles

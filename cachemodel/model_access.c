@@ -408,3 +408,17 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip)
 	if (skip > __atomic_load_n(&c->skip, __ATOMIC_RELAXED))
 		__atomic_store_n(&c->skip, skip, __ATOMIC_RELAXED);
 }
+
+void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t window = (uint64_t)BUS_SLOTS * BUS_SLOT_CYCLES;
+	uint64_t now = cpu_now(m, cpu) + margin;
+	uint64_t start = (now + window - 1) / window * window;
+
+	__atomic_store_n(&c->origin_insns, c->st.insns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->origin_cycles,
+			 start - c->st.mem_cycles -
+				 __atomic_load_n(&c->skip, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}

@@ -195,6 +195,9 @@ struct cpu {
 	uint64_t wc_last;	/* latest WC flush completion */
 	uint64_t skip;		/* cycles slept through (cm_set_skip); atomic:
 				 * cpu_now() of another CPU reads it */
+	/* cm_restart_clock(): the instructions then, and the clock then
+	 * less the stalls and skip then (atomic, as skip). */
+	uint64_t origin_insns, origin_cycles;
 	struct pf_stream pf[PF_STREAMS];
 	uint64_t pf_tick;
 	struct pf_line pf_recent[PF_RECENT];	/* by pf_slot() */
@@ -265,8 +268,11 @@ static inline uint64_t cpu_now(const struct cm_model *m, unsigned cpu)
 {
 	const struct cpu *c = &m->cpu[cpu];
 
-	return c->st.insns * m->p.cpi_x100 / 100 + c->st.mem_cycles +
-	       __atomic_load_n(&c->skip, __ATOMIC_RELAXED);
+	return (c->st.insns -
+		__atomic_load_n(&c->origin_insns, __ATOMIC_RELAXED)) *
+		       m->p.cpi_x100 / 100 +
+	       c->st.mem_cycles + __atomic_load_n(&c->skip, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&c->origin_cycles, __ATOMIC_RELAXED);
 }
 
 /* The line of cpu c's last cached load; beyond every physical line

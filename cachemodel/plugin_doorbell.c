@@ -23,6 +23,10 @@ _Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
 	       "the doorbell's promise is the engine's type map");
 
 static uint64_t regions, hellos, type_changes, doorbell_errors;
+/* How far past its clock a lone CPU's clock starts over at the hello
+ * (cm_restart_clock()): past everything in flight, a memory access and
+ * the bus's longest queue being hundreds of cycles. */
+#define HELLO_CLOCK_MARGIN (1ull << 16)
 
 /*
  * Doorbell errors by cause. Every malformed or refused command is
@@ -234,6 +238,11 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 			"\"cpu\":%u,\"version\":%" PRIu64 ",\"supported\":%d}\n",
 			cm_profile(model)->name, cpu,
 			v->nargs ? v->args[0] : 0, DB_VERSION);
+		/* One CPU: what came before the kernel (how long the boot
+		 * took, the host's to decide under -icount) stops showing
+		 * in its clock. Several are paced on one time base. */
+		if (nvcpus == 1)
+			cm_restart_clock(model, cpu, HELLO_CLOCK_MARGIN);
 		break;
 	case DB_CMD_SET_TYPE:
 		if (v->nargs != 3 || !pat_to_cm(v->args[2], &t) ||

@@ -5,13 +5,15 @@
  * flushes, non-temporal stores, MESI hand-overs between two CPUs, locked
  * operations, WT/WP stores, clflush (seen, and reported later by address),
  * pausing a region's counts, the store buffer, the prefetchers and the
- * L2's own queue, the shipped profiles file, and the
+ * L2's own queue, a clock started over (cm_restart_clock()), the
+ * shipped profiles file, and the
  * instruction classifier on encodings taken from the SDM.
  */
 // HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c cachemodel/x86_insn.c
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cachemodel/model.h"
 #include "cachemodel/profile.h"
 #include "cachemodel/x86_insn.h"
@@ -737,6 +739,75 @@ KTEST(cachemodel, shipped_profiles_parse)
 	free(text);
 }
 
+
+/* A history of n instructions and a stream of misses and stores, the
+ * same shape for every n: the part the host decides before the hello. */
+static void restart_history(struct cm_model *m, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		cm_instructions(m, 0, 1);
+		if (i % 7 == 0)
+			cm_access(m, 0, (1u << 20) + i * 64, 8,
+				  i % 3 ? 0 : CM_STORE);
+	}
+}
+
+/* The part after the hello: a sweep, a chase, stores; its stats. */
+static void restart_after(struct cm_model *m, struct cm_stats *s)
+{
+	struct cm_stats before, after;
+
+	cm_stats_read(m, 0, &before);
+	for (uint64_t i = 0; i < 4096; i++) {
+		cm_instructions(m, 0, 3);
+		cm_access(m, 0, (8u << 20) + i * 64, 8, 0);
+		cm_access(m, 0, (16u << 20) + (i * 4099 % 4096) * 64, 8,
+			  CM_STORE);
+	}
+	cm_stats_read(m, 0, &after);
+	memset(s, 0, sizeof(*s));
+	cm_stats_skip(s, &before, &after);	/* s = after - before */
+}
+
+KTEST(cachemodel, restarted_clock_times_the_same_after_any_history)
+{
+	/* Instruction counts apart by amounts that are not multiples of
+	 * the CPI's denominator nor of the bus's slots. */
+	static const uint64_t history[] = {1000, 1001, 1003, 5555, 77777};
+	char *text = read_file(PROFILES_FILE);
+	struct cm_stats first, s;
+	struct cm_profile p;
+	char err[128];
+	bool differ = false;
+
+	ASSERT_TRUE(text != NULL);
+	ASSERT_TRUE(cm_profile_parse(text, "skylake-2015", &p, err,
+				     sizeof(err)));
+	for (int restart = 1; restart >= 0; restart--) {
+		for (unsigned h = 0; h < sizeof(history) / sizeof(history[0]);
+		     h++) {
+			struct cm_model *m = cm_create(&p, 1);
+
+			ASSERT_TRUE(m != NULL);
+			restart_history(m, history[h]);
+			if (restart)
+				cm_restart_clock(m, 0, 1u << 16);
+			restart_after(m, &s);
+			if (!h)
+				first = s;
+			else if (restart)
+				EXPECT_TRUE(memcmp(&s, &first, sizeof(s)) ==
+					    0);
+			else if (memcmp(&s, &first, sizeof(s)))
+				differ = true;
+			cm_destroy(m);
+		}
+	}
+	/* Without the restart the same part does time differently: the
+	 * test would see it. */
+	EXPECT_TRUE(differ);
+	free(text);
+}
 
 #define CLASSIFY(...)                                                       \
 	({                                                                  \
