@@ -148,6 +148,54 @@ static uint64_t poke_clock(uint64_t t, uint64_t now, uint64_t dl)
 	return t < dl ? t : dl;
 }
 
+/* Is host thread tid running or runnable ('R' in /proc)? */
+static bool thread_runs(pid_t tid)
+{
+	char path[64], buf[STAT_BYTES];
+	const char *s;
+	ssize_t n;
+	int fd;
+
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' && s[2] == 'R';
+}
+
+/*
+ * Invariant 6: does the wake sent to halted CPU o still hold its sender?
+ * Until its wake_until; past that, for as long as o's host thread is seen
+ * runnable (woken, and not yet run by the host: a stall, as in invariant
+ * 4), blocked_ns more each time it is seen so.
+ */
+static bool wake_holds(struct pace *p, struct pace_cpu *o)
+{
+	int64_t until = LOAD(o->wake_until), now;
+
+	if (LOAD(o->wake_clock) == NO_CLOCK)
+		return false;
+	now = now_ns();
+	if (now < until)
+		return true;
+	if (!thread_runs(LOAD(o->tid)))
+		return false;
+	if (__atomic_compare_exchange_n(&o->wake_until, &until,
+					now + p->blocked_ns, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		ADD(p->stalls, 1);
+	return true;
+}
+
 /* The slowest runnable, non-exempt CPU other than cpu: its clock (NO_CLOCK
  * if none) and, in *slow, its number. A halted CPU with a wake on its way
  * counts at the wake's clock until wake_until (invariant 6); a
@@ -176,8 +224,7 @@ static uint64_t slowest(struct pace *p, unsigned cpu, unsigned *slow,
 				continue;
 			else if (dl > t)
 				t = dl;
-		} else if (LOAD(o->wake_clock) != NO_CLOCK &&
-			 now_ns() < LOAD(o->wake_until))
+		} else if (wake_holds(p, o))
 			t = LOAD(o->wake_clock);
 		else
 			continue;
@@ -247,30 +294,6 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 	STORE(me->runnable, 1);
 	me->limit_gen = GEN_STALE;
 	changed(p);
-}
-
-/* Is host thread tid running or runnable ('R' in /proc)? */
-static bool thread_runs(pid_t tid)
-{
-	char path[64], buf[STAT_BYTES];
-	const char *s;
-	ssize_t n;
-	int fd;
-
-	if (tid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
-	s = strrchr(buf, ')');
-	return s && s[1] == ' ' && s[2] == 'R';
 }
 
 /*

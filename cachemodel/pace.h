@@ -55,6 +55,11 @@
  *     blocked_ns of host time, so the sender cannot run more than a
  *     quantum past T before the woken CPU runs; the woken CPU's clock
  *     joins T, not the others' clock at the moment the host resumed it.
+ *     While the held time is up but the woken CPU's host thread is
+ *     runnable (the host has not run it yet), the wake holds on, counted
+ *     as a stall (invariant 4), blocked_ns more each time it is seen so:
+ *     on a busy host a woken client would otherwise start late in
+ *     modelled time, and silently.
  *     A CPU the wake was not for stops counting after blocked_ns (the
  *     sender only waited; no figure changes); if it wakes later (a timer,
  *     or a wake the host delivered later than that), it joins the

@@ -12,7 +12,9 @@
  *  - two CPUs ticked from one thread (round-robin TCG) turn pacing off
  *    instead of deadlocking;
  *  - a wake sent to a halted CPU holds the sender within a quantum of the
- *    wake until the woken CPU runs, whose clock joins the wake's;
+ *    wake until the woken CPU runs, whose clock joins the wake's; past
+ *    its time it holds on while the woken CPU's thread is runnable, and
+ *    lets go if that thread sleeps;
  *  - an ordered action (pace_order()) waits until the other CPU reaches
  *    its clock, not for a halted one, and not at all unless ordering is
  *    on.
@@ -212,6 +214,8 @@ struct wake_run {
 	uint32_t resumed;	/* atomic */
 	uint64_t before_resume;	/* atomic: CPU 0's clock while 1 slept */
 	long latency_ns;	/* how late the host resumes CPU 1 */
+	bool runnable;		/* CPU 1's thread spins meanwhile: woken,
+				 * not yet run (not asleep) */
 };
 
 #define WAKE_AT 1000
@@ -245,7 +249,14 @@ static void *wake_target(void *a)
 	pace_tick(w->p, 1, busy);
 	pace_idle(w->p, 1);
 	pthread_barrier_wait(&w->bar);
-	nanosleep(&late, NULL);
+	if (w->runnable) {
+		int64_t until = now_ns() + w->latency_ns;
+
+		while (now_ns() < until)
+			;
+	} else {
+		nanosleep(&late, NULL);
+	}
 	__atomic_store_n(&w->resumed, 1, __ATOMIC_SEQ_CST);
 	pace_resume(w->p, 1, busy);
 	for (unsigned i = 0; i < TICKS; i++) {
@@ -259,12 +270,13 @@ static void *wake_target(void *a)
 /* CPU 0 wakes the halted CPU 1 at WAKE_AT; the host resumes CPU 1
  * latency_ns later; the wake holds for blocked_ns. */
 static struct pace *run_wake(struct wake_run *w, int64_t blocked_ns,
-			     long latency_ns)
+			     long latency_ns, bool runnable)
 {
 	struct host_thread_group a, b;
 
 	memset(w, 0, sizeof(*w));
 	w->latency_ns = latency_ns;
+	w->runnable = runnable;
 	w->p = pace_create(2, QUANTUM, blocked_ns);
 	if (!w->p)
 		return NULL;
@@ -283,7 +295,7 @@ KTEST(pace, a_wake_arrives_at_the_senders_clock)
 
 	/* blocked_ns far above the wake latency, even on a loaded host:
 	 * the wake holds until CPU 1 runs */
-	ASSERT_TRUE(run_wake(&w, 40 * BLOCKED_NS, WAKE_LATENCY_NS) != NULL);
+	ASSERT_TRUE(run_wake(&w, 40 * BLOCKED_NS, WAKE_LATENCY_NS, false) != NULL);
 	EXPECT_LE(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
 	/* joined at the wake (1 + skip == WAKE_AT), not CPU 0's clock */
 	EXPECT_EQ(pace_skip(w.p, 1), WAKE_AT - 1);
@@ -297,9 +309,24 @@ KTEST(pace, a_wake_that_let_go_does_not_pull_a_later_resume_back)
 
 	/* CPU 1 resumes long after the wake let CPU 0 go: it joins CPU 0's
 	 * clock, which ran far past the wake, not the wake's. */
-	ASSERT_TRUE(run_wake(&w, BLOCKED_NS, 6 * BLOCKED_NS) != NULL);
+	ASSERT_TRUE(run_wake(&w, BLOCKED_NS, 6 * BLOCKED_NS, false) != NULL);
 	EXPECT_GT(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
 	EXPECT_GT(pace_skip(w.p, 1), WAKE_AT + QUANTUM);
+	pace_destroy(w.p);
+}
+
+KTEST(pace, a_wake_holds_while_the_woken_thread_waits_to_run)
+{
+	struct wake_run w;
+
+	/* The same lateness, but CPU 1's thread is runnable all along (the
+	 * host has not run it yet): the wake holds on, counted as stalls,
+	 * and CPU 1 joins the wake's clock. */
+	ASSERT_TRUE(run_wake(&w, BLOCKED_NS, 6 * BLOCKED_NS, true) != NULL);
+	EXPECT_LE(w.before_resume, WAKE_AT + QUANTUM + FAST_STEP);
+	EXPECT_EQ(pace_skip(w.p, 1), WAKE_AT - 1);
+	EXPECT_GT(pace_stalls(w.p), 0);
+	EXPECT_EQ(pace_breaks(w.p), 0);
 	pace_destroy(w.p);
 }
 
