@@ -148,8 +148,8 @@ struct pf_line {
  * quanta) and a quantum past it, 130,000 cycles; plus the longest wait
  * (bus_queue_max, 288 to 384 cycles) and a CPU's own requests booked
  * ahead of its clock (a fill buffer's memory latency, a partial WC
- * flush's chunks): twice over. (2048 slots and 16384 cost the same
- * host time.) A request older than the window finds its slot holding a
+ * flush's chunks): twice over. (2048 slots and 16384 took the same
+ * host time within its noise.) A request older than the window finds its slot holding a
  * later epoch: it is not queued (its history is gone) and is counted
  * (bus_late).
  */

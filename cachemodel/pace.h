@@ -127,8 +127,8 @@
  * ends the wait at the write's clock whatever delta is; delta bounds the
  * wait for what is not a line (the TSC, an interrupt). Each timeout is a
  * host wake-up of a sleeping thread, the dearest thing pacing does (a
- * client waiting out a server's long request timed out a hundred times
- * a request), so a CPU's delta doubles at each of its waits that times
+ * client waiting out a server's long request timed out about a dozen
+ * times a request), so a CPU's delta doubles at each of its waits that times
  * out, up to PACE_PAUSE_MAX_QUANTA, and stays where it is when a write
  * ends one: its next wait is likely as long. The engine's bus window
  * (BUS_SLOTS) and the plugin's causality window cover that plus a

@@ -491,10 +491,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		unsigned kind = x86_insn_classify(qemu_plugin_insn_data(insn),
 						  qemu_plugin_insn_size(insn));
 
-		/* A locked instruction's slot rides above its flags
-		 * (cachemodel/locked.h, invariant 4). */
 		uint64_t data;
 
+		/* A locked instruction's slot rides above its flags
+		 * (cachemodel/locked.h, invariant 4), and every
+		 * instruction's index in the block above both
+		 * (invariant 6). */
 		if (kind & X86_LOCKED)
 			kind |= locked_slot(qemu_plugin_insn_vaddr(insn))
 				<< UDATA_SLOT_SHIFT;

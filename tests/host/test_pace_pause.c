@@ -66,6 +66,15 @@ static void run_two(void *(*cpu0)(void *), void *(*cpu1)(void *), void *arg)
 	host_thread_group_join(&b);
 }
 
+/* run_two() with bar, a barrier for the two threads, set up around it. */
+static void run_two_met(void *(*cpu0)(void *), void *(*cpu1)(void *),
+			void *arg, pthread_barrier_t *bar)
+{
+	pthread_barrier_init(bar, NULL, 2);
+	run_two(cpu0, cpu1, arg);
+	pthread_barrier_destroy(bar);
+}
+
 /* A deadlock would hang the test: end it, failed, after WATCHDOG_S. */
 static void *watchdog(void *a)
 {
@@ -154,9 +163,7 @@ static struct pace *run_spin(struct spin_run *r, uint64_t poke_at,
 	r->p = pace_create(2, QUANTUM, BLOCKED_NS);
 	if (!r->p)
 		return NULL;
-	pthread_barrier_init(&r->bar, NULL, 2);
-	run_two(worker, spinner, r);
-	pthread_barrier_destroy(&r->bar);
+	run_two_met(worker, spinner, r, &r->bar);
 	return r->p;
 }
 
@@ -268,9 +275,7 @@ KTEST(pace_pause, timeouts_double_delta_and_a_write_keeps_it)
 	memset(&b, 0, sizeof(b));
 	b.p = pace_create(2, QUANTUM, BLOCKED_NS);
 	ASSERT_TRUE(b.p != NULL);
-	pthread_barrier_init(&b.bar, NULL, 2);
-	run_two(backoff_worker, backoff_waiter, &b);
-	pthread_barrier_destroy(&b.bar);
+	run_two_met(backoff_worker, backoff_waiter, &b, &b.bar);
 	for (unsigned i = 0; i < BACKOFF_WAITS; i++) {
 		if (i == BACKOFF_POKE_AT) {
 			/* Poked: resumed at the write, within its delta. */
@@ -493,9 +498,7 @@ KTEST(pace_pause, a_racing_poke_is_never_lost)
 	memset(&r, 0, sizeof(r));
 	r.p = pace_create(2, QUANTUM, SLOW_LOOK_BLOCKED_NS);
 	ASSERT_TRUE(r.p != NULL);
-	pthread_barrier_init(&r.bar, NULL, 2);
-	run_two(race_poker, race_waiter, &r);
-	pthread_barrier_destroy(&r.bar);
+	run_two_met(race_poker, race_waiter, &r, &r.bar);
 	EXPECT_LT(r.worst_ns, LOST_NS);
 	EXPECT_EQ(ends(r.p, PACE_PW_WRITE), RACE_ROUNDS);
 	EXPECT_EQ(pace_skip(r.p, 1), 0);
