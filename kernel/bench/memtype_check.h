@@ -61,7 +61,7 @@ enum bench_tristate memtype_verdict_from(uint64_t wb_latency,
 					 uint64_t uc_latency);
 
 /*
- * The quick check: a 16 KiB chase, best of three short runs WB and UC.
+ * The quick check: a 16 KiB chase, best of nine short runs WB and UC.
  * Returns the verdict, BENCH_UNKNOWN if there is no memory or the buffer
  * cannot be retyped. Leaves nothing mapped differently.
  */
