@@ -366,8 +366,10 @@ bench: deps deps-bench $(BUILD)/kernel.elf $(MODEL_DEP)
 .PHONY: bench-seeds
 # The experiments of "Seeds side by side" in one bench run, on 4 CPUs (the
 # page cache's 4 clients, tlb_purge's job CPUs); with MODEL=<profile> the
-# table's modelled column too (docs/output.md, "The seed table").
-SEEDS_CMDLINE := run=tlb_purge,pagecache_splice,tbench,kbuild,copy
+# table's modelled column too (docs/output.md, "The seed table"). Three
+# repetitions of each traced variant (trace.reps=3): the table gives their
+# spread.
+SEEDS_CMDLINE := run=tlb_purge,pagecache_splice,tbench,kbuild,copy trace.reps=3
 SEEDS_SMP ?= 4
 bench-seeds:
 	$(Q)$(MAKE) --no-print-directory bench SMP=$(SEEDS_SMP) \

@@ -24,7 +24,6 @@
 #include "cachemodel/doorbell.h"
 #include "kernel/bench/env_report.h"
 #include "kernel/experiment.h"
-#include "kernel/options.h"
 #include "kernel/smp_call.h"
 #include "lib/assert.h"
 #include "lib/bench.h"
@@ -140,11 +139,9 @@ static int kb_variant(unsigned jobs, uint64_t expect,
  * Seed 001's variants: the build at -j jobs with the objects written by
  * an ordinary copy (copy_std: rep movsb, the CPU's string copy) and by a
  * non-temporal one (copy_movnti), as the seed's kernel build ran with the
- * original and the cache-aware __copy_from_user_ll(). Quick mode without
- * a cache model runs KB_COPY_QUICK_REPS of each, as the traced variants.
- * Returns 0 or 1.
+ * original and the cache-aware __copy_from_user_ll(), each as many times
+ * as a traced variant (trace_variants_reps()). Returns 0 or 1.
  */
-#define KB_COPY_QUICK_REPS 1
 static const struct {
 	const char *name;
 	ramfs_copy_fn fn;
@@ -161,8 +158,7 @@ static int kb_copy_variants(enum experiment_mode mode, unsigned jobs,
 	struct kbuild_size copies = *size;
 	int rc = 0;
 
-	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
-		copies.reps = KB_COPY_QUICK_REPS;
+	copies.reps = trace_variants_reps(mode, size->reps);
 	kb_run.size = &copies;
 	for (size_t i = 0; i < ARRAY_SIZE(kb_copies) && !rc; i++) {
 		kb_run.write_copy = kb_copies[i].fn;

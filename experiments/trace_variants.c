@@ -167,6 +167,21 @@ int trace_variant_run(struct traced_workload *w,
 	return rc;
 }
 
+/* trace.reps=: quick mode's repetitions of each traced variant. */
+static unsigned trace_quick_reps;
+OPTION_UINT(trace_reps, "tbench,kbuild", "trace.reps", trace_quick_reps,
+	    TRACE_QUICK_REPS, 1, BENCH_MAX_REPS,
+	    "repetitions of each traced variant in quick mode");
+
+unsigned trace_variants_reps(enum experiment_mode mode, unsigned asked)
+{
+	uint64_t shell;
+
+	if (mode == EXPERIMENT_FULL || experiment_param("reps", &shell))
+		return asked;
+	return trace_quick_reps;
+}
+
 int trace_variants_run_all(struct traced_workload *w,
 			   enum experiment_mode mode, unsigned *reps,
 			   size_t nseed, bool combos)
@@ -174,8 +189,7 @@ int trace_variants_run_all(struct traced_workload *w,
 	int rc = 0;
 
 	kassert(nseed <= trace_variants_count);
-	if (mode == EXPERIMENT_QUICK && !kopt.cachemodel[0])
-		*reps = TRACE_QUICK_REPS;
+	*reps = trace_variants_reps(mode, *reps);
 	w->reps = *reps;
 	trace_variants_prepare();
 	for (size_t i = 0; i < nseed && !rc; i++)

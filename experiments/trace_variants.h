@@ -127,14 +127,24 @@ struct traced_workload {
  */
 bool trace_variants_wanted(void);
 
-/* Repetitions of each traced variant in quick mode without a model. */
+/* Repetitions of each traced variant in quick mode unless trace.reps=
+ * (kernel command line) or the shell's reps= asks for others. */
 #define TRACE_QUICK_REPS 1
 
 /*
+ * The repetitions a run in mode makes of each traced variant (and
+ * kbuild of each copy-routine variant), given asked, the experiment's
+ * own count (its size's reps): full mode, and a shell run that set
+ * reps=, take asked; quick mode otherwise takes trace.reps= from the
+ * kernel command line (TRACE_QUICK_REPS unless set), with a cache model
+ * or without, so that make run and make run MODEL= do the same work
+ * (make bench-seeds sets trace.reps=3 for the seed table's spread).
+ */
+unsigned trace_variants_reps(enum experiment_mode mode, unsigned asked);
+
+/*
  * The traced half of a tbench- or kbuild-like run, written once: the
- * repetitions first (quick mode, as make run and make test use it: one,
- * TRACE_QUICK_REPS, to stay short; under a cache model quick mode's own,
- * whose spread the seed table reports; full mode its own), stored in
+ * repetitions first (trace_variants_reps() of mode and *reps), stored in
  * *reps, the experiment's count that w->run() reads, and in w->reps;
  * then the direct map split for the buffers (trace_variants_prepare()),
  * then trace_variant_run() of w under the first nseed seed variants and,

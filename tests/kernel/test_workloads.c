@@ -3,7 +3,9 @@
  * accounting against the real page allocator, the loopback ring between
  * two CPUs (order, wrap-around), and the quick-mode checksums of the
  * tbench-like and kbuild-like workloads against recorded values, for
- * one CPU and for all of them.
+ * one CPU and for all of them; and that a cache model does not change
+ * how often quick mode repeats a traced variant (the same work with
+ * MODEL= and without).
  */
 #include "kernel/options.h"
 #include "kernel/smp_call.h"
@@ -19,6 +21,7 @@
 #include "workloads/ramfs.h"
 #include "workloads/ramfs_pages.h"
 #include "workloads/tbench.h"
+#include "experiments/trace_variants.h"
 
 #define T_FILES 64
 #define T_BIG (3 * RAMFS_PAGE_SIZE + 100)
@@ -312,4 +315,21 @@ KTEST(workloads_smp, kbuild_quick_checksum_every_cpu)
 	ktest_diag("%u jobs", jobs);
 	EXPECT_EQ(kbuild_quick_checksum(jobs), KBUILD_QUICK_EXPECT_HASH);
 	EXPECT_EQ(kmalloc_in_use_bytes(), in_use);
+}
+
+/* experiments/trace_variants.h: trace_variants_reps(). */
+KTEST(workloads, traced_reps_are_the_same_with_a_model)
+{
+	char saved[OPT_STRING_MAX];
+	unsigned plain, modelled;
+
+	memcpy(saved, kopt.cachemodel, sizeof(saved));
+	kopt.cachemodel[0] = '\0';
+	plain = trace_variants_reps(EXPERIMENT_QUICK, 3);
+	strlcpy(kopt.cachemodel, "core2-2007", sizeof(kopt.cachemodel));
+	modelled = trace_variants_reps(EXPERIMENT_QUICK, 3);
+	EXPECT_EQ(trace_variants_reps(EXPERIMENT_FULL, 7), 7);
+	memcpy(kopt.cachemodel, saved, sizeof(saved));
+	EXPECT_EQ(modelled, plain);
+	EXPECT_GE(plain, 1);
 }
