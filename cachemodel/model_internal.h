@@ -142,10 +142,11 @@ struct pf_line {
  * slots).
  * BUS_SLOTS: the window, 16384 x 16 = 262144 cycles, covers how far
  * apart the requests of paced CPUs can be: mostly a pacing quantum
- * (2000 cycles by default, PACE_DEFAULT_QUANTUM); at most a pause-waiter
+ * (1000 cycles by default, PACE_DEFAULT_QUANTUM); at most a pause-waiter
  * that resumes with its clock kept after the others ran to its longest
  * deadline (cachemodel/pace.h, invariant 7, c and d: PACE_PAUSE_MAX_QUANTA
- * quanta) and a quantum past it, 130,000 cycles; plus the longest wait
+ * quanta) and a quantum past it, 65,000 cycles at the default quantum
+ * and 130,000 at sync=2000; plus the longest wait
  * (bus_queue_max, 288 to 384 cycles) and a CPU's own requests booked
  * ahead of its clock (a fill buffer's memory latency, a partial WC
  * flush's chunks): twice over. (2048 slots and 16384 took the same

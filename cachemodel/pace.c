@@ -24,6 +24,16 @@
 #define NO_CLOCK UINT64_MAX
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
+/* A pacing waiter spins for this long before it sleeps (invariant 2): on
+ * a 2-core host with a vCPU thread on each core a sleep and its wake-up
+ * cost both threads tens of microseconds, longer than most waits last. */
+#define PACE_SPIN_NS 30000ll
+/* A pause-waiter sleeps at once: its waits last a request of the other
+ * CPU's (16 us to 2 ms on this host), and spinning 30 us first cost more
+ * CPU time than the wake-ups it saved (docs/cachemodel.md). */
+#define PACE_PAUSE_SPIN_NS 0ll
+/* ... looking again after this many pause instructions. */
+#define PACE_SPIN_PAUSES 32
 /* pace_order() yields the host CPU this many times before it sleeps. */
 #define PACE_ORDER_YIELDS 64
 /* ... and sleeps at once after a yield that took longer than this. */
@@ -121,6 +131,36 @@ void pace_destroy(struct pace *p)
 	pthread_mutex_destroy(&p->lock);
 	free(p->cpu);
 	free(p);
+}
+
+static void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Wait with p->lock held, until a broadcast or the host clock reaches
+ * deadline (ns); but while the wait, begun at started, is younger than
+ * spin (ns), spin a little with the lock let go instead, and return for
+ * another look (invariant 2).
+ */
+static void wait_or_spin(struct pace *p, int64_t started, int64_t spin,
+			 int64_t deadline)
+{
+	struct timespec until;
+
+	if (now_ns() - started < spin) {
+		pthread_mutex_unlock(&p->lock);
+		for (int i = 0; i < PACE_SPIN_PAUSES; i++)
+			spin_pause();
+		pthread_mutex_lock(&p->lock);
+		return;
+	}
+	until.tv_sec = deadline / NS_PER_SEC;
+	until.tv_nsec = deadline % NS_PER_SEC;
+	pthread_cond_timedwait(&p->cond, &p->lock, &until);
 }
 
 /* Wake every waiter to look again (invariant 2). */
@@ -308,7 +348,7 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 {
 	uint64_t target = now - lead, last = NO_CLOCK;
 	unsigned slow = cpu, last_slow = cpu;
-	int64_t since = now_ns(), asleep_since = 0;
+	int64_t since = now_ns(), asleep_since = 0, started = since;
 	bool stalled = false;
 
 	/* Stops ticking: publish for good and look (invariant 2). */
@@ -318,7 +358,6 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 	pthread_mutex_lock(&p->lock);
 	ADD(p->waits, 1);
 	for (;;) {
-		struct timespec until;
 		uint64_t floor;
 		int64_t t;
 
@@ -352,10 +391,7 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 				continue;
 			}
 		}
-		t += PACE_TICK_NS;
-		until.tv_sec = t / NS_PER_SEC;
-		until.tv_nsec = t % NS_PER_SEC;
-		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+		wait_or_spin(p, started, PACE_SPIN_NS, t + PACE_TICK_NS);
 	}
 	p->cpu[cpu].limit_gen = GEN_STALE;
 	pthread_mutex_unlock(&p->lock);
@@ -504,11 +540,10 @@ static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
 	struct pace_cpu *me = &p->cpu[cpu];
 	uint64_t last = NO_CLOCK;
 	unsigned slow = cpu, last_slow = cpu;
-	int64_t since = now_ns();
+	int64_t since = now_ns(), started = since;
 	int64_t look = p->blocked_ns / PACE_PAUSE_LOOK_DIV + 1;
 
 	for (;;) {
-		struct timespec until;
 		uint64_t floor, t;
 		int64_t h;
 
@@ -545,10 +580,7 @@ static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
 			}
 			since = h;
 		}
-		h += look;
-		until.tv_sec = h / NS_PER_SEC;
-		until.tv_nsec = h % NS_PER_SEC;
-		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+		wait_or_spin(p, started, PACE_PAUSE_SPIN_NS, h + look);
 	}
 }
 

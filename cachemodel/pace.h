@@ -23,8 +23,11 @@
  *     pace_pause); other threads read them with atomic loads; its poke
  *     is lowered by others (pace_poke) and taken by it, atomically.
  *     clock never decreases.
- *  2. A CPU that is ahead blocks on a condition variable (never spins):
- *     it publishes the clock it needs the others to reach (wake_at) and
+ *  2. A CPU that is ahead blocks on a condition variable, after a
+ *     bounded spin (a pacing wait spins for PACE_SPIN_NS of host time, a
+ *     pause-wait not at all; a spinning waiter looks at the clocks again
+ *     between its spins, so it needs no broadcast): it publishes the
+ *     clock it needs the others to reach (wake_at) and
  *     re-checks their clocks under the lock; a CPU whose published clock
  *     reaches wake_at broadcasts under the same lock. wake_at's stores
  *     and loads are sequentially consistent. A tick publishes its clock
@@ -116,10 +119,12 @@
 #include <stdint.h>
 
 /* The default quantum, in modelled cycles (the plugin's sync=): assumed,
- * then checked by a sweep (docs/cachemodel.md, "Several CPUs: pacing by
+ * then checked by sweeps (docs/cachemodel.md, "Several CPUs: pacing by
  * modelled time"): a tbench request's elapsed cycles are the same at 200
- * and 2000 and a third higher at 20000; below 2000 the waits multiply. */
-#define PACE_DEFAULT_QUANTUM 2000
+ * and 2000 and a third higher at 20000; the page cache's lockless chunk
+ * is the same at 200, 500 and 1000 and 17 % dearer at 2000. The waits
+ * multiply as it shrinks. */
+#define PACE_DEFAULT_QUANTUM 1000
 /* Host time a waiter lets its slowest CPU stand still before it looks. */
 #define PACE_DEFAULT_BLOCKED_NS 20000000ll	/* 20 ms */
 /* A pause-wait's first timeout, delta, in quanta (invariant 7, b):
