@@ -24,9 +24,10 @@
 #define NO_CLOCK UINT64_MAX
 /* generation 0 is never current: a CPU's limit is stale until computed */
 #define GEN_STALE 0
-/* A pacing waiter spins for this long before it sleeps (invariant 2): on
- * a 2-core host with a vCPU thread on each core a sleep and its wake-up
- * cost both threads tens of microseconds, longer than most waits last. */
+/* A pacing waiter spins for this long before it sleeps (invariant 2),
+ * when there are no more vCPUs than host CPUs: on a 2-core host with a
+ * vCPU thread on each core a sleep and its wake-up cost both threads tens
+ * of microseconds, longer than most waits last. */
 #define PACE_SPIN_NS 30000ll
 /* A pause-waiter sleeps at once: its waits last a request of the other
  * CPU's (16 us to 2 ms on this host), and spinning 30 us first cost more
@@ -62,6 +63,7 @@ struct pace {
 	unsigned ncpus;
 	uint64_t quantum;
 	int64_t blocked_ns;
+	int64_t spin_ns;	/* a pacing wait's spin: PACE_SPIN_NS or 0 */
 	uint32_t on;		/* atomic (invariant 5) */
 	uint64_t gen;		/* atomic: bumped when runnable/exempt change */
 	uint64_t wake_at;	/* atomic: the lowest clock a waiter needs */
@@ -84,6 +86,16 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
+
+/* The host CPUs this process may run on. */
+static unsigned host_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
 }
 
 struct pace *pace_create(unsigned ncpus, uint64_t quantum,
@@ -112,6 +124,9 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	p->ncpus = ncpus;
 	p->quantum = quantum;
 	p->blocked_ns = blocked_ns;
+	/* A spinner holds a host CPU that a CPU it waits for may need: only
+	 * when each vCPU thread can have a host CPU of its own. */
+	p->spin_ns = ncpus <= host_cpus() ? PACE_SPIN_NS : 0;
 	p->on = 1;
 	p->gen = GEN_STALE + 1;
 	p->wake_at = NO_CLOCK;
@@ -391,7 +406,7 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 				continue;
 			}
 		}
-		wait_or_spin(p, started, PACE_SPIN_NS, t + PACE_TICK_NS);
+		wait_or_spin(p, started, p->spin_ns, t + PACE_TICK_NS);
 	}
 	p->cpu[cpu].limit_gen = GEN_STALE;
 	pthread_mutex_unlock(&p->lock);
