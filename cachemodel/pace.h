@@ -25,9 +25,10 @@
  *     clock never decreases.
  *  2. A CPU that is ahead blocks on a condition variable, after a
  *     bounded spin (a pacing wait spins for PACE_SPIN_NS of host time
- *     when there are no more CPUs than host CPUs, a pause-wait not at all; a spinning waiter looks at the clocks again
- *     between its spins, so it needs no broadcast): it publishes the
- *     clock it needs the others to reach (wake_at) and
+ *     when there are no more CPUs than host CPUs, a pause-wait not at
+ *     all; a spinning waiter looks at the clocks again between its
+ *     spins, so it needs no broadcast): it publishes the clock it needs
+ *     the others to reach (wake_at) and
  *     re-checks their clocks under the lock; a CPU whose published clock
  *     reaches wake_at broadcasts under the same lock. wake_at's stores
  *     and loads are sequentially consistent. A tick publishes its clock
