@@ -99,15 +99,15 @@ void level_insert(struct level *l, uint64_t line,
 	uint64_t *tag;
 	unsigned shift;
 
-	for (uint32_t w = 0; w < l->ways; w++) {
-		size_t i = base + w;
-
-		if (state_get(l, i) == ST_I) {
-			victim = i;
-			break;
-		}
-		if (l->stamp[i] < l->stamp[victim])
-			victim = i;
+	/* The first invalid way, else the least recently used one: the
+	 * states first, as they are a few words and the stamps are not. */
+	while (victim < base + l->ways && state_get(l, victim) != ST_I)
+		victim++;
+	if (victim == base + l->ways) {
+		victim = base;
+		for (size_t i = base + 1; i < base + l->ways; i++)
+			if (l->stamp[i] < l->stamp[victim])
+				victim = i;
 	}
 	*vline = l->line[victim];
 	*vstate = state_get(l, victim);

@@ -2,7 +2,9 @@
  * Host test of one cache level of the model (cachemodel/model_level.c):
  * level_find() looks a line up through the 16-bit tag filter of struct
  * level (cachemodel/model_internal.h), and must find exactly the way that
- * comparing every way's line number in way order finds. Long
+ * comparing every way's line number in way order finds; level_insert()
+ * must fill the way a single pass over the ways picks (the first
+ * invalid one, else the least recently used). Long
  * pseudo-random runs of inserts, drops and state changes, on geometries
  * from one way to 24 (the LLC of xeon5400-2008), with whole and partial
  * tag words and a set count that is not a power of two, and with lines
@@ -47,6 +49,23 @@ static long find_by_ways(const struct level *l, uint64_t line)
 		if (l->line[base + w] == line && state_get(l, base + w) != ST_I)
 			return (long)(base + w);
 	return -1;
+}
+
+/* The way level_insert() must fill for a line of set: the first invalid
+ * way, else the first of the least recently touched ones. */
+static size_t victim_by_ways(const struct level *l, uint64_t set)
+{
+	size_t base = (size_t)set * l->ways, victim = base;
+
+	for (uint32_t w = 0; w < l->ways; w++) {
+		size_t i = base + w;
+
+		if (state_get(l, i) == ST_I)
+			return i;
+		if (l->stamp[i] < l->stamp[victim])
+			victim = i;
+	}
+	return victim;
 }
 
 /* Whether every way of line's set has its line's tag, and every lane
@@ -133,10 +152,15 @@ KTEST(cachemodel_level, find_matches_a_way_by_way_lookup)
 			switch (r % 4) {
 			case 0:	/* fill when absent */
 			case 1:
-				if (i < 0)
+				if (i < 0) {
+					size_t want = victim_by_ways(&l, set);
+
 					level_insert(&l, line,
 						     (enum line_state)(1 + (r >> 40) % 3),
 						     &vline, &vst);
+					EXPECT_EQ(find_by_ways(&l, line),
+						  (long)want);
+				}
 				break;
 			case 2: {	/* drop: the way keeps the line, invalid */
 				enum line_state had =
