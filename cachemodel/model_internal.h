@@ -70,21 +70,43 @@ enum line_state {
 /*
  * One cache level: sets x ways, way w of set s at index s * ways + w.
  * Who writes what (cm_access_fast() runs beside other CPUs' calls):
- * line[] and stamp[] of a private level are written only by its own CPU,
- * tick too; state[] of a private level is also written by other CPUs
- * (snoops), so it is read and written with relaxed atomics (state_get,
- * state_set). Stamps are compared only within one set of one level, so
- * a tick per level gives the same LRU order as one global tick.
+ * line[], tag[] and stamp[] of a private level are written only by its
+ * own CPU, tick too; state[] of a private level is also written by other
+ * CPUs (snoops), so it is read and written with relaxed atomics
+ * (state_get, state_set). Stamps are compared only within one set of one
+ * level, so a tick per level gives the same LRU order as one global tick.
+ *
+ * tag[] is a filter in front of line[], so that a lookup reads a few
+ * words, not every way's line number: set s has tag_words words from
+ * tag[s * tag_words], way w in 16-bit lane w % TAG_LANES of word
+ * w / TAG_LANES (lanes past the last way hold 0). Invariant: each way's
+ * lane holds the tag of its line[] (level_tag(), below); so a line
+ * whose tag is in no lane of its set is not in the set, and a lane
+ * that matches is checked against line[].
  */
 struct level {
 	uint32_t sets, ways, latency;
+	uint32_t tag_words;	/* words of tag[] per set */
 	uint64_t set_mask;	/* sets - 1 when sets is a power of two, else 0 */
 	uint64_t tick;		/* LRU clock of this level */
 	uint64_t *fills;	/* the model's fills counter */
 	uint64_t *line;		/* line number (pa >> 6) */
+	uint64_t *tag;		/* TAG_LANES tags a word, see above */
 	uint8_t *state;		/* enum line_state; LLC uses S (clean), M */
 	uint64_t *stamp;	/* LRU: last touch, 0 = never */
 };
+
+/* struct level's tag[]: 16-bit lanes of a 64-bit word. */
+#define TAG_BITS 16
+#define TAG_LANES (64 / TAG_BITS)
+#define TAG_LANE_MASK ((1ull << TAG_BITS) - 1)
+
+/* The tag of line in struct level's tag[]: its top bits after Fibonacci
+ * hashing, so lines of one set (equal in their low bits) differ in it. */
+static inline uint64_t level_tag(uint64_t line)
+{
+	return (line * HASH_MULTIPLIER) >> (64 - TAG_BITS);
+}
 
 /*
  * "Line was in way i of l1 when last looked up": a hint, checked before
