@@ -11,6 +11,13 @@
 /* The mask bits of one chunk, shifted down to bit 0. */
 #define WC_CHUNK_MASK ((1ull << WC_CHUNK_BYTES) - 1)
 
+/* Ring index i + n of a ring of cap entries (i < cap, n <= cap): a
+ * compare, not a division by a capacity the compiler cannot know. */
+static unsigned ring_add(unsigned i, unsigned n, unsigned cap)
+{
+	return i + n >= cap ? i + n - cap : i + n;
+}
+
 void sb_push(struct cm_model *m, unsigned cpu, uint64_t ready)
 {
 	struct cpu *c = &m->cpu[cpu];
@@ -18,7 +25,7 @@ void sb_push(struct cm_model *m, unsigned cpu, uint64_t ready)
 
 	/* Stores already done leave the buffer first. */
 	while (c->sb_n && c->sb[c->sb_head] <= cpu_now(m, cpu)) {
-		c->sb_head = (c->sb_head + 1) % cap;
+		c->sb_head = ring_add(c->sb_head, 1, cap);
 		c->sb_n--;
 	}
 	if (c->sb_n == cap) {
@@ -26,10 +33,10 @@ void sb_push(struct cm_model *m, unsigned cpu, uint64_t ready)
 
 		stall_until(m, cpu, c->sb[c->sb_head]);
 		stat_add(&c->st.store_stalls, cpu_now(m, cpu) - before);
-		c->sb_head = (c->sb_head + 1) % cap;
+		c->sb_head = ring_add(c->sb_head, 1, cap);
 		c->sb_n--;
 	}
-	c->sb[(c->sb_head + c->sb_n) % cap] = ready;
+	c->sb[ring_add(c->sb_head, c->sb_n, cap)] = ready;
 	c->sb_n++;
 	c->sb_last = max_u64(c->sb_last, ready);
 }
