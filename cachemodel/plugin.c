@@ -37,10 +37,9 @@
  *     holds model_lock and calls fast_stop() first, fast_restart()
  *     after. Without membarrier(2) every access takes the slow path.
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
- *     region, instruction count) is written only by that vCPU's
- *     callbacks; instruction counts and the engine's counters are read
- *     by other threads with atomic loads (region snapshots read every
- *     CPU's). The current label is global, under model_lock.
+ *     region) is written only by that vCPU's callbacks; the engine's
+ *     counters, its instruction count among them, are read by other
+ *     threads with atomic loads (region snapshots read every CPU's). The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
  *  4. With more than one vCPU, the vCPUs are paced (cachemodel/pace.h):
  *     at every translation block a vCPU publishes its modelled clock
@@ -68,8 +67,8 @@
  *     the cache is emptied whenever that vCPU executes an instruction
  *     that changes translations (mov to CR0/CR3/CR4, invlpg, invpcid), so
  *     it never holds a translation QEMU's own TLB would not.
- *  6. A vCPU's instructions are counted (its insns and the engine's
- *     clock) through the one whose callback runs: every memory and
+ *  6. A vCPU's instructions are counted (in the engine's counters,
+ *     which are its clock) through the one whose callback runs: every memory and
  *     execution callback first counts its block's instructions up to
  *     and including its own (count_through()), and a block's
  *     instructions after its last callback are counted when the next
@@ -323,16 +322,11 @@ static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 		     (pa + size - 1) >> CM_LINE_SHIFT);
 }
 
-/* Count cpu's instructions by n, in its insns and the engine's clock
- * (the engine's readers read both: invariant 2). */
+/* Count cpu's instructions by n, in the engine's counters: its clock
+ * and the count region lines print (one counter, read atomically by
+ * other threads: invariant 2). */
 static void count_insns(unsigned cpu, uint64_t n)
 {
-	uint64_t *c = &vcpus[cpu].insns;
-
-	/* Only this vCPU's thread writes its count: no read-modify-write
-	 * atomic needed, just an atomic store for the readers. */
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
 	cm_instructions(model, cpu, n);
 }
 

@@ -12,14 +12,11 @@
 void stats_now(unsigned cpu, struct cm_stats *s)
 {
 	cm_stats_read(model, cpu, s);
-	s->insns = __atomic_load_n(&vcpus[cpu].insns, __ATOMIC_RELAXED);
 }
 
 uint64_t busy_cycles(unsigned cpu)
 {
-	/* The engine counts the same instructions as vcpus[cpu].insns
-	 * (count_through() adds them to both), so this is cm_cycles() of
-	 * stats_now(), without copying every counter. */
+	/* cm_cycles() of stats_now(), without copying every counter. */
 	return cm_busy_cycles(model, cpu);
 }
 

@@ -36,9 +36,8 @@ struct xlat {
 
 struct vcpu {
 	uint32_t in_fast;		/* inside cm_access_fast() */
-	uint64_t insns;			/* atomic (invariant 2) */
 	/* The translation block under way: its instructions, and how many
-	 * of them insns counts so far (cachemodel/plugin.c, invariant 6). */
+	 * of them are counted so far (cachemodel/plugin.c, invariant 6). */
 	uint32_t block_insns, block_counted;
 	uint64_t acc;
 	bool digits;			/* DIGITs since the last PUSH */
@@ -85,7 +84,7 @@ void fast_restart(void);
 
 /* cachemodel/plugin_counters.c. */
 
-/* cpu's engine counters now, with its instruction count (read
+/* cpu's engine counters now, its instruction count among them (read
  * atomically; any thread). */
 void stats_now(unsigned cpu, struct cm_stats *s);
 /* cpu's busy modelled cycles: instructions x CPI + memory cycles. */
