@@ -1,17 +1,16 @@
 /*
- * Host test of one cache level of the model (cachemodel/model_level.c):
+ * Host test of one cache level of the model (cachemodel/model_level.c).
  * level_find() looks a line up through the 16-bit tag filter of struct
- * level (cachemodel/model_internal.h), and must find exactly the way that
- * comparing every way's line number in way order finds; level_insert()
+ * level (cachemodel/model_internal.h) and must find exactly the way a
+ * scan of every way's line number, in way order, finds; level_insert()
  * must fill the way a single pass over the ways picks (the first
- * invalid one, else the least recently used). Long
- * pseudo-random runs of inserts, drops and state changes, on geometries
- * from one way to 24 (the LLC of xeon5400-2008), with whole and partial
- * tag words and a set count that is not a power of two, and with lines
- * chosen so that several of one set share a tag: a lookup must pass over
- * a way whose tag matches but whose line does not, and over an invalid
- * way that still holds the line. After every step the tag invariant is
- * checked for the set touched.
+ * invalid one, else the least recently used). Long pseudo-random runs of
+ * fills, drops and state changes, on geometries from one way to 24 (the
+ * LLC of xeon5400-2008), with whole and partial tag words and set counts
+ * that are not powers of two, on lines chosen so that several of one set
+ * share a tag: a lookup must pass over a way whose tag matches but whose
+ * line does not, and over an invalid way that still holds the line.
+ * After every step the tag invariant is checked for the set touched.
  */
 // HOST_SRCS: cachemodel/model_level.c
 #include <stdint.h>
@@ -37,8 +36,8 @@ static const struct geometry geometries[] = {
 	{6, 12},  {32, 16}, {16, 24}, {5, 20}, {3, 24},
 };
 
-/* The lookup as the model had it before the filter: every way in way
- * order, its line number and state. */
+/* The lookup without the filter: every way in way order, its line
+ * number and state. */
 static long find_by_ways(const struct level *l, uint64_t line)
 {
 	uint64_t set = l->set_mask || l->sets == 1 ? line & l->set_mask
@@ -68,8 +67,8 @@ static size_t victim_by_ways(const struct level *l, uint64_t set)
 	return victim;
 }
 
-/* Whether every way of line's set has its line's tag, and every lane
- * past the last way holds 0. */
+/* Whether every way of set has its line's tag in its lane, and every
+ * lane past the last way holds 0. */
 static bool tags_hold(const struct level *l, uint64_t set)
 {
 	const uint64_t *t = &l->tag[set * l->tag_words];
