@@ -3,16 +3,14 @@
  * has the contract, the invariants and the why).
  */
 #include <stdint.h>
+#include "cachemodel/hash.h"
 #include "cachemodel/locked.h"
 #include "cachemodel/model.h"
 #include "cachemodel/pace.h"
 
-/* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): 2^64 / golden ratio. */
-#define SLOT_HASH 0x9e3779b97f4a7c15ull
-
 unsigned locked_slot(uint64_t vaddr)
 {
-	return (unsigned)((vaddr * SLOT_HASH) >> (64 - LOCKED_SLOT_BITS));
+	return (unsigned)fib_hash(vaddr, LOCKED_SLOT_BITS);
 }
 
 void locked_before(struct locked_rmw *r, struct cm_model *m,

@@ -198,7 +198,7 @@ static bool fast_l1_hit(struct cm_model *m, unsigned cpu, uint64_t pa,
 	 * CPU puts lines into its L1D, so if the way still names the line
 	 * it holds it; whether validly is the state's to say (snoops change
 	 * it). */
-	h = &c->hint[(line * HASH_MULTIPLIER) >> (64 - WAY_HINT_BITS)];
+	h = &c->hint[fib_hash(line, WAY_HINT_BITS)];
 	i = (long)h->i;
 	if (h->line != line || c->l1.line[i] != line ||
 	    state_get(&c->l1, (size_t)i) == ST_I) {

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cachemodel/hash.h"
 #include "cachemodel/model.h"
 
 #define PAGES_PER_CHUNK_SHIFT 18	/* one type chunk: 2^18 pages = 1 GiB */
@@ -35,9 +36,6 @@
 #define NO_LINE UINT64_MAX
 #define WAY_HINT_BITS 6
 #define WAY_HINTS (1u << WAY_HINT_BITS)
-/* Fibonacci hashing: the multiply moves every bit of a line number into
- * the top bits, so lines a power of two apart get different hints. */
-#define HASH_MULTIPLIER 0x9e3779b97f4a7c15ull
 /* A host cache line: per-CPU state is aligned to it. */
 #define HOST_LINE_BYTES 64
 /* Streams the prefetcher follows per CPU, and prefetched lines it
@@ -105,7 +103,7 @@ struct level {
  * hashing, so lines of one set (equal in their low bits) differ in it. */
 static inline uint64_t level_tag(uint64_t line)
 {
-	return (line * HASH_MULTIPLIER) >> (64 - TAG_BITS);
+	return fib_hash(line, TAG_BITS);
 }
 
 /*
@@ -444,11 +442,10 @@ uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
 static inline uint64_t *write_time_slot(struct cm_model *m, unsigned cpu,
 					uint64_t line, uint64_t *tag)
 {
-	uint64_t h = line * HASH_MULTIPLIER;
+	uint64_t h = fib_hash(line, WRITE_TIME_INDEX_BITS + WRITE_TAG_BITS);
 
-	*tag = (h >> (64 - WRITE_TIME_INDEX_BITS - WRITE_TAG_BITS)) &
-	       ((1ull << WRITE_TAG_BITS) - 1);
-	return &m->cpu[cpu].write_time[h >> (64 - WRITE_TIME_INDEX_BITS)];
+	*tag = h & ((1ull << WRITE_TAG_BITS) - 1);
+	return &m->cpu[cpu].write_time[h >> WRITE_TAG_BITS];
 }
 
 /* cpu (its own thread) wrote line at clock t, for a CPU that takes the

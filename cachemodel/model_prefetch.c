@@ -12,7 +12,7 @@
 
 static unsigned pf_slot(uint64_t line)
 {
-	return (unsigned)((line * HASH_MULTIPLIER) >> (64 - PF_RECENT_BITS));
+	return (unsigned)fib_hash(line, PF_RECENT_BITS);
 }
 
 uint64_t pf_consume(struct cm_model *m, unsigned cpu, uint64_t line,

@@ -131,7 +131,7 @@ uint64_t hand_over(struct cm_model *m, unsigned cpu, uint64_t line,
 		   uint64_t t, uint64_t written)
 {
 	struct line_clock *lc =
-		&m->line_clock[(line * HASH_MULTIPLIER) >> (64 - LINE_CLOCK_BITS)];
+		&m->line_clock[fib_hash(line, LINE_CLOCK_BITS)];
 	uint64_t cap = (uint64_t)(m->ncpus - 1) * m->p.remote_latency;
 	uint64_t start = t, causal;
 

@@ -88,6 +88,7 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include "cachemodel/hash.h"
 #include "cachemodel/plugin_internal.h"
 #include "cachemodel/profile.h"
 #include "cachemodel/qemu_plugin_api.h"
@@ -95,10 +96,6 @@
 
 #define DEFAULT_PROFILES "cachemodel/profiles.txt"
 #define PROFILES_MAX_BYTES (1u << 20)
-/* Fibonacci hashing of the page number: a copy's source and destination
- * pages, a power of two apart, would share a slot if it were indexed by
- * the low bits and evict each other on every access. */
-#define XLAT_HASH 0x9e3779b97f4a7c15ull
 /* The local APIC's interrupt command register, low half, at the xAPIC's
  * default base (SDM vol. 3, 11.4.1 and 11.6.1): writing it sends an IPI.
  * x2APIC's ICR is an MSR, which a plugin cannot see. */
@@ -245,7 +242,7 @@ static bool translate(unsigned cpu, qemu_plugin_meminfo_t info,
 {
 	uint64_t vpage = vaddr >> GUEST_PAGE_SHIFT;
 	struct xlat *x =
-		&vcpus[cpu].xlat[(vpage * XLAT_HASH) >> (64 - XLAT_BITS)];
+		&vcpus[cpu].xlat[fib_hash(vpage, XLAT_BITS)];
 	struct qemu_plugin_hwaddr *hw;
 
 	if (x->vpage != vpage + 1) {
