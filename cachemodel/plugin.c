@@ -39,7 +39,8 @@
  *  2. Per-vCPU state (doorbell arguments, pending label characters, open
  *     region) is written only by that vCPU's callbacks; the engine's
  *     counters, its instruction count among them, are read by other
- *     threads with atomic loads (region snapshots read every CPU's). The current label is global, under model_lock.
+ *     threads with atomic loads (region snapshots read every CPU's).
+ *     The current label is global, under model_lock.
  *  3. Output lines are written whole under model_lock.
  *  4. With more than one vCPU, the vCPUs are paced (cachemodel/pace.h):
  *     at every translation block a vCPU publishes its modelled clock
@@ -52,13 +53,14 @@
  *     its loop touched in the turn before the pause (every slow-path
  *     access hands the engine's cm_take_invalidated() to pace_poke() at
  *     the writer's clock, filtered by cachemodel/pause_watch.h) or has
- *     run a quantum past it,
- *     and its clock moves to that modelled time (cachemodel/pace.h, 7). A locked read-modify-write's start (its drain and
- *     cost) is charged before its instruction, and the vCPU paces at
- *     its new clock before the RMW takes effect (cachemodel/locked.h). The engine's clock of a vCPU includes the cycles
- *     it slept through (cm_set_skip() after every tick and resume), so
- *     the bus and line hand-overs compare clocks on the paced time base.
- *     A region's elapsed time is the global modelled
+ *     run a quantum past it, and its clock moves to that modelled time
+ *     (cachemodel/pace.h, 7). A locked read-modify-write's start (its
+ *     drain and cost) is charged before its instruction, and the vCPU
+ *     paces at its new clock before the RMW takes effect
+ *     (cachemodel/locked.h). The engine's clock of a vCPU includes the
+ *     cycles it slept through (cm_set_skip() after every tick and
+ *     resume), so the bus and line hand-overs compare clocks on the
+ *     paced time base. A region's elapsed time is the global modelled
  *     clock (the latest vCPU clock) at its end minus at its start; a
  *     region during which pacing was broken, or a multi-vCPU region that
  *     was not paced, says "valid":false in its line.
@@ -68,11 +70,11 @@
  *     that changes translations (mov to CR0/CR3/CR4, invlpg, invpcid), so
  *     it never holds a translation QEMU's own TLB would not.
  *  6. A vCPU's instructions are counted (in the engine's counters,
- *     which are its clock) through the one whose callback runs: every memory and
- *     execution callback first counts its block's instructions up to
- *     and including its own (count_through()), and a block's
- *     instructions after its last callback are counted when the next
- *     block starts. So an access, a fence or a region's doorbell sees
+ *     which are its clock) through the one whose callback runs: every
+ *     memory and execution callback first counts its block's
+ *     instructions up to and including its own (count_through()), and a
+ *     block's instructions after its last callback are counted when the
+ *     next block starts. So an access, a fence or a region's doorbell sees
  *     the same count however QEMU cut the code into blocks (under
  *     -icount, a block ends early where the instruction budget of a
  *     timer deadline ends, and those deadlines follow the host).
@@ -319,14 +321,6 @@ static void model_access(unsigned cpu, uint64_t pa, unsigned size,
 		     (pa + size - 1) >> CM_LINE_SHIFT);
 }
 
-/* Count cpu's instructions by n, in the engine's counters: its clock
- * and the count region lines print (one counter, read atomically by
- * other threads: invariant 2). */
-static void count_insns(unsigned cpu, uint64_t n)
-{
-	cm_instructions(model, cpu, n);
-}
-
 /* Invariant 6: cpu's current block is counted through the instruction
  * whose callback data is udata. */
 static void count_through(unsigned cpu, uint64_t udata)
@@ -335,7 +329,7 @@ static void count_through(unsigned cpu, uint64_t udata)
 	uint32_t upto = (uint32_t)(udata >> UDATA_INDEX_SHIFT) + 1;
 
 	if (upto > v->block_counted) {
-		count_insns(cpu, upto - v->block_counted);
+		cm_instructions(model, cpu, upto - v->block_counted);
 		v->block_counted = upto;
 	}
 }
@@ -440,7 +434,7 @@ static void on_tb(unsigned int cpu, void *udata)
 
 		/* The last block's instructions after its last callback
 		 * (invariant 6); this one's come at its callbacks. */
-		count_insns(cpu, v->block_insns - v->block_counted);
+		cm_instructions(model, cpu, v->block_insns - v->block_counted);
 		v->block_insns = (uint32_t)(uintptr_t)udata;
 		v->block_counted = 0;
 		if (pace) {
