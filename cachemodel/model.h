@@ -13,6 +13,7 @@
  *   | L2   MESI |         | L2   MESI |    (L2 optional: size 0)
  *   +-----+-----+         +-----+-----+
  *         |   snoop the other CPUs' L2/L1 on every private miss/upgrade
+ *         |   (with an inclusive LLC, only those its sharer bits name)
  *   +-----+-----------------------+-----+
  *   |       shared LLC (clean/dirty)    |
  *   +-----------------------------------+
@@ -31,7 +32,13 @@
  *  4. The LLC is filled on every memory fill and by private write-backs.
  *     A non-inclusive LLC never back-invalidates private caches; an
  *     inclusive one (llc_inclusive) removes its victim from every
- *     private cache, so every privately held line is also in the LLC.
+ *     private cache, so every privately held line is also in the LLC,
+ *     and the LLC's sharer bits of that line name every CPU holding it
+ *     (a superset: a bit is set when its CPU fills the line and cleared
+ *     only when the LLC fills the way anew). Snoops, back-invalidations
+ *     and prefetches then look only at the CPUs named, as the
+ *     core-valid bits of Intel's inclusive L3 let it: the same
+ *     outcome, fewer lookups.
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
  *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so

@@ -3,7 +3,9 @@
  * an optional L2) under MESI, the shared LLC (inclusive or not), and the
  * write-back accesses built on them: a read, a write or locked access,
  * and evicting a line everywhere. Each access returns when its data or
- * ownership is there; the caller stalls (cachemodel/model.c).
+ * ownership is there; the caller stalls (cachemodel/model_access.c). With an
+ * inclusive LLC, its sharer bits say which CPUs a snoop must look at
+ * (priv_holders_at(); cachemodel/model.h, invariant 4).
  */
 #include "cachemodel/model_internal.h"
 
@@ -19,6 +21,39 @@ enum line_state priv_state(struct cpu *c, uint64_t line)
 	long i = level_find(o, line);
 
 	return i < 0 ? ST_I : state_get(o, (size_t)i);
+}
+
+/* Every CPU of m, a bit each. */
+static uint64_t all_cpus(const struct cm_model *m)
+{
+	return m->ncpus >= CM_MAX_CPUS ? ~0ull : (1ull << m->ncpus) - 1;
+}
+
+uint64_t priv_holders_at(const struct cm_model *m, long i)
+{
+	if (!m->llc_sharers)
+		return all_cpus(m);
+	return i < 0 ? 0 : m->llc_sharers[i];
+}
+
+/* The CPUs whose private caches may hold line (priv_holders_at()). */
+static uint64_t priv_holders(const struct cm_model *m, uint64_t line)
+{
+	return m->llc_sharers ? priv_holders_at(m, level_find(&m->llc, line))
+			      : all_cpus(m);
+}
+
+/* cpu has just put line, which the inclusive LLC holds, into its private
+ * caches: its sharer bit (model.h, invariant 4). */
+static void note_holder(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	long i;
+
+	if (!m->llc_sharers)
+		return;
+	i = level_find(&m->llc, line);
+	if (i >= 0)
+		m->llc_sharers[i] |= 1ull << cpu;
 }
 
 static void priv_set_state(struct cpu *c, uint64_t line, enum line_state st)
@@ -44,17 +79,23 @@ static enum line_state priv_drop(struct cpu *c, uint64_t line)
 void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 		bool dirty)
 {
-	uint64_t vline;
+	uint64_t vline, holders;
 	enum line_state vst;
 	bool vdirty;
+	size_t w = level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline,
+				&vst);
 
-	level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline, &vst);
+	/* The victim's sharers, then none for the new line yet. */
+	holders = priv_holders_at(m, (long)w);
+	if (m->llc_sharers)
+		m->llc_sharers[w] = 0;
 	if (vst == ST_I)
 		return;
 	vdirty = vst == ST_M;
 	if (m->p.llc_inclusive)
 		for (unsigned d = 0; d < m->ncpus; d++)
-			if (priv_drop(&m->cpu[d], vline) == ST_M)
+			if (holders >> d & 1 &&
+			    priv_drop(&m->cpu[d], vline) == ST_M)
 				vdirty = true;
 	if (vdirty)
 		mem_write_back(m, cpu);
@@ -90,6 +131,7 @@ void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		if (vst == ST_M || l1st == ST_M)
 			llc_fill(m, cpu, vline, true);
 	}
+	note_holder(m, cpu, line);
 }
 
 /* Put line into cpu's private caches with state st (not present there). */
@@ -109,6 +151,7 @@ static void priv_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	level_insert(&c->l1, line, st, &vline, &vst);
 	if (vst == ST_M)
 		llc_fill(m, cpu, vline, true);
+	note_holder(m, cpu, line);
 }
 
 /*
@@ -182,12 +225,12 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 			  uint64_t t, uint64_t *granted)
 {
 	bool shared = false, transferred = false;
-	uint64_t ready, written = 0;
+	uint64_t ready, written = 0, holders = priv_holders(m, line);
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
 		enum line_state st;
 
-		if (d == cpu)
+		if (d == cpu || !(holders >> d & 1))
 			continue;
 		st = priv_state(&m->cpu[d], line);
 		if (st == ST_I)
@@ -215,11 +258,12 @@ bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
 		       uint64_t *written)
 {
 	bool dirty = false;
+	uint64_t holders = priv_holders(m, line);
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
 		enum line_state st;
 
-		if (d == cpu)
+		if (d == cpu || !(holders >> d & 1))
 			continue;
 		st = priv_drop(&m->cpu[d], line);
 		if (st == ST_I)
@@ -290,9 +334,14 @@ uint64_t write_back_read(struct cm_model *m, unsigned cpu, uint64_t pa,
 void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 {
 	bool dirty = false;
+	uint64_t holders = priv_holders(m, line);
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
-		enum line_state st = priv_drop(&m->cpu[d], line);
+		enum line_state st;
+
+		if (!(holders >> d & 1))
+			continue;
+		st = priv_drop(&m->cpu[d], line);
 
 		if (st != ST_I && d != cpu && cpu < m->ncpus)
 			m->cpu[cpu].invalidated |= 1ull << d;

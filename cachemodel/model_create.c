@@ -77,6 +77,13 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 	ok = m->bus != NULL && m->cpu != NULL &&
 	     level_init(m, &m->llc, &p->llc);
 	m->bytes += ncpus * sizeof(*m->cpu);
+	if (ok && p->llc_inclusive && level_present(&m->llc)) {
+		size_t ways = (size_t)m->llc.sets * m->llc.ways;
+
+		m->llc_sharers = calloc(ways, sizeof(*m->llc_sharers));
+		m->bytes += ways * sizeof(*m->llc_sharers);
+		ok = m->llc_sharers != NULL;
+	}
 	for (unsigned c = 0; ok && c < ncpus; c++) {
 		ok = level_init(m, &m->cpu[c].l1, &p->l1d) &&
 		     level_init(m, &m->cpu[c].l2, &p->l2);
@@ -104,6 +111,7 @@ void cm_destroy(struct cm_model *m)
 	free(m->cpu);
 	free(m->bus);
 	level_free(&m->llc);
+	free(m->llc_sharers);
 	for (unsigned i = 0; i < TYPE_CHUNKS; i++)
 		free(m->types[i]);
 	free(m);

@@ -254,6 +254,11 @@ struct cm_model {
 	uint64_t fills __attribute__((aligned(HOST_LINE_BYTES)));
 	/* Written on every LLC access (its LRU clock). */
 	struct level llc __attribute__((aligned(HOST_LINE_BYTES)));
+	/* An inclusive LLC's sharer bits, one word per way (llc's index):
+	 * bit d set if CPU d may hold the way's line privately (model.h,
+	 * invariant 4); NULL for a non-inclusive LLC, which says nothing
+	 * about the private caches. Under the caller's lock. */
+	uint64_t *llc_sharers;
 	/* Buses: CPU c uses bus[c / bus_cpus]; read and written with
 	 * atomics (the fast path's WC flushes and UC accesses use them). */
 	unsigned bus_cpus;
@@ -359,11 +364,11 @@ long level_find(const struct level *l, uint64_t line);
 /*
  * Put line (not present) into l with state st, evicting the LRU way if
  * the set is full; the victim's line and state go to *vline, *vstate
- * (ST_I when a free way was used).
+ * (ST_I when a free way was used). Returns the index of the way used.
  */
-void level_insert(struct level *l, uint64_t line,
-		  enum line_state st, uint64_t *vline,
-		  enum line_state *vstate);
+size_t level_insert(struct level *l, uint64_t line,
+		    enum line_state st, uint64_t *vline,
+		    enum line_state *vstate);
 
 /* Remove line from l; returns the state it had (ST_I if absent). */
 enum line_state level_drop(struct level *l, uint64_t line);
@@ -482,6 +487,12 @@ static inline uint64_t write_time_of(struct cm_model *m, unsigned owner,
 
 /* line's MESI state in c's private caches (their outermost level). */
 enum line_state priv_state(struct cpu *c, uint64_t line);
+
+/* The CPUs (a bit each) whose private caches may hold the line at LLC
+ * index i (-1: the LLC has it not): its sharer bits with an inclusive
+ * LLC (none if absent, by inclusion), else every CPU. A superset: a CPU
+ * outside it holds the line nowhere (model.h, invariant 4). */
+uint64_t priv_holders_at(const struct cm_model *m, long i);
 
 /* Put line, known absent, into the LLC; a dirty victim is written back
  * (counted on cpu). An inclusive LLC takes its victim out of every

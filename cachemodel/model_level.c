@@ -91,9 +91,9 @@ long level_find(const struct level *l, uint64_t line)
 	return -1;
 }
 
-void level_insert(struct level *l, uint64_t line,
-		  enum line_state st, uint64_t *vline,
-		  enum line_state *vstate)
+size_t level_insert(struct level *l, uint64_t line,
+		    enum line_state st, uint64_t *vline,
+		    enum line_state *vstate)
 {
 	size_t set = set_of(l, line), base = set * l->ways, victim = base;
 	uint64_t *tag;
@@ -120,6 +120,7 @@ void level_insert(struct level *l, uint64_t line,
 	*tag = (*tag & ~(TAG_LANE_MASK << shift)) | level_tag(line) << shift;
 	state_set(l, victim, st);
 	level_touch(l, (long)victim);
+	return victim;
 }
 
 enum line_state level_drop(struct level *l, uint64_t line)

@@ -64,7 +64,7 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 {
 	struct cpu *c = &m->cpu[cpu];
 	bool to_l2 = level_present(&c->l2);
-	uint64_t ready;
+	uint64_t ready, holders;
 	long i;
 
 	if (line >= (1ull << (CM_MAX_PHYS_BITS - CM_LINE_SHIFT)))
@@ -77,8 +77,9 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		return;
 	if (cm_type_of(m, line << CM_LINE_SHIFT) != CM_WB)
 		return;
+	holders = priv_holders_at(m, i);
 	for (unsigned d = 0; d < m->ncpus; d++)
-		if (priv_state(&m->cpu[d], line) != ST_I)
+		if (holders >> d & 1 && priv_state(&m->cpu[d], line) != ST_I)
 			return;
 	if (i >= 0) {
 		level_touch(&m->llc, i);
