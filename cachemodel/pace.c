@@ -352,8 +352,9 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 }
 
 /*
- * cpu's clock now is more than a quantum ahead: wait (invariants 2, 4).
- * The slowest CPU must stand still for blocked_ns, and then be seen not
+ * cpu's clock now is more than a quantum ahead: wait until every other
+ * working CPU is within lead of it (invariants 2, 4; the caller passes
+ * quantum / PACE_RESUME_DIV). The slowest CPU must stand still for blocked_ns, and then be seen not
  * running at every look for blocked_ns more, before the pacing breaks: a
  * thread briefly asleep on a lock (this one's, while this waiter held it)
  * is seen running again at a later look.
@@ -442,7 +443,7 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + p->quantum;
 	me->limit_gen = gen;
 	if (now > me->limit)
-		wait_for_others(p, cpu, now, p->quantum);
+		wait_for_others(p, cpu, now, p->quantum / PACE_RESUME_DIV);
 }
 
 /*

@@ -11,7 +11,10 @@
  *                                     pause-wait)
  *   floor(c) = min clock(d) over the other runnable, non-exempt CPUs d
  *              (a pause-waiting d at clock(d) + delta: invariant 7)
- *   pace_tick(c): c runs on only while clock(c) <= floor(c) + quantum
+ *   pace_tick(c): c runs on only while clock(c) <= floor(c) + quantum;
+ *                 past that it waits until floor(c) >= clock(c) -
+ *                 quantum / PACE_RESUME_DIV, so it then runs at least
+ *                 that far before it waits again
  *
  * Portable C with no QEMU in it (Linux threads): the QEMU plugin
  * (cachemodel/plugin.c) calls it, tests/host/test_pace.c drives it with
@@ -126,6 +129,13 @@
  * is the same at 200, 500 and 1000 and 17 % dearer at 2000. The waits
  * multiply as it shrinks. */
 #define PACE_DEFAULT_QUANTUM 1000
+/* A CPU that had to wait resumes once the slowest is within quantum /
+ * PACE_RESUME_DIV of it, not within the whole quantum: it then has that
+ * much to run before its next wait, instead of waiting again at nearly
+ * every translation block (a 2-CPU kbuild boot waited a tenth as often;
+ * docs/cachemodel.md, "Several CPUs: pacing by modelled time"). No CPU
+ * is ever further ahead than before. */
+#define PACE_RESUME_DIV 2
 /* Host time a waiter lets its slowest CPU stand still before it looks. */
 #define PACE_DEFAULT_BLOCKED_NS 20000000ll	/* 20 ms */
 /* A pause-wait's first timeout, delta, in quanta (invariant 7, b):

@@ -2,7 +2,8 @@
  * Host test of the pacing of modelled clocks (cachemodel/pace.c), under
  * ThreadSanitizer, with plain threads standing for QEMU's vCPU threads:
  *  - two CPUs ticking at different speeds never get more than a quantum
- *    apart, and nothing breaks;
+ *    apart, and nothing breaks; a CPU that had to wait for a slower one
+ *    runs quantum / PACE_RESUME_DIV before it waits again;
  *  - a halted CPU holds no one back, and joins the other's time when it
  *    resumes;
  *  - a CPU that stands still while its thread sleeps (blocked outside
@@ -36,6 +37,7 @@
 #define FAST_STEP 7		/* cycles per tick, CPU 0 */
 #define BLOCKED_NS 5000000ll	/* 5 ms: the test's stand-still limit */
 #define STAND_STILL_NS 100000000ll	/* 100 ms: > 2 x BLOCKED_NS */
+#define SLOW_TICK_NS 1000ll	/* CPU 1's host time per tick, SLOW_HOST */
 #define NS_PER_SEC 1000000000ll
 
 struct run {
@@ -52,7 +54,7 @@ struct arg {
 	unsigned cpu;
 };
 
-enum { PLAIN, HALT, SLEEP, SPIN };
+enum { PLAIN, HALT, SLEEP, SPIN, SLOW_HOST };
 
 static int64_t now_ns(void)
 {
@@ -90,7 +92,8 @@ static void *cpu_thread(void *a)
 			 __ATOMIC_SEQ_CST);
 	pthread_barrier_wait(&r->bar);
 	for (unsigned i = 1; i < TICKS; i++) {
-		if (cpu == 1 && i == TICKS / 2 && r->mode != PLAIN) {
+		if (cpu == 1 && i == TICKS / 2 && r->mode != PLAIN &&
+		    r->mode != SLOW_HOST) {
 			int64_t until = now_ns() + STAND_STILL_NS;
 
 			if (r->mode == HALT)
@@ -106,6 +109,12 @@ static void *cpu_thread(void *a)
 			}
 			if (r->mode == HALT)
 				pace_resume(r->p, 1, busy);
+		}
+		if (cpu == 1 && r->mode == SLOW_HOST) {
+			int64_t until = now_ns() + SLOW_TICK_NS;
+
+			while (now_ns() < until)
+				;
 		}
 		busy += step;
 		pace_tick(r->p, cpu, busy);
@@ -152,6 +161,28 @@ KTEST(pace, clocks_stay_within_a_quantum)
 	EXPECT_GT(pace_waits(r.p), 0);
 	EXPECT_EQ(pace_breaks(r.p), 0);
 	EXPECT_TRUE(pace_on(r.p));
+	pace_destroy(r.p);
+}
+
+/*
+ * CPU 1 is slow in host time too: CPU 0 keeps reaching its limit. Had
+ * it resumed as soon as it was back within the quantum, it would wait
+ * again at nearly every tick of its own (about SLOW_STEP x TICKS /
+ * FAST_STEP waits); resuming within quantum / PACE_RESUME_DIV, it runs
+ * that far between two waits, while CPU 1 covers SLOW_STEP x TICKS.
+ */
+KTEST(pace, a_waiter_runs_part_of_a_quantum_before_it_waits_again)
+{
+	struct run r;
+	uint64_t run_between = QUANTUM / PACE_RESUME_DIV;
+
+	ASSERT_TRUE(run_pair(&r, SLOW_HOST));
+	EXPECT_GT(pace_waits(r.p), 0);
+	/* Either CPU runs at most SLOW_STEP x TICKS + QUANTUM while the
+	 * other still ticks. */
+	EXPECT_LE(pace_waits(r.p),
+		  2 * ((SLOW_STEP * TICKS + QUANTUM) / run_between + 1));
+	EXPECT_EQ(pace_breaks(r.p), 0);
 	pace_destroy(r.p);
 }
 
