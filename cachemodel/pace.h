@@ -127,8 +127,9 @@
  * modelled time"): a tbench request's elapsed cycles are the same at 200
  * and 2000 and a third higher at 20000; the page cache's lockless chunk
  * is the same at 200, 500 and 1000 and 17 % dearer at 2000; a kbuild's
- * is not converged (about 3 % above its figure at 250), its ratios are
- * (within 0.3 %). The waits multiply as it shrinks. */
+ * is not converged (about 3 % above its figure at 250: its causality
+ * waits grow with the quantum), its ratios are (within 0.3 %). The
+ * waits multiply as it shrinks. */
 #define PACE_DEFAULT_QUANTUM 1000
 /* A CPU that had to wait resumes once the slowest is within quantum /
  * PACE_RESUME_DIV of it, not within the whole quantum: it then has that
