@@ -18,6 +18,7 @@
 #include "cachemodel/profile.h"
 #include "cachemodel/x86_insn.h"
 #include "lib/ktest.h"
+#include "tests/host/cm_test_model.h"
 #include "tests/host/host_shim.h"
 
 #define PAGE 4096u
@@ -50,14 +51,7 @@ static const char tiny_text[] =
 
 static struct cm_model *tiny(unsigned ncpus)
 {
-	struct cm_profile p;
-	char err[128];
-
-	if (!cm_profile_parse(tiny_text, "tiny", &p, err, sizeof(err))) {
-		fprintf(stderr, "tiny profile: %s\n", err);
-		abort();
-	}
-	return cm_create(&p, ncpus);
+	return cm_test_model(tiny_text, "tiny", ncpus);
 }
 
 static void load(struct cm_model *m, unsigned cpu, uint64_t pa)
@@ -77,15 +71,9 @@ static void store(struct cm_model *m, unsigned cpu, uint64_t pa)
 static struct cm_model *tiny_with(unsigned ncpus, const char *keys)
 {
 	static char text[sizeof(tiny_text) + 256];
-	struct cm_profile p;
-	char err[128];
 
 	snprintf(text, sizeof(text), "%s%s", tiny_text, keys);
-	if (!cm_profile_parse(text, "tiny", &p, err, sizeof(err))) {
-		fprintf(stderr, "tiny profile: %s\n", err);
-		abort();
-	}
-	return cm_create(&p, ncpus);
+	return cm_test_model(text, "tiny", ncpus);
 }
 
 KTEST(cachemodel, store_buffer_hides_ownership_until_full)

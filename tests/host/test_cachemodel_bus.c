@@ -20,11 +20,10 @@
  */
 // HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include "cachemodel/model.h"
-#include "cachemodel/profile.h"
 #include "lib/ktest.h"
+#include "tests/host/cm_test_model.h"
 #include "tests/host/host_shim.h"
 
 #define PAGE 4096u
@@ -52,16 +51,9 @@ static const char profile_text[] =
 
 static struct cm_model *two_cpus(void)
 {
-	struct cm_profile p;
-	struct cm_model *m;
-	char err[128];
+	struct cm_model *m = cm_test_model(profile_text, "bus", 2);
 
-	if (!cm_profile_parse(profile_text, "bus", &p, err, sizeof(err))) {
-		fprintf(stderr, "bus profile: %s\n", err);
-		abort();
-	}
-	m = cm_create(&p, 2);
-	if (!m || !cm_set_type(m, UC_PA, PAGE, CM_UC))
+	if (!cm_set_type(m, UC_PA, PAGE, CM_UC))
 		abort();
 	return m;
 }

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cachemodel/model.h"
-#include "cachemodel/profile.h"
 #include "lib/ktest.h"
+#include "tests/host/cm_test_model.h"
 #include "tests/host/host_shim.h"
 
 #define PAGE 4096u
@@ -87,17 +87,8 @@ static uint64_t rnd(void)
 
 static struct cm_model *make(const char *name)
 {
-	struct cm_profile p;
-	char err[128];
-	struct cm_model *m;
+	struct cm_model *m = cm_test_model(profiles_text, name, NCPUS);
 
-	if (!cm_profile_parse(profiles_text, name, &p, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", name, err);
-		abort();
-	}
-	m = cm_create(&p, NCPUS);
-	if (!m)
-		abort();
 	for (unsigned pg = 0; pg < STREAM_PAGES; pg++)
 		if (!cm_set_type(m, pg * PAGE, PAGE, start_types[pg]))
 			abort();

@@ -16,13 +16,12 @@
  */
 // HOST_SRCS: cachemodel/model_create.c cachemodel/model_access.c cachemodel/model_level.c cachemodel/model_memtype.c cachemodel/model_time.c cachemodel/model_coherence.c cachemodel/model_prefetch.c cachemodel/model_buffers.c cachemodel/model_readout.c cachemodel/profile.c
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cachemodel/model_internal.h"
-#include "cachemodel/profile.h"
 #include "lib/ktest.h"
 #include "lib/prng.h"
+#include "tests/host/cm_test_model.h"
 #include "tests/host/host_shim.h"
 
 #define PAGE 4096u
@@ -50,17 +49,10 @@ static const char profiles_text[] =
 
 static struct cm_model *make(const char *name)
 {
-	struct cm_profile p;
-	char err[128];
-	struct cm_model *m;
+	struct cm_model *m = cm_test_model(profiles_text, name, NCPUS);
 
-	if (!cm_profile_parse(profiles_text, name, &p, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", name, err);
-		abort();
-	}
-	m = cm_create(&p, NCPUS);
-	if (!m || !m->llc_sharers)
-		abort();
+	if (!m->llc_sharers)
+		abort();	/* the profiles above are inclusive */
 	return m;
 }
 
@@ -183,8 +175,6 @@ KTEST(cachemodel_snoop, sharer_bits_count_as_every_cpu_without_l2)
 
 KTEST(cachemodel_snoop, non_inclusive_llc_has_no_bits)
 {
-	struct cm_profile p;
-	char err[128];
 	struct cm_model *m;
 	static const char text[] =
 		"[ni]\nfreq_mhz 1000\ncpi_x100 100\nl1d 512 2 3\n"
@@ -193,9 +183,7 @@ KTEST(cachemodel_snoop, non_inclusive_llc_has_no_bits)
 		"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\n"
 		"fence 5\nclflush 40\n";
 
-	EXPECT_TRUE(cm_profile_parse(text, "ni", &p, err, sizeof(err)));
-	m = cm_create(&p, NCPUS);
-	EXPECT_TRUE(m != NULL);
+	m = cm_test_model(text, "ni", NCPUS);
 	EXPECT_TRUE(m->llc_sharers == NULL);
 	EXPECT_EQ(priv_holders_at(m, -1), (1u << NCPUS) - 1);
 	cm_destroy(m);
