@@ -336,6 +336,13 @@ static int run_point(enum pagecache_variant v, enum splice_layout layout,
 				       SPLICE_MODEL_CHUNKS_QUICK;
 		r.run_cycles = 0;
 	}
+	/* Where this point's pages and tree nodes land decides how they
+	 * collide in the caches. The point before freed its tree nodes
+	 * after a grace period (mm/radix_tree.c), at a moment set by when
+	 * the other CPUs passed quiescent states, so wait for those frees
+	 * before allocating: every point then starts from the same
+	 * allocator state (docs/pagecache.md, "Placement"). */
+	rcu_barrier();
 	rc = files_warm(files, pf, nfiles, v, r.file_pages);
 	cpumask_clear(&mask);
 	r.nclients = 0;
