@@ -38,9 +38,14 @@
  *                     access for clflush, so the plugin cannot see its
  *                     address): the model evicts them, without counting
  *                     the clflushes again
+ *   DB_CMD_QUANTUM    cycles: pace the CPUs within this many modelled
+ *                     cycles of each other from now on, for work whose
+ *                     CPUs share lines at a finer grain than the run's
+ *                     quantum (0: the run's quantum again; never coarser
+ *                     than it; nothing on an unpaced run)
  *
- * Version 2 added PAUSE, RESUME and CLFLUSHED; a version-1 plugin counts
- * them as doorbell errors and otherwise works on.
+ * Version 2 added PAUSE, RESUME and CLFLUSHED, version 3 QUANTUM; an
+ * older plugin counts them as doorbell errors and otherwise works on.
  *
  * Shared by the kernel (arch/x86_64/model_doorbell.c) and the plugin
  * (cachemodel/plugin.c): plain constants, no includes.
@@ -53,7 +58,7 @@
 #define DB_VA 0xfffffffffe000000ull
 #define DB_SIZE 0x1000ull
 
-#define DB_VERSION 2
+#define DB_VERSION 3
 /* The model keeps memory types below 2^DB_TYPE_MAP_BITS (higher
  * addresses are WB to it) and refuses SET_TYPE ranges reaching above. */
 #define DB_TYPE_MAP_BITS 36
@@ -78,6 +83,7 @@
 #define DB_CMD_PAUSE 5
 #define DB_CMD_RESUME 6
 #define DB_CMD_CLFLUSHED 7
+#define DB_CMD_QUANTUM 8
 
 #define DB_SCOPE_CPU 0
 #define DB_SCOPE_ALL 1

@@ -61,7 +61,8 @@ struct pace_cpu {
 
 struct pace {
 	unsigned ncpus;
-	uint64_t quantum;
+	uint64_t quantum;	/* atomic: in effect (invariant 8) */
+	uint64_t quantum_max;	/* pace_create()'s: the coarsest allowed */
 	int64_t blocked_ns;
 	int64_t spin_ns;	/* a pacing wait's spin: PACE_SPIN_NS or 0 */
 	uint32_t on;		/* atomic (invariant 5) */
@@ -123,6 +124,7 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	}
 	p->ncpus = ncpus;
 	p->quantum = quantum;
+	p->quantum_max = quantum;
 	p->blocked_ns = blocked_ns;
 	/* A spinner holds a host CPU that a CPU it waits for may need: only
 	 * when each vCPU thread can have a host CPU of its own. */
@@ -440,10 +442,11 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	if (now <= me->limit && me->limit_gen == gen)
 		return;
 	floor = floor_of_others(p, cpu, &slow);
-	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + p->quantum;
+	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + LOAD(p->quantum);
 	me->limit_gen = gen;
 	if (now > me->limit)
-		wait_for_others(p, cpu, now, p->quantum / PACE_RESUME_DIV);
+		wait_for_others(p, cpu, now,
+				LOAD(p->quantum) / PACE_RESUME_DIV);
 }
 
 /*
@@ -611,7 +614,7 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 		return 0;
 	now = busy + me->skip;
 	STORE(me->clock, now);
-	dl = now + me->pw_quanta * p->quantum;
+	dl = now + me->pw_quanta * LOAD(p->quantum);
 	t = take_poke(me);
 	if (t != NO_CLOCK) {
 		end = PACE_PW_WRITE;	/* it came between two pauses */
@@ -697,7 +700,15 @@ bool pace_on(const struct pace *p)
 
 uint64_t pace_quantum(const struct pace *p)
 {
-	return p->quantum;
+	return __atomic_load_n(&p->quantum, __ATOMIC_RELAXED);
+}
+
+void pace_set_quantum(struct pace *p, uint64_t quantum)
+{
+	if (quantum == 0 || quantum > p->quantum_max)
+		quantum = p->quantum_max;
+	STORE(p->quantum, quantum);
+	ADD(p->gen, 1);		/* every CPU computes its limit again */
 }
 
 uint64_t pace_waits(const struct pace *p)

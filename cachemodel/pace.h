@@ -115,6 +115,14 @@
  *     the other and does not sleep, so some CPU always runs. A CPU that
  *     halts wakes every sleeper to look again; a sleeper also looks
  *     every blocked_ns / PACE_PAUSE_LOOK_DIV of host time.
+ *  8. The quantum may be made finer while the CPUs run
+ *     (pace_set_quantum(): an experiment whose CPUs share lines at a
+ *     grain of a few cycles asks for it), never coarser than the one
+ *     pace_create() was given: every window sized in quanta (the pause
+ *     deltas here, the plugin's causality window, the engine's bus
+ *     window) was sized for that one. Each CPU takes the new quantum at
+ *     its next tick; one already waiting resumes at the lead it waited
+ *     for.
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H
@@ -241,7 +249,13 @@ uint64_t pace_pw_skipped(const struct pace *p);
 uint64_t pace_skip(const struct pace *p, unsigned cpu);
 /* False once pacing turned itself off (invariant 5). */
 bool pace_on(const struct pace *p);
+/* The quantum in effect (atomic read). */
 uint64_t pace_quantum(const struct pace *p);
+/*
+ * Pace with quantum cycles from now on (invariant 8); 0, or more than
+ * pace_create()'s quantum: back to that one. Any thread.
+ */
+void pace_set_quantum(struct pace *p, uint64_t quantum);
 /* Waits, stalls (invariant 4, host), breaks (invariant 4, blocked). */
 uint64_t pace_waits(const struct pace *p);
 uint64_t pace_stalls(const struct pace *p);

@@ -102,7 +102,8 @@ static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
 /*
  * The timing fields of v's region, ending now, for its lines (invariant
  * 4): none with one vCPU (those lines stay as they were); else its
- * elapsed modelled time, the quantum it was paced with (0: unpaced), the
+ * elapsed modelled time, the quantum it was paced with (the coarser of
+ * those at its begin and end: DB_CMD_QUANTUM; 0: unpaced), the
  * pacing breaks during it, and whether its figures are valid (paced, no
  * break). An END while paused ends at the pause.
  */
@@ -116,6 +117,8 @@ static void region_timing(const struct vcpu *v, char *buf, size_t size)
 		buf[0] = '\0';
 		return;
 	}
+	if (q && v->region_quantum > q)
+		q = v->region_quantum;
 	snprintf(buf, size, ",\"elapsed\":%" PRIu64 ",\"paced\":%" PRIu64
 		 ",\"pace_breaks\":%" PRIu64 ",\"valid\":%s",
 		 end - v->region_clock, q, breaks,
@@ -146,6 +149,7 @@ static void db_region_begin(unsigned cpu, struct vcpu *v, uint64_t off)
 		stats_now(c, &v->snap[c]);
 	v->region_clock = global_clock();
 	v->region_breaks = pace ? pace_breaks(pace) : 0;
+	v->region_quantum = pace ? pace_quantum(pace) : 0;
 }
 
 /* END id iters: close v's region and print each busy CPU's counts in it.
@@ -277,6 +281,14 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		fast_stop();	/* it may flush other CPUs' WC buffers */
 		cm_clflush_lines(model, cpu, v->args[0], v->args[1]);
 		fast_restart();
+		break;
+	case DB_CMD_QUANTUM:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace)
+			pace_set_quantum(pace, v->args[0]);
 		break;
 	case DB_CMD_LABEL:
 		if (v->nargs != 0) {

@@ -56,6 +56,7 @@ struct vcpu {
 	/* The global clock and the pacing breaks at BEGIN (invariant 4);
 	 * RESUME moves region_clock past the pause (paused_clock then). */
 	uint64_t region_clock, region_breaks, paused_clock;
+	uint64_t region_quantum;	/* the pacing quantum at BEGIN */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */

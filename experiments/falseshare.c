@@ -10,10 +10,12 @@
  * Also the showcase of bench_run_cpus(): all CPUs run each repetition
  * together behind a barrier; per-CPU and aggregate figures.
  */
+#include "arch/x86_64/model_doorbell.h"
 #include "kernel/bench/bench_env.h"
 #include "kernel/bench/env_report.h"
 #include "kernel/bench/bench_smp.h"
 #include "kernel/experiment.h"
+#include "kernel/options.h"
 #include "lib/assert.h"
 #include "lib/bench_output.h"
 #include "lib/kprintf.h"
@@ -31,6 +33,14 @@
 #define FS_OVERSUBSCRIBED 3
 /* Attempts at a variant whose CPUs never ran a repetition together. */
 #define FS_ATTEMPTS 3
+/* The pacing quantum asked of a cache model, in modelled cycles: well
+ * under a line's hand-over (80 to 200 cycles on the profiles), so the
+ * CPUs' increments interleave as on hardware rather than in turns of a
+ * quantum's worth of them (at the default quantum a packed increment
+ * moved the line 0.2 to 0.3 times, and differently in each boot; at 100
+ * cycles and below once: docs/cachemodel.md, "Sharing and the quantum:
+ * falseshare"). */
+#define FS_MODEL_QUANTUM 20
 
 struct fs_ctx {
 	volatile uint64_t *counter[MAX_CPUS];
@@ -213,14 +223,20 @@ static int falseshare_run(enum experiment_mode mode)
 	struct cpumask use;
 	size_t nfig = 0;
 	bool apart = false;
+	int rc;
 
 	bench_env_report();
 	if (smp_cpus_online() < 2)
 		kprintf("falseshare: only one CPU online: nothing can share "
 			"a line; the figures are a single-CPU baseline\n");
 	fs_cpus(mode, &use);
-	if (fs_variant("packed", false, mode, &use, figs, &nfig, &apart) ||
-	    fs_variant("aligned", true, mode, &use, figs, &nfig, &apart))
+	if (kopt.cachemodel[0])
+		model_doorbell_quantum(FS_MODEL_QUANTUM);
+	rc = fs_variant("packed", false, mode, &use, figs, &nfig, &apart) ||
+	     fs_variant("aligned", true, mode, &use, figs, &nfig, &apart);
+	if (kopt.cachemodel[0])
+		model_doorbell_quantum(0);	/* the run's own again */
+	if (rc)
 		return 1;
 	bench_report("false sharing: per-CPU counters packed in one line vs "
 		     "one line each (aggregate = wall time / all increments)",

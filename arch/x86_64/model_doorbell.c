@@ -197,6 +197,11 @@ void model_doorbell_resume(uint64_t id)
 	command(DB_CMD_RESUME, &id, 1);
 }
 
+void model_doorbell_quantum(uint64_t cycles)
+{
+	command(DB_CMD_QUANTUM, &cycles, 1);
+}
+
 void model_doorbell_clflushed(const void *va, uint64_t len)
 {
 	uint64_t p = (uint64_t)va & ~(uint64_t)(PAGE_SIZE - 1);

@@ -41,6 +41,14 @@ void model_doorbell_pause(uint64_t id);
 void model_doorbell_resume(uint64_t id);
 
 /*
+ * Ask a paced multi-CPU model to keep the CPUs within cycles modelled
+ * cycles of each other from now on (0: the run's own quantum again; a
+ * model never paces coarser than that): for work whose CPUs share lines
+ * at a grain of a few cycles, which the run's quantum would batch.
+ */
+void model_doorbell_quantum(uint64_t cycles);
+
+/*
  * The lines of [va, va + len) (kernel virtual) have just been clflushed:
  * the model evicts them (it cannot see a clflush's address). Pages that
  * are not mapped are skipped.
