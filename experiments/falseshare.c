@@ -41,6 +41,19 @@
  * cycles and below once: docs/cachemodel.md, "Sharing and the quantum:
  * falseshare"). */
 #define FS_MODEL_QUANTUM 20
+/* Increments per CPU and repetition under a cache model, where the count
+ * is fixed rather than grown until a repetition lasts FS_*_MIN_NS on the
+ * guest's clock: that clock is the host's, so the count followed the
+ * host's speed and load (16384 to 131072 in four boots of one image),
+ * and with it the time a boot takes (every increment paced at
+ * FS_MODEL_QUANTUM) and the share of a repetition's start in its
+ * figure: the CPUs leave the start barrier 30 to 1500 instructions apart
+ * (the order inside a quantum), which at 8192 moved a packed
+ * repetition's modelled cycles per increment by up to 2.6 % between
+ * boots and at 65536 by 0.15 % (docs/cachemodel.md, "A fixed count of
+ * increments"). */
+#define FS_MODEL_ITERS_QUICK 65536
+#define FS_MODEL_ITERS_FULL 262144
 
 struct fs_ctx {
 	volatile uint64_t *counter[MAX_CPUS];
@@ -86,6 +99,14 @@ static int fs_variant(const char *name, bool aligned,
 		p.reps = (unsigned)v;
 	p.min_time_ns = mode == EXPERIMENT_FULL ? FS_FULL_MIN_NS :
 						  FS_QUICK_MIN_NS;
+	if (kopt.cachemodel[0]) {
+		/* The first run at min_iters lasts at least 0 ns: the
+		 * count is fixed, and not reported as capped. */
+		p.min_time_ns = 0;
+		p.min_iters = p.max_iters = mode == EXPERIMENT_FULL ?
+						    FS_MODEL_ITERS_FULL :
+						    FS_MODEL_ITERS_QUICK;
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	if (!aligned) {
 		/* All counters side by side: 8 per 64-byte line. */
