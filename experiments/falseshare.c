@@ -50,9 +50,10 @@
  * figure: the CPUs leave the start barrier 30 to 1500 instructions apart
  * (the order inside a quantum), which at 8192 moved a packed
  * repetition's modelled cycles per increment by up to 2.6 % between
- * boots and at 65536 by 0.15 % (docs/cachemodel.md, "A fixed count of
+ * boots, at 32768 by 0.46 % and at 65536 by 0.15 %; 32768 costs half
+ * the modelled CPU time of 65536 (docs/cachemodel.md, "A fixed count of
  * increments"). */
-#define FS_MODEL_ITERS_QUICK 65536
+#define FS_MODEL_ITERS_QUICK 32768
 #define FS_MODEL_ITERS_FULL 262144
 
 struct fs_ctx {
