@@ -57,8 +57,9 @@
  *  5. If two CPUs tick on one host thread (QEMU's single-threaded,
  *     round-robin TCG), waiting would deadlock: pacing turns itself off
  *     for good (pace_on() false) and never blocks.
- *  6. A wake (an IPI) sent at the sender's clock T to halted CPUs
- *     (pace_wake_sent) makes each of them count as runnable at T for
+ *  6. A wake (an IPI) sent at the sender's clock T to a halted CPU, or
+ *     to every halted CPU when the sender cannot name its target
+ *     (pace_wake_sent), makes each of them count as runnable at T for
  *     blocked_ns of host time, so the sender cannot run more than a
  *     quantum past T before the woken CPU runs; the woken CPU's clock
  *     joins T, not the others' clock at the moment the host resumed it.
@@ -202,6 +203,24 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
  * or pacing is off.
  */
 void pace_order(struct pace *p, unsigned cpu, uint64_t busy);
+/*
+ * Serial pacing on or off (invariant 9; off by default). Any thread, at
+ * any time: each CPU takes the change at its next tick.
+ */
+void pace_set_serial(struct pace *p, bool on);
+/*
+ * If every CPU but cpu (the calling thread's, with busy cycles) is
+ * halted: move cpu's clock forward to the first multiple of window at
+ * least margin past it, and return true; else false and nothing moves.
+ * Work that starts so starts at the same clock, relative to the
+ * engine's windows, in every run.
+ */
+bool pace_align(struct pace *p, unsigned cpu, uint64_t busy,
+		uint64_t window, uint64_t margin);
+/* Is serial pacing on? */
+bool pace_serial(const struct pace *p);
+/* Waits for the turn (invariant 9). */
+uint64_t pace_turn_waits(const struct pace *p);
 /* Ordering on or off (off by default); before the CPUs run. */
 void pace_set_order(struct pace *p, bool on);
 /* Is ordering on? */
@@ -213,10 +232,10 @@ void pace_idle(struct pace *p, unsigned cpu);
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);
 /*
  * cpu (the calling thread's), with busy cycles, has just sent a wake-up
- * (an IPI) whose target it cannot name: every halted CPU may be woken
- * (invariant 6).
+ * (an IPI) to CPU target, or, target < 0, to one it cannot name: then
+ * every halted CPU may be woken (invariant 6).
  */
-void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy);
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target);
 
 /*
  * cpu (the calling thread's), with busy cycles, executes a `pause`:

@@ -23,6 +23,8 @@ _Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
 	       "the doorbell's promise is the engine's type map");
 
 static uint64_t regions, hellos, type_changes, doorbell_errors;
+/* DB_CMD_ALIGN: clocks moved; not moved (another CPU was not halted). */
+static uint64_t aligned, unaligned;
 /* How far past its clock a lone CPU's clock starts over at the hello
  * (cm_restart_clock()): past everything in flight, a memory access and
  * the bus's longest queue being hundreds of cycles. */
@@ -290,6 +292,54 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		if (pace)
 			pace_set_quantum(pace, v->args[0]);
 		break;
+	case DB_CMD_CPU:
+		if (v->nargs != 1 || v->args[0] > UINT32_MAX) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		v->apic_id = (uint32_t)v->args[0];
+		v->apic_known = true;
+		break;
+	case DB_CMD_WAKE:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* Under model_lock: every CPU's apic_id is stable here. */
+		v->wake_target = -1;
+		for (unsigned c = 0; c < nvcpus; c++)
+			if (vcpus[c].apic_known &&
+			    vcpus[c].apic_id == v->args[0])
+				v->wake_target = (int)c;
+		/* Now, before the ICR write: QEMU may run the woken CPU
+		 * before the plugin hears of the write (its callback comes
+		 * after the store), and it must find its wake's clock. */
+		if (pace && v->wake_target >= 0)
+			pace_wake_sent(pace, cpu, busy_cycles(cpu),
+				       v->wake_target);
+		break;
+	case DB_CMD_SERIAL:
+		if (v->nargs != 1 || v->args[0] > 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* serial=1 on the plugin's line holds for the whole run. */
+		if (pace && !serial_turns)
+			pace_set_serial(pace, v->args[0] == 1);
+		break;
+	case DB_CMD_ALIGN:
+		if (v->nargs != 0) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace && pace_align(pace, cpu, busy_cycles(cpu),
+				       cm_clock_window(), HELLO_CLOCK_MARGIN)) {
+			aligned++;
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
+		} else if (pace) {
+			unaligned++;
+		}
+		break;
 	case DB_CMD_LABEL:
 		if (v->nargs != 0) {
 			db_error(DBE_ARGS, cpu, off);
@@ -364,5 +414,6 @@ void doorbell_summary(void)
 	for (unsigned e = 0; e < DB_NERRORS; e++)
 		fprintf(out, "%s\"%s\":%" PRIu64, e ? "," : "",
 			db_error_names[e], db_errors[e]);
-	fprintf(out, "}");
+	fprintf(out, "},\"aligned\":%" PRIu64 ",\"unaligned\":%" PRIu64,
+		aligned, unaligned);
 }

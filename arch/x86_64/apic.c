@@ -15,6 +15,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
@@ -179,6 +180,8 @@ static void send_icr(uint32_t dest, uint32_t low)
 	} else {
 		kassert(dest <= XAPIC_MAX_ID);
 		apic_ipi_wait_idle(IPI_IDLE_TIMEOUT_US);
+		/* Interrupts are off: no other IPI comes between. */
+		model_doorbell_wake(dest);
 		apic_write(APIC_REG_ICR_HIGH, dest << ICR_XAPIC_DEST_SHIFT);
 		apic_write(APIC_REG_ICR_LOW, low);
 	}
@@ -302,6 +305,9 @@ static void apic_local_setup(void)
 	apic_write(APIC_REG_ESR, 0);
 	apic_write(APIC_REG_ESR, 0);
 	apic_eoi();
+	/* A cache model learns which vCPU answers to this ID, to know whom
+	 * an IPI wakes (model_doorbell_wake()). */
+	model_doorbell_cpu(apic_id());
 }
 
 static void enable_mode(void)
