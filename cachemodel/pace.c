@@ -37,6 +37,10 @@
 #define PACE_SPIN_PAUSES 32
 /* turn (invariant 9): no CPU holds it */
 #define TURN_FREE (-1)
+/* A CPU waiting for the turn sleeps at once: the holder runs a quantum
+ * or more, tens of microseconds of host time, and a spinning waiter
+ * would double the CPU time of two vCPUs on two host cores. */
+#define PACE_TURN_SPIN_NS 0ll
 /* pace_order() yields the host CPU this many times before it sleeps. */
 #define PACE_ORDER_YIELDS 64
 /* ... and sleeps at once after a yield that took longer than this. */
@@ -75,7 +79,6 @@ struct pace {
 	bool order;		/* pace_order() waits; set before the CPUs run */
 	uint32_t serial;	/* atomic: one CPU runs at a time (inv. 9) */
 	int32_t turn;		/* atomic: the CPU that may run, TURN_FREE */
-	int64_t turn_spin_ns;	/* a turn wait's spin */
 	uint64_t turn_waits;	/* atomic */
 	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
@@ -86,10 +89,6 @@ struct pace {
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
-
-static FILE *tlog;	/* TRIAL */
-static pthread_mutex_t tlog_lock = PTHREAD_MUTEX_INITIALIZER;
-#define TLOG(...) do { if (tlog) { pthread_mutex_lock(&tlog_lock); fprintf(tlog, __VA_ARGS__); pthread_mutex_unlock(&tlog_lock);} } while (0)
 
 static int64_t now_ns(void)
 {
@@ -143,8 +142,6 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	p->gen = GEN_STALE + 1;
 	p->wake_at = NO_CLOCK;
 	p->turn = TURN_FREE;
-	if (getenv("CM_TURN_LOG")) tlog = fopen(getenv("CM_TURN_LOG"), "w");
-	p->turn_spin_ns = getenv("CM_TURN_SPIN") ? atoll(getenv("CM_TURN_SPIN")) : 0;	/* TRIAL */
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -362,7 +359,6 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 	if (mine > LOAD(me->clock))
 		STORE(me->clock, mine);
 	STORE(me->runnable, 1);
-	if (LOAD(p->serial)) TLOG("J %u %lu\n", cpu, (unsigned long)mine);
 	me->limit_gen = GEN_STALE;
 	changed(p);
 }
@@ -483,7 +479,6 @@ static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 						&free_turn, (int32_t)cpu,
 						false, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST)) {
-					TLOG("T %u %lu\n", cpu, (unsigned long)now);
 					break;
 				}
 				continue;
@@ -521,7 +516,7 @@ static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 				continue;
 			}
 		}
-		wait_or_spin(p, started, p->turn_spin_ns, h + PACE_TICK_NS);
+		wait_or_spin(p, started, PACE_TURN_SPIN_NS, h + PACE_TICK_NS);
 	}
 	p->cpu[cpu].limit_gen = GEN_STALE;
 	pthread_mutex_unlock(&p->lock);
@@ -627,7 +622,6 @@ void pace_idle(struct pace *p, unsigned cpu)
 		return;
 	STORE(p->cpu[cpu].wake_clock, NO_CLOCK);
 	STORE(p->cpu[cpu].runnable, 0);
-	if (LOAD(p->serial)) TLOG("I %u %lu\n", cpu, (unsigned long)LOAD(p->cpu[cpu].clock));
 	release_turn(p, cpu);
 	changed(p);
 }
@@ -653,7 +647,6 @@ void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target)
 			continue;
 		STORE(o->wake_until, now + p->blocked_ns);
 		STORE(o->wake_clock, t);
-		if (LOAD(p->serial)) TLOG("W %u->%u %lu\n", cpu, c, (unsigned long)t);
 		any = true;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -803,7 +796,6 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 		me->pw_quanta = PACE_PAUSE_QUANTA;
 	ADD(p->pw_ends[end], 1);
 	ADD(p->pw_skipped, to - now);
-	if (LOAD(p->serial)) TLOG("P %u %lu %d %lu\n", cpu, (unsigned long)now, (int)end, (unsigned long)to);
 	return to - now;
 }
 
@@ -898,7 +890,6 @@ bool pace_align(struct pace *p, unsigned cpu, uint64_t busy,
 	STORE(me->skip, me->skip + (start - now));
 	STORE(me->clock, start);
 	me->limit_gen = GEN_STALE;
-	TLOG("A %u %lu\n", cpu, (unsigned long)start);
 	return true;
 }
 
