@@ -7,6 +7,10 @@
  *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
  *       [,order=1]       (contended locked RMWs in modelled-time order,
  *                         cachemodel/locked.h, invariant 4)
+ *       [,serial=1]      (one vCPU at a time for the whole run, the turn
+ *                         passing by modelled clock: cachemodel/pace.h,
+ *                         invariant 9; without it the kernel asks for
+ *                         it where it needs it, DB_CMD_SERIAL)
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,model=off
  *       (the same callbacks, each returning at once: what QEMU's
  *       instrumentation costs without a model, make model-cost's floor)
@@ -648,7 +652,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			serial_turns = 0;
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=, sync=, order=0|1; or "
+				    "profiles=, out=, sync=, order=0|1, "
+				    "serial=0|1; or "
 				    "model=off alone)%s", argv[i], "");
 	}
 	if (!profile || !out_path)

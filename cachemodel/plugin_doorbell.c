@@ -106,7 +106,8 @@ static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
  * 4): none with one vCPU (those lines stay as they were); else its
  * elapsed modelled time, the quantum it was paced with (the coarser of
  * those at its begin and end: DB_CMD_QUANTUM; 0: unpaced), the
- * pacing breaks during it, and whether its figures are valid (paced, no
+ * pacing breaks during it, whether it was paced serially at its begin
+ * and end (DB_CMD_SERIAL), and whether its figures are valid (paced, no
  * break). An END while paused ends at the pause.
  */
 static void region_timing(const struct vcpu *v, char *buf, size_t size)
@@ -122,8 +123,9 @@ static void region_timing(const struct vcpu *v, char *buf, size_t size)
 	if (q && v->region_quantum > q)
 		q = v->region_quantum;
 	snprintf(buf, size, ",\"elapsed\":%" PRIu64 ",\"paced\":%" PRIu64
-		 ",\"pace_breaks\":%" PRIu64 ",\"valid\":%s",
+		 ",\"pace_breaks\":%" PRIu64 ",\"serial\":%s,\"valid\":%s",
 		 end - v->region_clock, q, breaks,
+		 q && v->region_serial && pace_serial(pace) ? "true" : "false",
 		 q && !breaks ? "true" : "false");
 }
 
@@ -152,6 +154,7 @@ static void db_region_begin(unsigned cpu, struct vcpu *v, uint64_t off)
 	v->region_clock = global_clock();
 	v->region_breaks = pace ? pace_breaks(pace) : 0;
 	v->region_quantum = pace ? pace_quantum(pace) : 0;
+	v->region_serial = pace && pace_serial(pace);
 }
 
 /* END id iters: close v's region and print each busy CPU's counts in it.

@@ -57,6 +57,7 @@ struct vcpu {
 	 * RESUME moves region_clock past the pause (paused_clock then). */
 	uint64_t region_clock, region_breaks, paused_clock;
 	uint64_t region_quantum;	/* the pacing quantum at BEGIN */
+	bool region_serial;		/* serial pacing at BEGIN */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */
