@@ -124,6 +124,25 @@
  *     window) was sized for that one. Each CPU takes the new quantum at
  *     its next tick; one already waiting resumes at the lead it waited
  *     for.
+ *  9. Serial pacing (pace_set_serial(); off by default). Inside a quantum
+ *     concurrent pacing leaves the order of two CPUs' accesses to the
+ *     host; serially, one CPU at a time runs guest code: the one that
+ *     holds the turn. The holder keeps it while its clock is at most a
+ *     quantum past the slowest other's (as in pace_tick()) and lets it
+ *     go at the tick that passes that, or when it halts or sleeps in a
+ *     pause-wait. A free turn goes to the CPU first in line: the lowest
+ *     clock as every floor counts it (a pause-waiter at its deadline or
+ *     its poke's clock, a halted CPU with a wake on its way at the
+ *     wake's; invariants 6, 7), the lower number on a tie. Which CPU runs
+ *     when is then a function of the modelled clocks alone, and so is
+ *     every order of events between CPUs. A pause-waiter whose wait ended
+ *     resumes (takes its pokes, leaves its deadline) only in its turn, so
+ *     the holder sees its state change at the same point of its run in
+ *     every run. A CPU waiting for the turn sleeps; one waiting for a
+ *     holder whose thread is asleep outside guest code for 2 x
+ *     blocked_ns breaks the pacing (invariant 4): the holder is exempt
+ *     and the turn free. ordering (pace_order()) waits for nothing: the
+ *     turn orders every action.
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H
