@@ -174,14 +174,14 @@ static void send_icr(uint32_t dest, uint32_t low)
 
 	kassert(mode != APIC_MODE_NONE);
 	cpu_cli();
+	/* Interrupts are off: no other IPI comes between. */
+	model_doorbell_wake(dest);
 	if (mode == APIC_MODE_X2APIC) {
 		wrmsr(MSR_X2APIC_FIRST + (APIC_REG_ICR_LOW >> X2APIC_REG_SHIFT),
 		      ((uint64_t)dest << ICR_X2APIC_DEST_SHIFT) | low);
 	} else {
 		kassert(dest <= XAPIC_MAX_ID);
 		apic_ipi_wait_idle(IPI_IDLE_TIMEOUT_US);
-		/* Interrupts are off: no other IPI comes between. */
-		model_doorbell_wake(dest);
 		apic_write(APIC_REG_ICR_HIGH, dest << ICR_XAPIC_DEST_SHIFT);
 		apic_write(APIC_REG_ICR_LOW, low);
 	}
