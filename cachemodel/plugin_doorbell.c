@@ -224,6 +224,74 @@ static void db_region_pause(unsigned cpu, struct vcpu *v, unsigned cmd,
 	}
 }
 
+/*
+ * The commands about pacing (cachemodel/pace.h): the quantum, serial
+ * pacing, whose IPI wakes whom, an aligned start. Nothing on an unpaced
+ * run but the checks. Called with model_lock held.
+ */
+static void db_pacing(unsigned cpu, struct vcpu *v, unsigned cmd,
+		      uint64_t off)
+{
+	switch (cmd) {
+	case DB_CMD_QUANTUM:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace)
+			pace_set_quantum(pace, v->args[0]);
+		break;
+	case DB_CMD_CPU:
+		if (v->nargs != 1 || v->args[0] > UINT32_MAX) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		v->apic_id = (uint32_t)v->args[0];
+		v->apic_known = true;
+		break;
+	case DB_CMD_WAKE:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* Under model_lock: every CPU's apic_id is stable here. */
+		v->wake_target = -1;
+		for (unsigned c = 0; c < nvcpus; c++)
+			if (vcpus[c].apic_known &&
+			    vcpus[c].apic_id == v->args[0])
+				v->wake_target = (int)c;
+		/* Now, before the ICR write: QEMU may run the woken CPU
+		 * before the plugin hears of the write (its callback comes
+		 * after the store), and it must find its wake's clock. */
+		if (pace && v->wake_target >= 0)
+			pace_wake_sent(pace, cpu, busy_cycles(cpu),
+				       v->wake_target);
+		break;
+	case DB_CMD_SERIAL:
+		if (v->nargs != 1 || v->args[0] > 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* serial=1 on the plugin's line holds for the whole run. */
+		if (pace && !serial_turns)
+			pace_set_serial(pace, v->args[0] == 1);
+		break;
+	case DB_CMD_ALIGN:
+		if (v->nargs != 0) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace && pace_align(pace, cpu, busy_cycles(cpu),
+				       cm_clock_window(), HELLO_CLOCK_MARGIN)) {
+			aligned++;
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
+		} else if (pace) {
+			unaligned++;
+		}
+		break;
+	}
+}
+
 /* Called with model_lock held. */
 static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
@@ -288,60 +356,11 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		fast_restart();
 		break;
 	case DB_CMD_QUANTUM:
-		if (v->nargs != 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (pace)
-			pace_set_quantum(pace, v->args[0]);
-		break;
 	case DB_CMD_CPU:
-		if (v->nargs != 1 || v->args[0] > UINT32_MAX) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		v->apic_id = (uint32_t)v->args[0];
-		v->apic_known = true;
-		break;
 	case DB_CMD_WAKE:
-		if (v->nargs != 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		/* Under model_lock: every CPU's apic_id is stable here. */
-		v->wake_target = -1;
-		for (unsigned c = 0; c < nvcpus; c++)
-			if (vcpus[c].apic_known &&
-			    vcpus[c].apic_id == v->args[0])
-				v->wake_target = (int)c;
-		/* Now, before the ICR write: QEMU may run the woken CPU
-		 * before the plugin hears of the write (its callback comes
-		 * after the store), and it must find its wake's clock. */
-		if (pace && v->wake_target >= 0)
-			pace_wake_sent(pace, cpu, busy_cycles(cpu),
-				       v->wake_target);
-		break;
 	case DB_CMD_SERIAL:
-		if (v->nargs != 1 || v->args[0] > 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		/* serial=1 on the plugin's line holds for the whole run. */
-		if (pace && !serial_turns)
-			pace_set_serial(pace, v->args[0] == 1);
-		break;
 	case DB_CMD_ALIGN:
-		if (v->nargs != 0) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (pace && pace_align(pace, cpu, busy_cycles(cpu),
-				       cm_clock_window(), HELLO_CLOCK_MARGIN)) {
-			aligned++;
-			cm_set_skip(model, cpu, pace_skip(pace, cpu));
-		} else if (pace) {
-			unaligned++;
-		}
+		db_pacing(cpu, v, cmd, off);
 		break;
 	case DB_CMD_LABEL:
 		if (v->nargs != 0) {
