@@ -20,7 +20,8 @@
 # Variables: SMP= MEM= KCMDLINE= CPU= MACHINE= GRUB_TIMEOUT= ICOUNT=1 V=1
 #            RAW=1 (run, run-uefi: the @@ lines on the terminal too)
 #            PLUGINS= (TCG plugins for run, run-uefi, debug, bench)
-#            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= MODEL_ORDER= TCG_THREAD=
+#            MODEL=<profile> (the cache-model plugin) MODEL_SYNC= MODEL_ORDER=
+#            MODEL_SERIAL= TCG_THREAD=
 #            (make model-cost MODEL=<profile>: plain, callbacks-only and
 #            modelled boots, timed)
 #            (make model-sensitivity [MODEL=] [SWEEP_PARAMS=] [SWEEP_SMP=]:
@@ -248,13 +249,16 @@ cachemodel: $(MODEL_SO)
 # paces them by modelled time, MODEL_SYNC=<cycles> sets the quantum (0:
 # unpaced; docs/cachemodel.md, "Several CPUs: pacing by modelled time");
 # MODEL_ORDER=1 also orders contended locked operations by modelled time
-# (the same section, "The page cache on four CPUs");
-# ICOUNT=1 implies single, which cannot be paced.
+# (the same section, "The page cache on four CPUs"); MODEL_SERIAL=1 runs
+# one CPU at a time for the whole run, the turn passing by modelled clock
+# (docs/cachemodel.md, "Serial pacing"; experiments that need it ask for
+# it themselves); ICOUNT=1 implies single, which cannot be paced.
 comma        := ,
 MODEL_OUT    ?= $(BUILD)/model.jsonl
 MODEL_SYNC   ?=
 MODEL_ORDER  ?=
-MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC))$(if $(MODEL_ORDER),$(comma)order=$(MODEL_ORDER)))
+MODEL_SERIAL ?=
+MODEL_PLUGIN  = $(if $(MODEL),--plugin $(MODEL_SO)$(comma)profile=$(MODEL)$(comma)profiles=cachemodel/profiles.txt$(comma)out=$(MODEL_OUT)$(if $(MODEL_SYNC),$(comma)sync=$(MODEL_SYNC))$(if $(MODEL_ORDER),$(comma)order=$(MODEL_ORDER))$(if $(MODEL_SERIAL),$(comma)serial=$(MODEL_SERIAL)))
 # The kernel learns the profile's name and cache geometry from the one
 # home of both, cachemodel/profiles.txt (tools/model/model.py kcmdline).
 MODEL_KCMD    = $(if $(MODEL), $(shell python3 -m tools.model.model kcmdline $(MODEL)))

@@ -43,8 +43,28 @@
  *                     CPUs share lines at a finer grain than the run's
  *                     quantum (0: the run's quantum again; never coarser
  *                     than it; nothing on an unpaced run)
+ *   DB_CMD_SERIAL     0 or 1: from now on one CPU at a time runs, the
+ *                     turn going by modelled clock (cachemodel/pace.h,
+ *                     invariant 9), for work whose figures would
+ *                     otherwise follow the order in which the host ran
+ *                     the CPUs inside a quantum; 0: concurrent pacing
+ *                     again (unless the run asked for serial=1; nothing
+ *                     on an unpaced run)
+ *   DB_CMD_CPU        APIC ID: this CPU's local APIC ID (each CPU says
+ *                     it once, when it comes up)
+ *   DB_CMD_WAKE       APIC ID: this CPU's next write of the ICR sends an
+ *                     interrupt to that APIC (the plugin sees the write's
+ *                     address, not its data): a paced model wakes only
+ *                     that CPU if it is halted, not every halted one
+ *   DB_CMD_ALIGN      none: this CPU starts work that others will join;
+ *                     if every other CPU is halted, a paced model moves
+ *                     its clock to a round value (cachemodel/pace.h,
+ *                     pace_align()), so that what came before (a wait
+ *                     on the TSC, whose length the host decides) does
+ *                     not show in the clocks of the work
  *
- * Version 2 added PAUSE, RESUME and CLFLUSHED, version 3 QUANTUM; an
+ * Version 2 added PAUSE, RESUME and CLFLUSHED, version 3 QUANTUM,
+ * version 4 SERIAL, CPU, WAKE and ALIGN; an
  * older plugin counts them as doorbell errors and otherwise works on.
  *
  * Shared by the kernel (arch/x86_64/model_doorbell.c) and the plugin
@@ -58,7 +78,7 @@
 #define DB_VA 0xfffffffffe000000ull
 #define DB_SIZE 0x1000ull
 
-#define DB_VERSION 3
+#define DB_VERSION 4
 /* The model keeps memory types below 2^DB_TYPE_MAP_BITS (higher
  * addresses are WB to it) and refuses SET_TYPE ranges reaching above. */
 #define DB_TYPE_MAP_BITS 36
@@ -84,6 +104,10 @@
 #define DB_CMD_RESUME 6
 #define DB_CMD_CLFLUSHED 7
 #define DB_CMD_QUANTUM 8
+#define DB_CMD_SERIAL 9
+#define DB_CMD_CPU 10
+#define DB_CMD_WAKE 11
+#define DB_CMD_ALIGN 12
 
 #define DB_SCOPE_CPU 0
 #define DB_SCOPE_ALL 1

@@ -315,6 +315,8 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
  * own thread.
  */
 void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin);
+/* The bus's window in cycles (the round value cm_restart_clock() uses). */
+uint64_t cm_clock_window(void);
 
 /*
  * Causality between CPUs whose clocks may differ by up to window cycles

@@ -409,10 +409,15 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip)
 		__atomic_store_n(&c->skip, skip, __ATOMIC_RELAXED);
 }
 
+uint64_t cm_clock_window(void)
+{
+	return (uint64_t)BUS_SLOTS * BUS_SLOT_CYCLES;
+}
+
 void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin)
 {
 	struct cpu *c = &m->cpu[cpu];
-	uint64_t window = (uint64_t)BUS_SLOTS * BUS_SLOT_CYCLES;
+	uint64_t window = cm_clock_window();
 	uint64_t now = cpu_now(m, cpu) + margin;
 	uint64_t start = (now + window - 1) / window * window;
 

@@ -35,6 +35,12 @@
 #define PACE_PAUSE_SPIN_NS 0ll
 /* ... looking again after this many pause instructions. */
 #define PACE_SPIN_PAUSES 32
+/* turn (invariant 9): no CPU holds it */
+#define TURN_FREE (-1)
+/* A CPU waiting for the turn sleeps at once: the holder runs a quantum
+ * or more, tens of microseconds of host time, and a spinning waiter
+ * would double the CPU time of two vCPUs on two host cores. */
+#define PACE_TURN_SPIN_NS 0ll
 /* pace_order() yields the host CPU this many times before it sleeps. */
 #define PACE_ORDER_YIELDS 64
 /* ... and sleeps at once after a yield that took longer than this. */
@@ -71,6 +77,9 @@ struct pace {
 	uint64_t waits, stalls, breaks;	/* atomic */
 	uint64_t order_waits;	/* atomic: pace_order() found one behind */
 	bool order;		/* pace_order() waits; set before the CPUs run */
+	uint32_t serial;	/* atomic: one CPU runs at a time (inv. 9) */
+	int32_t turn;		/* atomic: the CPU that may run, TURN_FREE */
+	uint64_t turn_waits;	/* atomic */
 	uint64_t pw_ends[PACE_PW_ENDS], pw_skipped;	/* atomic */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
@@ -132,6 +141,7 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	p->on = 1;
 	p->gen = GEN_STALE + 1;
 	p->wake_at = NO_CLOCK;
+	p->turn = TURN_FREE;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -415,11 +425,109 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Invariant 9: let the turn go if cpu holds it, and wake the others to
+ * look. */
+static void release_turn(struct pace *p, unsigned cpu)
+{
+	int32_t mine = (int32_t)cpu;
+
+	if (__atomic_compare_exchange_n(&p->turn, &mine, TURN_FREE, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		wake_all(p);
+}
+
+/*
+ * Invariant 9: is cpu, at clock now, first in line for a free turn? No
+ * other CPU counts (as in every floor) at a lower clock, or at the same
+ * clock with a lower number. *slow: the one that does, if any.
+ */
+static bool first_in_line(struct pace *p, unsigned cpu, uint64_t now,
+			  unsigned *slow)
+{
+	uint64_t floor = floor_of_others(p, cpu, slow);
+
+	return floor == NO_CLOCK || floor > now ||
+	       (floor == now && *slow > cpu);
+}
+
+/*
+ * Invariant 9: wait until cpu, at clock now, holds the turn: the holder
+ * lets it go and cpu is first in line. The CPU waited for (the holder,
+ * or whoever is first in line) is watched as wait_for_others() watches
+ * the slowest: one asleep outside guest code breaks the pacing.
+ */
+static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
+{
+	uint64_t last = NO_CLOCK;
+	unsigned last_who = cpu;
+	int64_t since = now_ns(), asleep_since = 0, started = since;
+	bool stalled = false;
+
+	pthread_mutex_lock(&p->lock);
+	ADD(p->turn_waits, 1);
+	for (;;) {
+		int32_t turn = LOAD(p->turn), free_turn = TURN_FREE;
+		unsigned who = cpu;
+		uint64_t t;
+		int64_t h;
+
+		if (!LOAD(p->on) || !LOAD(p->serial) || turn == (int32_t)cpu)
+			break;
+		if (turn == TURN_FREE) {
+			if (first_in_line(p, cpu, now, &who)) {
+				if (__atomic_compare_exchange_n(&p->turn,
+						&free_turn, (int32_t)cpu,
+						false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST)) {
+					break;
+				}
+				continue;
+			}
+		} else {
+			who = (unsigned)turn;
+		}
+		t = LOAD(p->cpu[who].clock);
+		h = now_ns();
+		if (t != last || who != last_who) {
+			last = t;
+			last_who = who;
+			since = h;
+			asleep_since = 0;
+		} else if (h - since >= p->blocked_ns) {
+			if (thread_runs(LOAD(p->cpu[who].tid))) {
+				if (!stalled)
+					ADD(p->stalls, 1);
+				stalled = true;
+				since = h;
+				asleep_since = 0;
+			} else if (!asleep_since) {
+				asleep_since = h;
+			} else if (h - asleep_since >= p->blocked_ns) {
+				int32_t held = (int32_t)who;
+
+				ADD(p->breaks, 1);
+				STORE(p->cpu[who].exempt, 1);
+				__atomic_compare_exchange_n(&p->turn, &held,
+						TURN_FREE, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST);
+				ADD(p->gen, 1);
+				last = NO_CLOCK;
+				continue;
+			}
+		}
+		wait_or_spin(p, started, PACE_TURN_SPIN_NS, h + PACE_TICK_NS);
+	}
+	p->cpu[cpu].limit_gen = GEN_STALE;
+	pthread_mutex_unlock(&p->lock);
+}
+
 void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 {
 	struct pace_cpu *me = &p->cpu[cpu];
 	uint64_t now, gen, floor;
 	unsigned slow = cpu;
+	uint32_t serial;
 
 	if (!__atomic_load_n(&p->on, __ATOMIC_RELAXED))
 		return;
@@ -438,15 +546,26 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
+	serial = __atomic_load_n(&p->serial, __ATOMIC_RELAXED);
+	if (serial && __atomic_load_n(&p->turn, __ATOMIC_RELAXED) !=
+		      (int32_t)cpu)
+		wait_turn(p, cpu, now);		/* invariant 9 */
 	gen = LOAD(p->gen);
 	if (now <= me->limit && me->limit_gen == gen)
 		return;
 	floor = floor_of_others(p, cpu, &slow);
 	me->limit = floor == NO_CLOCK ? NO_CLOCK : floor + LOAD(p->quantum);
 	me->limit_gen = gen;
-	if (now > me->limit)
+	if (now <= me->limit)
+		return;
+	if (serial) {
+		/* Invariant 9: the turn goes to whoever is first in line. */
+		release_turn(p, cpu);
+		wait_turn(p, cpu, now);
+	} else {
 		wait_for_others(p, cpu, now,
 				LOAD(p->quantum) / PACE_RESUME_DIV);
+	}
 }
 
 /*
@@ -474,8 +593,8 @@ void pace_order(struct pace *p, unsigned cpu, uint64_t busy)
 	struct pace_cpu *me = &p->cpu[cpu];
 	uint64_t now;
 
-	if (!p->order || !LOAD(p->on))
-		return;
+	if (!p->order || !LOAD(p->on) || LOAD(p->serial))
+		return;		/* serial: its turn orders it (inv. 9) */
 	now = busy + me->skip;
 	STORE(me->clock, now);	/* seen before we look (invariant 2) */
 	if (all_reached(p, cpu, now))
@@ -503,10 +622,11 @@ void pace_idle(struct pace *p, unsigned cpu)
 		return;
 	STORE(p->cpu[cpu].wake_clock, NO_CLOCK);
 	STORE(p->cpu[cpu].runnable, 0);
+	release_turn(p, cpu);
 	changed(p);
 }
 
-void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy)
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target)
 {
 	uint64_t t = busy + p->cpu[cpu].skip;
 	int64_t now = now_ns();
@@ -518,7 +638,8 @@ void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy)
 	for (unsigned c = 0; c < p->ncpus; c++) {
 		struct pace_cpu *o = &p->cpu[c];
 
-		if (c == cpu || LOAD(o->runnable))
+		if (c == cpu || LOAD(o->runnable) ||
+		    (target >= 0 && c != (unsigned)target))
 			continue;
 		/* An earlier wake still on its way is the one that wakes. */
 		if (LOAD(o->wake_clock) != NO_CLOCK &&
@@ -546,6 +667,22 @@ void pace_resume(struct pace *p, unsigned cpu, uint64_t busy)
 static uint64_t take_poke(struct pace_cpu *me)
 {
 	return __atomic_exchange_n(&me->poke, NO_CLOCK, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Is the slowest working CPU slow held up outside guest code? Its host
+ * thread is not running; under serial pacing, the turn's holder's is not
+ * (slow may be asleep waiting for the turn: invariant 9).
+ */
+static bool held_up(struct pace *p, unsigned slow)
+{
+	int32_t turn = LOAD(p->turn);
+
+	if (!LOAD(p->serial))
+		return !thread_runs(LOAD(p->cpu[slow].tid));
+	/* A free turn is being taken: the CPU first in line was woken. */
+	return turn != TURN_FREE &&
+	       !thread_runs(LOAD(p->cpu[turn].tid));
 }
 
 /*
@@ -593,7 +730,7 @@ static uint64_t pause_sleep(struct pace *p, unsigned cpu, uint64_t now,
 			last_slow = slow;
 			since = h;
 		} else if (h - since >= look) {
-			if (!thread_runs(LOAD(p->cpu[slow].tid))) {
+			if (held_up(p, slow)) {
 				*end = PACE_PW_GAVE_UP;
 				return now;
 			}
@@ -625,11 +762,16 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 	} else {
 		STORE(me->pw_deadline, dl);
 		ADD(p->gen, 1);		/* the others' floors rose */
+		release_turn(p, cpu);	/* it sleeps (invariant 9) */
 		if (dl >= LOAD(p->wake_at))
 			wake_all(p);	/* to dl: stops ticking (inv. 2) */
 		pthread_mutex_lock(&p->lock);
 		to = pause_sleep(p, cpu, now, dl, &end);
 		pthread_mutex_unlock(&p->lock);
+		/* Invariant 9: its wait ends (its deadline and pokes are
+		 * looked at by the CPU that runs) only in its turn. */
+		if (LOAD(p->serial))
+			wait_turn(p, cpu, to);
 	}
 	if (to > now) {
 		STORE(me->skip, me->skip + (to - now));
@@ -729,6 +871,43 @@ bool pace_ordering(const struct pace *p)
 uint64_t pace_order_waits(const struct pace *p)
 {
 	return __atomic_load_n(&p->order_waits, __ATOMIC_RELAXED);
+}
+
+bool pace_align(struct pace *p, unsigned cpu, uint64_t busy,
+		uint64_t window, uint64_t margin)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+	uint64_t now, start;
+
+	if (!LOAD(p->on) || !me->tid || window == 0)
+		return false;
+	for (unsigned c = 0; c < p->ncpus; c++)
+		if (c != cpu && (LOAD(p->cpu[c].runnable) ||
+				 LOAD(p->cpu[c].wake_clock) != NO_CLOCK))
+			return false;
+	now = busy + me->skip;
+	start = (now + margin + window - 1) / window * window;
+	STORE(me->skip, me->skip + (start - now));
+	STORE(me->clock, start);
+	me->limit_gen = GEN_STALE;
+	return true;
+}
+
+void pace_set_serial(struct pace *p, bool on)
+{
+	STORE(p->serial, on ? 1 : 0);
+	ADD(p->gen, 1);
+	wake_all(p);		/* turn waiters look again */
+}
+
+bool pace_serial(const struct pace *p)
+{
+	return __atomic_load_n(&p->serial, __ATOMIC_RELAXED);
+}
+
+uint64_t pace_turn_waits(const struct pace *p)
+{
+	return __atomic_load_n(&p->turn_waits, __ATOMIC_RELAXED);
 }
 
 uint64_t pace_stalls(const struct pace *p)

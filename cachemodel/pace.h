@@ -57,8 +57,9 @@
  *  5. If two CPUs tick on one host thread (QEMU's single-threaded,
  *     round-robin TCG), waiting would deadlock: pacing turns itself off
  *     for good (pace_on() false) and never blocks.
- *  6. A wake (an IPI) sent at the sender's clock T to halted CPUs
- *     (pace_wake_sent) makes each of them count as runnable at T for
+ *  6. A wake (an IPI) sent at the sender's clock T to a halted CPU, or
+ *     to every halted CPU when the sender cannot name its target
+ *     (pace_wake_sent), makes each of them count as runnable at T for
  *     blocked_ns of host time, so the sender cannot run more than a
  *     quantum past T before the woken CPU runs; the woken CPU's clock
  *     joins T, not the others' clock at the moment the host resumed it.
@@ -123,6 +124,25 @@
  *     window) was sized for that one. Each CPU takes the new quantum at
  *     its next tick; one already waiting resumes at the lead it waited
  *     for.
+ *  9. Serial pacing (pace_set_serial(); off by default). Inside a quantum
+ *     concurrent pacing leaves the order of two CPUs' accesses to the
+ *     host; serially, one CPU at a time runs guest code: the one that
+ *     holds the turn. The holder keeps it while its clock is at most a
+ *     quantum past the slowest other's (as in pace_tick()) and lets it
+ *     go at the tick that passes that, or when it halts or sleeps in a
+ *     pause-wait. A free turn goes to the CPU first in line: the lowest
+ *     clock as every floor counts it (a pause-waiter at its deadline or
+ *     its poke's clock, a halted CPU with a wake on its way at the
+ *     wake's; invariants 6, 7), the lower number on a tie. Which CPU runs
+ *     when is then a function of the modelled clocks alone, and so is
+ *     every order of events between CPUs. A pause-waiter whose wait ended
+ *     resumes (takes its pokes, leaves its deadline) only in its turn, so
+ *     the holder sees its state change at the same point of its run in
+ *     every run. A CPU waiting for the turn sleeps; one waiting for a
+ *     holder whose thread is asleep outside guest code for 2 x
+ *     blocked_ns breaks the pacing (invariant 4): the holder is exempt
+ *     and the turn free. ordering (pace_order()) waits for nothing: the
+ *     turn orders every action.
  */
 #ifndef CACHEMODEL_PACE_H
 #define CACHEMODEL_PACE_H
@@ -202,6 +222,24 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy);
  * or pacing is off.
  */
 void pace_order(struct pace *p, unsigned cpu, uint64_t busy);
+/*
+ * Serial pacing on or off (invariant 9; off by default). Any thread, at
+ * any time: each CPU takes the change at its next tick.
+ */
+void pace_set_serial(struct pace *p, bool on);
+/*
+ * If every CPU but cpu (the calling thread's, with busy cycles) is
+ * halted: move cpu's clock forward to the first multiple of window at
+ * least margin past it, and return true; else false and nothing moves.
+ * Work that starts so starts at the same clock, relative to the
+ * engine's windows, in every run.
+ */
+bool pace_align(struct pace *p, unsigned cpu, uint64_t busy,
+		uint64_t window, uint64_t margin);
+/* Is serial pacing on? */
+bool pace_serial(const struct pace *p);
+/* Waits for the turn (invariant 9). */
+uint64_t pace_turn_waits(const struct pace *p);
 /* Ordering on or off (off by default); before the CPUs run. */
 void pace_set_order(struct pace *p, bool on);
 /* Is ordering on? */
@@ -213,10 +251,10 @@ void pace_idle(struct pace *p, unsigned cpu);
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);
 /*
  * cpu (the calling thread's), with busy cycles, has just sent a wake-up
- * (an IPI) whose target it cannot name: every halted CPU may be woken
- * (invariant 6).
+ * (an IPI) to CPU target, or, target < 0, to one it cannot name: then
+ * every halted CPU may be woken (invariant 6).
  */
-void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy);
+void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target);
 
 /*
  * cpu (the calling thread's), with busy cycles, executes a `pause`:

@@ -7,6 +7,10 @@
  *       [,sync=CYCLES]   (the pacing quantum; 0: no pacing)
  *       [,order=1]       (contended locked RMWs in modelled-time order,
  *                         cachemodel/locked.h, invariant 4)
+ *       [,serial=1]      (one vCPU at a time for the whole run, the turn
+ *                         passing by modelled clock: cachemodel/pace.h,
+ *                         invariant 9; without it the kernel asks for
+ *                         it where it needs it, DB_CMD_SERIAL)
  *   qemu-system-x86_64 ... -plugin build/cachemodel/cachemodel.so,model=off
  *       (the same callbacks, each returning at once: what QEMU's
  *       instrumentation costs without a model, make model-cost's floor)
@@ -129,6 +133,7 @@ struct pace *pace;
 static struct timespec started;
 static uint64_t quantum = PACE_DEFAULT_QUANTUM;	/* sync=; 0: unpaced */
 static int order_locked;	/* order=1 */
+int serial_turns;	/* serial=1 */
 /*
  * How far a paced vCPU may wait for another's write of a line it takes
  * (cm_set_causality()), in quanta: a runnable vCPU is at most a quantum
@@ -368,8 +373,12 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	if (io)
 		flags |= CM_IO;
 	/* An IPI: halted vCPUs wake at this clock (cachemodel/pace.h, 6). */
-	if (pace && store && io && pa == XAPIC_DEFAULT_BASE + APIC_REG_ICR_LOW)
-		pace_wake_sent(pace, cpu, busy_cycles(cpu));
+	if (pace && store && io && pa == XAPIC_DEFAULT_BASE + APIC_REG_ICR_LOW) {
+		/* A named target's wake was sent at DB_CMD_WAKE. */
+		if (vcpus[cpu].wake_target < 0)
+			pace_wake_sent(pace, cpu, busy_cycles(cpu), -1);
+		vcpus[cpu].wake_target = -1;
+	}
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))
 				     : 1u << qemu_plugin_mem_size_shift(info);
 	/* A turn of a poll loop, for its pause (cachemodel/pause_watch.h). */
@@ -533,6 +542,9 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		pace ? pace_breaks(pace) : 0);
 	fprintf(out, "\"ordered\":%d,\"order_waits\":%" PRIu64 ",",
 		order_locked, pace ? pace_order_waits(pace) : 0);
+	fprintf(out, "\"serial\":%d,\"turn_waits\":%" PRIu64 ",",
+		pace ? pace_serial(pace) : 0,
+		pace ? pace_turn_waits(pace) : 0);
 	pause_wait_summary();
 	fprintf(out, ",\"state_bytes\":%zu,\"host_seconds\":%.3f}\n",
 		cm_state_bytes(model), seconds_since(&started));
@@ -634,9 +646,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			order_locked = 1;
 		else if (!strcmp(argv[i], "order=0"))
 			order_locked = 0;
+		else if (!strcmp(argv[i], "serial=1"))
+			serial_turns = 1;
+		else if (!strcmp(argv[i], "serial=0"))
+			serial_turns = 0;
 		else
 			return fail("unknown argument '%s' (known: profile=, "
-				    "profiles=, out=, sync=, order=0|1; or "
+				    "profiles=, out=, sync=, order=0|1, "
+				    "serial=0|1; or "
 				    "model=off alone)%s", argv[i], "");
 	}
 	if (!profile || !out_path)
@@ -663,11 +680,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		pace = pace_create(nvcpus, quantum, PACE_DEFAULT_BLOCKED_NS);
 	if (model && pace)
 		cm_set_causality(model, CAUSAL_WINDOW_QUANTA * quantum);
-	if (pace)
+	if (pace) {
 		pace_set_order(pace, order_locked);
+		pace_set_serial(pace, serial_turns);
+	}
 	if (!model || !vcpus || (nvcpus > 1 && quantum && !pace))
 		return fail("out of memory for the model%s%s", "", "");
 	for (unsigned c = 0; c < nvcpus; c++) {
+		vcpus[c].wake_target = -1;
 		vcpus[c].snap = calloc(nvcpus, sizeof(struct cm_stats));
 		vcpus[c].paused_at = calloc(nvcpus, sizeof(struct cm_stats));
 		if (!vcpus[c].snap || !vcpus[c].paused_at)

@@ -23,6 +23,8 @@ _Static_assert(DB_TYPE_MAP_BITS == CM_MAX_PHYS_BITS,
 	       "the doorbell's promise is the engine's type map");
 
 static uint64_t regions, hellos, type_changes, doorbell_errors;
+/* DB_CMD_ALIGN: clocks moved; not moved (another CPU was not halted). */
+static uint64_t aligned, unaligned;
 /* How far past its clock a lone CPU's clock starts over at the hello
  * (cm_restart_clock()): past everything in flight, a memory access and
  * the bus's longest queue being hundreds of cycles. */
@@ -104,7 +106,8 @@ static bool pat_to_cm(uint64_t pat, enum cm_memtype *t)
  * 4): none with one vCPU (those lines stay as they were); else its
  * elapsed modelled time, the quantum it was paced with (the coarser of
  * those at its begin and end: DB_CMD_QUANTUM; 0: unpaced), the
- * pacing breaks during it, and whether its figures are valid (paced, no
+ * pacing breaks during it, whether it was paced serially at its begin
+ * and end (DB_CMD_SERIAL), and whether its figures are valid (paced, no
  * break). An END while paused ends at the pause.
  */
 static void region_timing(const struct vcpu *v, char *buf, size_t size)
@@ -120,8 +123,9 @@ static void region_timing(const struct vcpu *v, char *buf, size_t size)
 	if (q && v->region_quantum > q)
 		q = v->region_quantum;
 	snprintf(buf, size, ",\"elapsed\":%" PRIu64 ",\"paced\":%" PRIu64
-		 ",\"pace_breaks\":%" PRIu64 ",\"valid\":%s",
+		 ",\"pace_breaks\":%" PRIu64 ",\"serial\":%s,\"valid\":%s",
 		 end - v->region_clock, q, breaks,
+		 q && v->region_serial && pace_serial(pace) ? "true" : "false",
 		 q && !breaks ? "true" : "false");
 }
 
@@ -150,6 +154,7 @@ static void db_region_begin(unsigned cpu, struct vcpu *v, uint64_t off)
 	v->region_clock = global_clock();
 	v->region_breaks = pace ? pace_breaks(pace) : 0;
 	v->region_quantum = pace ? pace_quantum(pace) : 0;
+	v->region_serial = pace && pace_serial(pace);
 }
 
 /* END id iters: close v's region and print each busy CPU's counts in it.
@@ -219,6 +224,74 @@ static void db_region_pause(unsigned cpu, struct vcpu *v, unsigned cmd,
 	}
 }
 
+/*
+ * The commands about pacing (cachemodel/pace.h): the quantum, serial
+ * pacing, whose IPI wakes whom, an aligned start. Nothing on an unpaced
+ * run but the checks. Called with model_lock held.
+ */
+static void db_pacing(unsigned cpu, struct vcpu *v, unsigned cmd,
+		      uint64_t off)
+{
+	switch (cmd) {
+	case DB_CMD_QUANTUM:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace)
+			pace_set_quantum(pace, v->args[0]);
+		break;
+	case DB_CMD_CPU:
+		if (v->nargs != 1 || v->args[0] > UINT32_MAX) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		v->apic_id = (uint32_t)v->args[0];
+		v->apic_known = true;
+		break;
+	case DB_CMD_WAKE:
+		if (v->nargs != 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* Under model_lock: every CPU's apic_id is stable here. */
+		v->wake_target = -1;
+		for (unsigned c = 0; c < nvcpus; c++)
+			if (vcpus[c].apic_known &&
+			    vcpus[c].apic_id == v->args[0])
+				v->wake_target = (int)c;
+		/* Now, before the ICR write: QEMU may run the woken CPU
+		 * before the plugin hears of the write (its callback comes
+		 * after the store), and it must find its wake's clock. */
+		if (pace && v->wake_target >= 0)
+			pace_wake_sent(pace, cpu, busy_cycles(cpu),
+				       v->wake_target);
+		break;
+	case DB_CMD_SERIAL:
+		if (v->nargs != 1 || v->args[0] > 1) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		/* serial=1 on the plugin's line holds for the whole run. */
+		if (pace && !serial_turns)
+			pace_set_serial(pace, v->args[0] == 1);
+		break;
+	case DB_CMD_ALIGN:
+		if (v->nargs != 0) {
+			db_error(DBE_ARGS, cpu, off);
+			break;
+		}
+		if (pace && pace_align(pace, cpu, busy_cycles(cpu),
+				       cm_clock_window(), HELLO_CLOCK_MARGIN)) {
+			aligned++;
+			cm_set_skip(model, cpu, pace_skip(pace, cpu));
+		} else if (pace) {
+			unaligned++;
+		}
+		break;
+	}
+}
+
 /* Called with model_lock held. */
 static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 {
@@ -283,12 +356,11 @@ static void doorbell_command(unsigned cpu, struct vcpu *v, unsigned cmd)
 		fast_restart();
 		break;
 	case DB_CMD_QUANTUM:
-		if (v->nargs != 1) {
-			db_error(DBE_ARGS, cpu, off);
-			break;
-		}
-		if (pace)
-			pace_set_quantum(pace, v->args[0]);
+	case DB_CMD_CPU:
+	case DB_CMD_WAKE:
+	case DB_CMD_SERIAL:
+	case DB_CMD_ALIGN:
+		db_pacing(cpu, v, cmd, off);
 		break;
 	case DB_CMD_LABEL:
 		if (v->nargs != 0) {
@@ -364,5 +436,6 @@ void doorbell_summary(void)
 	for (unsigned e = 0; e < DB_NERRORS; e++)
 		fprintf(out, "%s\"%s\":%" PRIu64, e ? "," : "",
 			db_error_names[e], db_errors[e]);
-	fprintf(out, "}");
+	fprintf(out, "},\"aligned\":%" PRIu64 ",\"unaligned\":%" PRIu64,
+		aligned, unaligned);
 }

@@ -57,6 +57,7 @@ struct vcpu {
 	 * RESUME moves region_clock past the pause (paused_clock then). */
 	uint64_t region_clock, region_breaks, paused_clock;
 	uint64_t region_quantum;	/* the pacing quantum at BEGIN */
+	bool region_serial;		/* serial pacing at BEGIN */
 	struct xlat xlat[XLAT_ENTRIES];	/* this vCPU's only (invariant 5) */
 	/* Line + 1 of the last rep-string load [0] and store [1] (0: none),
 	 * this vCPU's only: see rep_string_again(). */
@@ -67,6 +68,14 @@ struct vcpu {
 	/* The lines of its poll loop's last turn (cachemodel/pause_watch.h):
 	 * a paced run pokes it, pause-waiting, only for writes to them. */
 	struct pause_watch watch;
+	/* Its local APIC's ID, as the kernel said (DB_CMD_CPU), and whether
+	 * it did; written by its own thread, read by the others under
+	 * model_lock. */
+	uint32_t apic_id;
+	bool apic_known;
+	/* The vCPU its next ICR write wakes (DB_CMD_WAKE, which sends the
+	 * wake to pace then), -1: not named. This vCPU's only. */
+	int wake_target;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 /* Defined in cachemodel/plugin.c, set up at installation. */
@@ -76,6 +85,7 @@ extern struct vcpu *vcpus;	/* nvcpus of them */
 extern unsigned nvcpus;
 extern FILE *out;		/* the @@MODEL lines (invariant 3) */
 extern struct pace *pace;	/* NULL: one vCPU, or sync=0 */
+extern int serial_turns;	/* serial=1: the whole run is serial */
 
 /* cachemodel/plugin.c: the fast path's exclusion (invariant 1). With
  * model_lock held, fast_stop() returns when no vCPU is in

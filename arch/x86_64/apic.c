@@ -15,6 +15,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/model_doorbell.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
@@ -173,6 +174,8 @@ static void send_icr(uint32_t dest, uint32_t low)
 
 	kassert(mode != APIC_MODE_NONE);
 	cpu_cli();
+	/* Interrupts are off: no other IPI comes between. */
+	model_doorbell_wake(dest);
 	if (mode == APIC_MODE_X2APIC) {
 		wrmsr(MSR_X2APIC_FIRST + (APIC_REG_ICR_LOW >> X2APIC_REG_SHIFT),
 		      ((uint64_t)dest << ICR_X2APIC_DEST_SHIFT) | low);
@@ -302,6 +305,9 @@ static void apic_local_setup(void)
 	apic_write(APIC_REG_ESR, 0);
 	apic_write(APIC_REG_ESR, 0);
 	apic_eoi();
+	/* A cache model learns which vCPU answers to this ID, to know whom
+	 * an IPI wakes (model_doorbell_wake()). */
+	model_doorbell_cpu(apic_id());
 }
 
 static void enable_mode(void)

@@ -202,6 +202,32 @@ void model_doorbell_quantum(uint64_t cycles)
 	command(DB_CMD_QUANTUM, &cycles, 1);
 }
 
+void model_doorbell_serial(bool on)
+{
+	const uint64_t arg = on ? 1 : 0;
+
+	command(DB_CMD_SERIAL, &arg, 1);
+}
+
+void model_doorbell_align(void)
+{
+	command(DB_CMD_ALIGN, NULL, 0);
+}
+
+void model_doorbell_cpu(uint32_t apic_id)
+{
+	const uint64_t arg = apic_id;
+
+	command(DB_CMD_CPU, &arg, 1);
+}
+
+void model_doorbell_wake(uint32_t apic_id)
+{
+	const uint64_t arg = apic_id;
+
+	command(DB_CMD_WAKE, &arg, 1);
+}
+
 void model_doorbell_clflushed(const void *va, uint64_t len)
 {
 	uint64_t p = (uint64_t)va & ~(uint64_t)(PAGE_SIZE - 1);

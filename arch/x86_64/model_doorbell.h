@@ -49,6 +49,32 @@ void model_doorbell_resume(uint64_t id);
 void model_doorbell_quantum(uint64_t cycles);
 
 /*
+ * Ask a paced multi-CPU model to run one CPU at a time from now on, the
+ * turn passing by modelled clock (on), or to run them concurrently again
+ * (off): for work whose figures would otherwise follow the order in
+ * which the host ran the CPUs inside a quantum (two CPUs that take the
+ * same lines in lockstep). Costs a host thread hand-over per quantum.
+ */
+void model_doorbell_serial(bool on);
+
+/*
+ * This CPU starts work other CPUs will join: if they are all halted, a
+ * paced model starts its clock over at a round value, so that what came
+ * before (a wait on the TSC, whose length the host decides) does not
+ * show in the work's clocks.
+ */
+void model_doorbell_align(void);
+
+/* This CPU's local APIC ID (each CPU once, when its APIC is set up). */
+void model_doorbell_cpu(uint32_t apic_id);
+/*
+ * This CPU's next ICR write sends an interrupt to APIC apic_id: a paced
+ * model then wakes that CPU only, not every halted one. Call it with
+ * interrupts off, right before the write.
+ */
+void model_doorbell_wake(uint32_t apic_id);
+
+/*
  * The lines of [va, va + len) (kernel virtual) have just been clflushed:
  * the model evicts them (it cannot see a clflush's address). Pages that
  * are not mapped are skipped.

@@ -296,7 +296,7 @@ static void *wake_sender(void *a)
 
 	pace_tick(w->p, 0, busy);
 	pthread_barrier_wait(&w->bar);	/* CPU 1 is halted */
-	pace_wake_sent(w->p, 0, busy);
+	pace_wake_sent(w->p, 0, busy, -1);
 	for (unsigned i = 0; i < TICKS; i++) {
 		busy += FAST_STEP;
 		pace_tick(w->p, 0, busy);

@@ -716,6 +716,38 @@ class ModelTest(unittest.TestCase):
             model_lines.parse_lines([model_line("start"),
                                model_region("x", 1, valid="yes")])
 
+    def test_compare_serial(self):
+        # Two boots of a serially paced command: every serial region's
+        # elapsed cycles per iteration within 0.5 % of the other boot's,
+        # valid, in both, and some start aligned in each.
+        def boot(els, serial=True, valid=True, aligned=4):
+            ls = [model_line("start", freq_mhz=1000, cpus=2)]
+            for rid, el in enumerate(els, 1):
+                ls += [model_region("pc", rid, cpu=c, scope="all",
+                                    iters=10, cycles=500, elapsed=el,
+                                    paced=1000, pace_breaks=0,
+                                    serial=serial, valid=valid)
+                       for c in (0, 1)]
+            ls.append(model_line("summary", cpus=2, paced=1000,
+                                 pace_waits=5, pace_stalls=0,
+                                 pace_breaks=0, aligned=aligned,
+                                 doorbell_errors=0))
+            return model_lines.parse_lines(ls)
+
+        def cmp(a, b):
+            return model_checks.compare_serial(a, b, out=io.StringIO())
+        self.assertEqual(cmp(boot([1000, 2000]), boot([1004, 2000])), [])
+        self.assertIn("0.600 % apart",
+                      cmp(boot([1000, 2000]), boot([1006, 2000]))[0])
+        self.assertTrue(any("no region was paced serially" in p for p in
+                            cmp(boot([1000], serial=False), boot([1000]))))
+        self.assertTrue(any("no start was aligned" in p for p in
+                            cmp(boot([1000]), boot([1000], aligned=0))))
+        self.assertTrue(any("invalid" in p for p in
+                            cmp(boot([1000], valid=False), boot([1000]))))
+        self.assertTrue(any("different serial regions" in p for p in
+                            cmp(boot([1000, 2000]), boot([1000]))))
+
     def test_keyed_attribution_of_variants_in_one_pass(self):
         # tlb_purge-like: two variants counted over one run share its
         # region; each variant's metrics take it once, the spread of one

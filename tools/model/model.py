@@ -15,6 +15,7 @@ to the @@RESULT figures of the serial log, and check them:
     model.py tracing LOG MODEL.jsonl          (trace variants' slowdown)
     model.py check-copy LOG MODEL.jsonl       (movnti spares the bystander?)
     model.py check-pacing MODEL.jsonl         (paced repetitions agree?)
+    model.py compare-serial A.jsonl B.jsonl   (serial regions agree?)
     model.py kcmdline PROFILE [--profiles cachemodel/profiles.txt]
                                               (the kernel's options for it)
 
@@ -31,7 +32,8 @@ import sys
 
 from tools.model.model_checks import (check_calibration, check_copy,
                                       check_falseshare, check_pacing,
-                                      compare, pacing_summary)
+                                      compare, compare_serial,
+                                      pacing_summary)
 from tools.model.model_lines import (ModelError, attribute,
                                      doorbell_problems, info, load)
 from tools.model.model_profile import kernel_options
@@ -51,6 +53,10 @@ def main(argv=None):
     s.add_argument("model")
     s.add_argument("--profiles", default="cachemodel/profiles.txt")
     s = sub.add_parser("compare", help="identical region lines?")
+    s.add_argument("a")
+    s.add_argument("b")
+    s = sub.add_parser("compare-serial",
+                       help="two boots' serially paced regions agree?")
     s.add_argument("a")
     s.add_argument("b")
     s = sub.add_parser("check-copy",
@@ -102,6 +108,8 @@ def main(argv=None):
             problems = check_calibration(load(args.model), args.profiles)
         elif args.cmd == "check-pacing":
             problems = check_pacing(load(args.model), ordered=args.ordered)
+        elif args.cmd == "compare-serial":
+            problems = compare_serial(load(args.a), load(args.b))
         elif args.cmd == "compare":
             a_objs, b_objs = load(args.a), load(args.b)
             problems, n = compare(a_objs, b_objs)

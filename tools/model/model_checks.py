@@ -155,6 +155,61 @@ def check_pacing(objs, out=sys.stdout, ordered=False):
     return problems
 
 
+# Two boots of one command paced serially (one CPU at a time, the turn
+# passing by modelled clock: cachemodel/pace.h, invariant 9) must agree
+# this closely, region by region, in elapsed modelled cycles per
+# iteration: their order of events is the model's, not the host's
+# (docs/cachemodel.md, "Serial pacing"). Far inside PACING_TOLERANCE.
+SERIAL_TOLERANCE = 0.005
+
+
+def compare_serial(a_objs, b_objs, out=sys.stdout):
+    """Problems of two boots of one serially paced command: either run
+    untrustworthy (doorbell_problems()), no region paced serially, no
+    start aligned (DB_CMD_ALIGN), a serial region invalid or in one run
+    only, or one whose elapsed cycles per iteration differ by more than
+    SERIAL_TOLERANCE. Prints the worst difference."""
+    problems = []
+    runs = []
+    for name, objs in (("first", a_objs), ("second", b_objs)):
+        problems += ["%s run: %s" % (name, p)
+                     for p in doorbell_problems(objs)]
+        summ = info(objs)[2]
+        if summ is not None and not summ.get("aligned"):
+            problems.append("%s run: no start was aligned" % name)
+        rs = {r["id"]: r for r in regions(objs)
+              if r.get("scope") == "all" and r.get("serial")}
+        if not rs:
+            problems.append("%s run: no region was paced serially" % name)
+        for r in rs.values():
+            if not region_valid(r):
+                problems.append("%s run: region %d (%s) is invalid" %
+                                (name, r["id"], r["label"]))
+        runs.append(rs)
+    a, b = runs
+    if set(a) != set(b):
+        problems.append("the runs have different serial regions (%d, %d)"
+                        % (len(a), len(b)))
+    worst, worst_id = 0.0, None
+    for rid in sorted(set(a) & set(b)):
+        x = a[rid]["elapsed"] / (a[rid]["iters"] or 1)
+        y = b[rid]["elapsed"] / (b[rid]["iters"] or 1)
+        d = abs(x - y) / min(x, y) if min(x, y) else 0.0
+        if d > worst or worst_id is None:
+            worst, worst_id = d, rid
+        if d > SERIAL_TOLERANCE:
+            problems.append("region %d (%s): %.0f and %.0f elapsed cycles "
+                            "per iteration, %.3f %% apart (at most %.1f %%)"
+                            % (rid, a[rid]["label"], x, y, 100.0 * d,
+                               100.0 * SERIAL_TOLERANCE))
+    if worst_id is not None:
+        out.write("%d serial regions compared, worst %.3f %% apart "
+                  "(region %d, %s)\n" % (len(set(a) & set(b)),
+                                         100.0 * worst, worst_id,
+                                         a[worst_id]["label"]))
+    return problems
+
+
 def pacing_summary(summ):
     """One line on the pacing of a run, from its summary line."""
     if summ.get("cpus", 1) == 1:

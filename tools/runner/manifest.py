@@ -52,7 +52,8 @@ ENTRY_DEFAULTS = {
     # orders contended locked operations (the plugin's order=1), model_check =
     # calibration | repeat (boot twice, identical model lines) | falseshare
     # | copy (movnti spares the bystander of a copy done in pieces) |
-    # pacing (paced multi-CPU repetitions agree, none broken unflagged).
+    # pacing (paced multi-CPU repetitions agree, none broken unflagged) |
+    # serial (boot twice, serially paced regions agree within 0.5 %).
     "model": "",
     "model_sync": "",
     "model_order": "",
@@ -64,7 +65,8 @@ ENTRY_DEFAULTS = {
     # replaced); a non-zero exit fails the boot with its output.
     "post_check": "",
 }
-MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy", "pacing")
+MODEL_CHECKS = ("calibration", "repeat", "falseshare", "copy", "pacing",
+                "serial")
 FIRMWARES = qemu.FIRMWARES
 MEDIAS = qemu.MEDIAS
 EXPECTS = ("pass", "panic", "hang", "triple")
