@@ -49,7 +49,7 @@
  *                     otherwise follow the order in which the host ran
  *                     the CPUs inside a quantum; 0: concurrent pacing
  *                     again (unless the run asked for serial=1; nothing
- *                     on an unpaced run)
+ *                     on an unpaced run, nor on one with order=1)
  *   DB_CMD_CPU        APIC ID: this CPU's local APIC ID (each CPU says
  *                     it once, when it comes up)
  *   DB_CMD_WAKE       APIC ID: this CPU's next write of the ICR sends an

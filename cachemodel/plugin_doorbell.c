@@ -272,8 +272,10 @@ static void db_pacing(unsigned cpu, struct vcpu *v, unsigned cmd,
 			db_error(DBE_ARGS, cpu, off);
 			break;
 		}
-		/* serial=1 on the plugin's line holds for the whole run. */
-		if (pace && !serial_turns)
+		/* serial=1 on the plugin's line holds for the whole run;
+		 * order=1 keeps it concurrent (ordering is the other way to
+		 * take order from the host, and the one asked for). */
+		if (pace && !serial_turns && !pace_ordering(pace))
 			pace_set_serial(pace, v->args[0] == 1);
 		break;
 	case DB_CMD_ALIGN:
