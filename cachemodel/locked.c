@@ -18,8 +18,7 @@ void locked_before(struct locked_rmw *r, struct cm_model *m,
 		   unsigned slot)
 {
 	bool order, own = false;
-	struct cm_stats s;
-	uint64_t last;
+	uint64_t last, busy;
 
 	if (!p || !pace_on(p) || r->started)
 		return;		/* the load charges it; or charged (inv. 3) */
@@ -38,10 +37,10 @@ void locked_before(struct locked_rmw *r, struct cm_model *m,
 	r->started = true;
 	r->slot = slot;
 	/* cpu's busy cycles, now past the drain (cpu's own counters). */
-	cm_stats_read(m, cpu, &s);
-	pace_tick(p, cpu, cm_cycles(m, &s));
+	busy = cm_busy_cycles(m, cpu);
+	pace_tick(p, cpu, busy);
 	if (order && !own)
-		pace_order(p, cpu, cm_cycles(m, &s));	/* invariant 4 */
+		pace_order(p, cpu, busy);	/* invariant 4 */
 	cm_set_skip(m, cpu, pace_skip(p, cpu));
 }
 

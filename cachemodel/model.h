@@ -306,8 +306,8 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
  * bus's window (every absolute time the engine keeps is compared within
  * it) at least margin past its clock now; from then on it counts from
  * there, its instructions since then times CPI included (so their
- * rounding to whole cycles starts over too). Its counters, cm_cycles()
- * and cm_busy_cycles() do not change. For a CPU whose history so far the
+ * rounding to whole cycles starts over too). Its counters and
+ * cm_cycles() do not change (cm_busy_cycles() moves with the clock). For a CPU whose history so far the
  * host decided (under QEMU's -icount, how many instructions the boot
  * took before the kernel's hello): with margin past everything in
  * flight, what it does next times the same in every run. Not for a CPU
@@ -315,6 +315,17 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip);
  * own thread.
  */
 void cm_restart_clock(struct cm_model *m, unsigned cpu, uint64_t margin);
+/*
+ * cpu's instructions count their cycles from here on: the whole cycles of
+ * those so far (instructions x CPI) join its clock's origin and the
+ * fraction of a cycle CPI left over is dropped, so that the instructions
+ * that follow round to whole cycles alike however many came before (a
+ * paced CPU whose clock is set where it joins the others, or where it
+ * starts work they join: how it moves on from there must not depend on
+ * the host-decided instructions of its past). The clock and
+ * cm_busy_cycles() do not change. Called by cpu's own thread.
+ */
+void cm_rebase_clock(struct cm_model *m, unsigned cpu);
 /* The bus's window in cycles (the round value cm_restart_clock() uses). */
 uint64_t cm_clock_window(void);
 

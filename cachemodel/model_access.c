@@ -409,6 +409,20 @@ void cm_set_skip(struct cm_model *m, unsigned cpu, uint64_t skip)
 		__atomic_store_n(&c->skip, skip, __ATOMIC_RELAXED);
 }
 
+void cm_rebase_clock(struct cm_model *m, unsigned cpu)
+{
+	struct cpu *c = &m->cpu[cpu];
+	uint64_t oi = __atomic_load_n(&c->origin_insns, __ATOMIC_RELAXED);
+
+	/* The whole cycles of the instructions so far move into the
+	 * origin; the fraction CPI leaves is dropped (it never counted). */
+	__atomic_store_n(&c->origin_cycles,
+			 __atomic_load_n(&c->origin_cycles, __ATOMIC_RELAXED) +
+				 (c->st.insns - oi) * m->p.cpi_x100 / 100,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->origin_insns, c->st.insns, __ATOMIC_RELAXED);
+}
+
 uint64_t cm_clock_window(void)
 {
 	return (uint64_t)BUS_SLOTS * BUS_SLOT_CYCLES;

@@ -35,11 +35,14 @@ void cm_stats_read(const struct cm_model *m, unsigned cpu,
 
 uint64_t cm_busy_cycles(const struct cm_model *m, unsigned cpu)
 {
-	const struct cm_stats *s = &m->cpu[cpu].st;
+	const struct cpu *c = &m->cpu[cpu];
 
-	return __atomic_load_n(&s->insns, __ATOMIC_RELAXED) *
-	       m->p.cpi_x100 / 100 +
-	       __atomic_load_n(&s->mem_cycles, __ATOMIC_RELAXED);
+	/* cpu_now() without the cycles slept through (model_internal.h). */
+	return (__atomic_load_n(&c->st.insns, __ATOMIC_RELAXED) -
+		__atomic_load_n(&c->origin_insns, __ATOMIC_RELAXED)) *
+		       m->p.cpi_x100 / 100 +
+	       __atomic_load_n(&c->st.mem_cycles, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&c->origin_cycles, __ATOMIC_RELAXED);
 }
 
 uint64_t cm_cycles(const struct cm_model *m, const struct cm_stats *s)

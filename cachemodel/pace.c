@@ -543,13 +543,16 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 		changed(p);
 	}
 	now = busy + me->skip;
+	serial = __atomic_load_n(&p->serial, __ATOMIC_RELAXED);
+	/* Invariant 9: a CPU without the turn waits at the clock the others
+	 * saw last; what it counted since (the rest of the block it halted
+	 * in) shows only in its turn, not whenever its thread got here. */
+	if (serial && __atomic_load_n(&p->turn, __ATOMIC_RELAXED) !=
+		      (int32_t)cpu)
+		wait_turn(p, cpu, LOAD(me->clock));
 	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
-	serial = __atomic_load_n(&p->serial, __ATOMIC_RELAXED);
-	if (serial && __atomic_load_n(&p->turn, __ATOMIC_RELAXED) !=
-		      (int32_t)cpu)
-		wait_turn(p, cpu, now);		/* invariant 9 */
 	gen = LOAD(p->gen);
 	if (now <= me->limit && me->limit_gen == gen)
 		return;

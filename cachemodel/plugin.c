@@ -232,6 +232,9 @@ static void on_resume(qemu_plugin_id_t id, unsigned int cpu)
 	(void)id;
 	if (cpu >= nvcpus)
 		return;
+	/* Its clock is set where it joins: from there it moves alike in
+	 * every run (cachemodel/model.h, cm_rebase_clock()). */
+	cm_rebase_clock(model, cpu);
 	pace_resume(pace, cpu, busy_cycles(cpu));
 	/* The engine's clock joins the paced one (cachemodel/model.h, 5). */
 	cm_set_skip(model, cpu, pace_skip(pace, cpu));

@@ -283,6 +283,8 @@ static void db_pacing(unsigned cpu, struct vcpu *v, unsigned cmd,
 			db_error(DBE_ARGS, cpu, off);
 			break;
 		}
+		if (pace)
+			cm_rebase_clock(model, cpu);
 		if (pace && pace_align(pace, cpu, busy_cycles(cpu),
 				       cm_clock_window(), HELLO_CLOCK_MARGIN)) {
 			aligned++;
