@@ -135,7 +135,9 @@
  *     its poke's clock, a halted CPU with a wake on its way at the
  *     wake's; invariants 6, 7), the lower number on a tie. Which CPU runs
  *     when is then a function of the modelled clocks alone, and so is
- *     every order of events between CPUs. A pause-waiter whose wait ended
+ *     every order of events between CPUs. A CPU without the turn waits
+ *     at the clock it published last (what it counted since shows in
+ *     its turn). A pause-waiter whose wait ended
  *     resumes (takes its pokes, leaves its deadline) only in its turn, so
  *     the holder sees its state change at the same point of its run in
  *     every run. A CPU waiting for the turn sleeps; one waiting for a
