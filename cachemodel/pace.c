@@ -364,6 +364,58 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 }
 
 /*
+ * What a waiter knows of the CPU it waits for (invariant 4): the clock
+ * it last saw and since when, and since when its thread was seen asleep.
+ */
+struct standstill {
+	uint64_t last;		/* NO_CLOCK: nothing seen yet */
+	unsigned who;
+	int64_t since, asleep_since;
+	bool stalled;		/* a stall is counted for this wait */
+};
+
+static void standstill_init(struct standstill *w, int64_t now)
+{
+	w->last = NO_CLOCK;
+	w->who = UINT32_MAX;
+	w->since = now;
+	w->asleep_since = 0;
+	w->stalled = false;
+}
+
+/*
+ * The waiter, at host time h, sees CPU who at clock t. True when pacing
+ * must break (invariant 4): who stood still for blocked_ns and was then
+ * seen asleep at every look for blocked_ns more. A runnable thread that
+ * stands still is a host stall, counted once a wait. The caller breaks:
+ * it makes who exempt and counts the break (the watch starts over).
+ */
+static bool standstill_breaks(struct pace *p, struct standstill *w,
+			      unsigned who, uint64_t t, int64_t h)
+{
+	if (t != w->last || who != w->who) {
+		w->last = t;
+		w->who = who;
+		w->since = h;
+		w->asleep_since = 0;
+	} else if (h - w->since >= p->blocked_ns) {
+		if (thread_runs(LOAD(p->cpu[who].tid))) {
+			if (!w->stalled)
+				ADD(p->stalls, 1);
+			w->stalled = true;
+			w->since = h;
+			w->asleep_since = 0;
+		} else if (!w->asleep_since) {
+			w->asleep_since = h;
+		} else if (h - w->asleep_since >= p->blocked_ns) {
+			w->last = NO_CLOCK;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * cpu's clock now is more than a quantum ahead: wait until every other
  * working CPU is within lead of it (invariants 2, 4; the caller passes
  * quantum / PACE_RESUME_DIV). The slowest CPU must stand still for blocked_ns, and then be seen not
@@ -374,10 +426,10 @@ static void join(struct pace *p, unsigned cpu, uint64_t busy)
 static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 			    uint64_t lead)
 {
-	uint64_t target = now - lead, last = NO_CLOCK;
-	unsigned slow = cpu, last_slow = cpu;
-	int64_t since = now_ns(), asleep_since = 0, started = since;
-	bool stalled = false;
+	uint64_t target = now - lead;
+	unsigned slow = cpu;
+	int64_t started = now_ns();
+	struct standstill w;
 
 	/* Stops ticking: publish for good and look (invariant 2). */
 	STORE(p->cpu[cpu].clock, now);
@@ -385,6 +437,7 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 		wake_all(p);
 	pthread_mutex_lock(&p->lock);
 	ADD(p->waits, 1);
+	standstill_init(&w, started);
 	for (;;) {
 		uint64_t floor;
 		int64_t t;
@@ -397,27 +450,11 @@ static void wait_for_others(struct pace *p, unsigned cpu, uint64_t now,
 		if (floor == NO_CLOCK || floor >= target)
 			break;
 		t = now_ns();
-		if (floor != last || slow != last_slow) {
-			last = floor;
-			last_slow = slow;
-			since = t;
-			asleep_since = 0;
-		} else if (t - since >= p->blocked_ns) {
-			if (thread_runs(LOAD(p->cpu[slow].tid))) {
-				if (!stalled)
-					ADD(p->stalls, 1);
-				stalled = true;
-				since = t;
-				asleep_since = 0;
-			} else if (!asleep_since) {
-				asleep_since = t;
-			} else if (t - asleep_since >= p->blocked_ns) {
-				ADD(p->breaks, 1);
-				STORE(p->cpu[slow].exempt, 1);
-				ADD(p->gen, 1);
-				last = NO_CLOCK;
-				continue;
-			}
+		if (standstill_breaks(p, &w, slow, floor, t)) {
+			ADD(p->breaks, 1);
+			STORE(p->cpu[slow].exempt, 1);
+			ADD(p->gen, 1);
+			continue;
 		}
 		wait_or_spin(p, started, p->spin_ns, t + PACE_TICK_NS);
 	}
@@ -458,13 +495,12 @@ static bool first_in_line(struct pace *p, unsigned cpu, uint64_t now,
  */
 static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 {
-	uint64_t last = NO_CLOCK;
-	unsigned last_who = cpu;
-	int64_t since = now_ns(), asleep_since = 0, started = since;
-	bool stalled = false;
+	int64_t started = now_ns();
+	struct standstill w;
 
 	pthread_mutex_lock(&p->lock);
 	ADD(p->turn_waits, 1);
+	standstill_init(&w, started);
 	for (;;) {
 		int32_t turn = LOAD(p->turn), free_turn = TURN_FREE;
 		unsigned who = cpu;
@@ -488,33 +524,16 @@ static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 		}
 		t = LOAD(p->cpu[who].clock);
 		h = now_ns();
-		if (t != last || who != last_who) {
-			last = t;
-			last_who = who;
-			since = h;
-			asleep_since = 0;
-		} else if (h - since >= p->blocked_ns) {
-			if (thread_runs(LOAD(p->cpu[who].tid))) {
-				if (!stalled)
-					ADD(p->stalls, 1);
-				stalled = true;
-				since = h;
-				asleep_since = 0;
-			} else if (!asleep_since) {
-				asleep_since = h;
-			} else if (h - asleep_since >= p->blocked_ns) {
-				int32_t held = (int32_t)who;
+		if (standstill_breaks(p, &w, who, t, h)) {
+			int32_t held = (int32_t)who;
 
-				ADD(p->breaks, 1);
-				STORE(p->cpu[who].exempt, 1);
-				__atomic_compare_exchange_n(&p->turn, &held,
-						TURN_FREE, false,
-						__ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST);
-				ADD(p->gen, 1);
-				last = NO_CLOCK;
-				continue;
-			}
+			ADD(p->breaks, 1);
+			STORE(p->cpu[who].exempt, 1);
+			__atomic_compare_exchange_n(&p->turn, &held, TURN_FREE,
+						    false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			ADD(p->gen, 1);
+			continue;
 		}
 		wait_or_spin(p, started, PACE_TURN_SPIN_NS, h + PACE_TICK_NS);
 	}
