@@ -346,11 +346,14 @@ KTEST(pace_pause, no_sleep_while_the_other_cpu_pause_waits)
 	/* Now nobody works but CPU 0: its pause must not sleep. */
 	EXPECT_EQ(pace_pause(r.p, 0, SPIN_AT), 0);
 	EXPECT_EQ(ends(r.p, PACE_PW_NONE), 1);
-	/* CPU 0 halts: CPU 1 is alone and resumes, its clock kept. */
+	/* CPU 0 halts: CPU 1 is alone and resumes, its clock kept. On a
+	 * loaded host one of its looks may first find CPU 0's thread off a
+	 * host CPU (asleep on the pacing lock) and give up (invariant 7,
+	 * d): the same resume at the same clock. */
 	pace_idle(r.p, 0);
 	host_thread_group_join(&g);
 	EXPECT_EQ(r.moved, 0);
-	EXPECT_EQ(ends(r.p, PACE_PW_ALONE), 1);
+	EXPECT_EQ(ends(r.p, PACE_PW_ALONE) + ends(r.p, PACE_PW_GAVE_UP), 1);
 	pace_destroy(r.p);
 }
 
