@@ -63,6 +63,9 @@ struct pace_cpu {
 	uint32_t runnable;	/* atomic: ticking, not halted */
 	uint32_t exempt;	/* atomic: set at a break, cleared by owner */
 	pid_t tid;		/* atomic: its host thread, 0 before a tick */
+	uint64_t deliver_by;	/* own thread: NO_CLOCK, or it named a wake
+				 * and does not wait until it writes the ICR
+				 * or reaches this clock (invariant 6) */
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
 struct pace {
@@ -129,6 +132,7 @@ struct pace *pace_create(unsigned ncpus, uint64_t quantum,
 	for (unsigned c = 0; c < ncpus; c++) {
 		p->cpu[c].wake_clock = NO_CLOCK;
 		p->cpu[c].poke = NO_CLOCK;
+		p->cpu[c].deliver_by = NO_CLOCK;
 		p->cpu[c].pw_quanta = PACE_PAUSE_QUANTA;
 	}
 	p->ncpus = ncpus;
@@ -572,6 +576,11 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
+	if (me->deliver_by != NO_CLOCK) {
+		if (now < me->deliver_by)
+			return;		/* its IPI first (invariant 6) */
+		me->deliver_by = NO_CLOCK;
+	}
 	gen = LOAD(p->gen);
 	if (now <= me->limit && me->limit_gen == gen)
 		return;
@@ -672,8 +681,21 @@ void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target)
 		any = true;
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (any)
+	if (any) {
 		ADD(p->gen, 1);
+		if (target >= 0)	/* named before its write (inv. 6) */
+			p->cpu[cpu].deliver_by = t + PACE_DELIVER_MAX_CYCLES;
+	}
+}
+
+void pace_wake_delivered(struct pace *p, unsigned cpu)
+{
+	struct pace_cpu *me = &p->cpu[cpu];
+
+	if (me->deliver_by == NO_CLOCK)
+		return;
+	me->deliver_by = NO_CLOCK;
+	me->limit_gen = GEN_STALE;
 }
 
 void pace_resume(struct pace *p, unsigned cpu, uint64_t busy)

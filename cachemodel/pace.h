@@ -68,6 +68,14 @@
  *     as a stall (invariant 4), blocked_ns more each time it is seen so:
  *     on a busy host a woken client would otherwise start late in
  *     modelled time, and silently.
+ *     A wake named before the write that sends it (pace_wake_sent()
+ *     with a target, then pace_wake_delivered() at the write) does not
+ *     hold its own sender: from the naming until the write, or until
+ *     the sender's clock is PACE_DELIVER_MAX_CYCLES past T, the sender
+ *     does not wait at its ticks. Else a sender more than a quantum
+ *     ahead of another CPU would wait, between naming and writing, for
+ *     a CPU that waits for the woken one, which waits for the write: a
+ *     deadlock that only the host's clock (blocked_ns) undid.
  *     A CPU the wake was not for stops counting after blocked_ns (the
  *     sender only waited; no figure changes); if it wakes later (a timer,
  *     or a wake the host delivered later than that), it joins the
@@ -161,6 +169,11 @@
  * waits grow with the quantum), its ratios are (within 0.3 %). The
  * waits multiply as it shrinks. */
 #define PACE_DEFAULT_QUANTUM 1000
+/* Invariant 6: how far past a named wake's clock its sender runs without
+ * waiting if its ICR write is never seen (x2APIC's WRMSR is not a memory
+ * access; QEMU 7.2's TCG offers no x2APIC). An xAPIC send is a read and
+ * two uncached writes of the APIC, under 1,000 cycles on every profile. */
+#define PACE_DELIVER_MAX_CYCLES 20000
 /* A CPU that had to wait resumes once the slowest is within quantum /
  * PACE_RESUME_DIV of it, not within the whole quantum: it then has that
  * much to run before its next wait, instead of waiting again at nearly
@@ -257,6 +270,11 @@ void pace_resume(struct pace *p, unsigned cpu, uint64_t busy);
  * every halted CPU may be woken (invariant 6).
  */
 void pace_wake_sent(struct pace *p, unsigned cpu, uint64_t busy, int target);
+/*
+ * cpu (the calling thread's) has written the ICR that sends the wake it
+ * named in pace_wake_sent(): it waits at its ticks again (invariant 6).
+ */
+void pace_wake_delivered(struct pace *p, unsigned cpu);
 
 /*
  * cpu (the calling thread's), with busy cycles, executes a `pause`:

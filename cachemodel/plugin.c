@@ -377,9 +377,12 @@ static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 		flags |= CM_IO;
 	/* An IPI: halted vCPUs wake at this clock (cachemodel/pace.h, 6). */
 	if (pace && store && io && pa == XAPIC_DEFAULT_BASE + APIC_REG_ICR_LOW) {
-		/* A named target's wake was sent at DB_CMD_WAKE. */
+		/* A named target's wake was sent at DB_CMD_WAKE; its
+		 * sender waits at its ticks again. */
 		if (vcpus[cpu].wake_target < 0)
 			pace_wake_sent(pace, cpu, busy_cycles(cpu), -1);
+		else
+			pace_wake_delivered(pace, cpu);
 		vcpus[cpu].wake_target = -1;
 	}
 	size = insn & X86_REP_STRING ? CM_LINE_SIZE - (pa & (CM_LINE_SIZE - 1))

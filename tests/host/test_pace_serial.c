@@ -12,6 +12,9 @@
  *  - a wake named for one halted CPU does not hold the sender back for
  *    another halted CPU; an unnamed one holds it for every halted CPU
  *    until its time runs out;
+ *  - the sender of a named wake runs on to the write that sends it,
+ *    however far past a quantum that takes it, and the woken CPU joins
+ *    at the wake's clock, serial or not;
  *  - pace_align() moves a CPU's clock to a round value only while every
  *    other CPU is halted.
  */
@@ -399,6 +402,101 @@ KTEST(pace_serial, a_named_wake_holds_the_sender_for_its_target_only)
 	ASSERT_TRUE(unnamed >= 0);
 	EXPECT_LT(named, LONG_BLOCKED_NS / 2);
 	EXPECT_GE(unnamed, LONG_BLOCKED_NS);
+}
+
+/*
+ * Two CPUs: 1 halts; 0 names a wake for it at DELIVER_AT, then takes
+ * DELIVER_TICKS ticks of DELIVER_STEP cycles (more than a quantum) to the
+ * write that sends it; CPU 1's thread resumes only after that write, as
+ * QEMU's does. Were the sender held by its own wake, it would wait for a
+ * CPU that waits for it, until the wake's host time ran out.
+ */
+#define DELIVER_AT 1000
+#define DELIVER_TICKS 5
+#define DELIVER_STEP 50
+
+struct deliver_run {
+	struct pace *p;
+	uint32_t halted;	/* atomic: CPU 1 has halted */
+	uint32_t written;	/* atomic: CPU 0 wrote the ICR */
+	int64_t sender_ns;	/* host time from naming to writing */
+	uint64_t joined_at;	/* CPU 1's clock when it resumed */
+	uint64_t breaks;	/* pace_breaks() at the end */
+	bool ran;
+};
+
+static void *deliver_sender(void *a)
+{
+	struct deliver_run *r = a;
+	uint64_t busy = DELIVER_AT;
+	int64_t t0;
+
+	while (!__atomic_load_n(&r->halted, __ATOMIC_SEQ_CST))
+		sleep_ns(100000);
+	pace_tick(r->p, 0, busy);
+	t0 = now_ns();
+	pace_wake_sent(r->p, 0, busy, 1);
+	for (unsigned i = 0; i < DELIVER_TICKS; i++)
+		pace_tick(r->p, 0, busy += DELIVER_STEP);
+	r->sender_ns = now_ns() - t0;
+	pace_wake_delivered(r->p, 0);
+	__atomic_store_n(&r->written, 1, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < WAKE_TICKS; i++)
+		pace_tick(r->p, 0, busy += POLL_STEP);
+	pace_idle(r->p, 0);
+	return NULL;
+}
+
+static void *deliver_woken(void *a)
+{
+	struct deliver_run *r = a;
+	uint64_t busy = 0;
+
+	pace_tick(r->p, 1, busy);
+	pace_idle(r->p, 1);
+	__atomic_store_n(&r->halted, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&r->written, __ATOMIC_SEQ_CST))
+		sleep_ns(100000);
+	pace_resume(r->p, 1, busy);
+	r->joined_at = busy + pace_skip(r->p, 1);
+	for (unsigned i = 0; i < WAKE_TICKS; i++)
+		pace_tick(r->p, 1, busy += POLL_STEP);
+	pace_idle(r->p, 1);
+	return NULL;
+}
+
+static void run_deliver(struct deliver_run *r, bool serial)
+{
+	struct host_thread_group g, h;
+
+	memset(r, 0, sizeof(*r));
+	r->p = pace_create(2, QUANTUM, LONG_BLOCKED_NS);
+	if (!r->p)
+		return;
+	pace_set_serial(r->p, serial);
+	/* CPU 1 first, so that it ticks first and gets its number. */
+	host_thread_group_start(&h, 1, deliver_woken, r, 0);
+	host_thread_group_start(&g, 1, deliver_sender, r, 0);
+	host_thread_group_join(&g);
+	host_thread_group_join(&h);
+	r->breaks = pace_breaks(r->p);
+	pace_destroy(r->p);
+	r->ran = true;
+}
+
+KTEST(pace_serial, the_sender_of_a_named_wake_runs_on_to_its_write)
+{
+	struct deliver_run r;
+
+	_Static_assert(DELIVER_TICKS * DELIVER_STEP > QUANTUM,
+		       "the write must come more than a quantum on");
+	for (int serial = 0; serial <= 1; serial++) {
+		run_deliver(&r, serial);
+		ASSERT_TRUE(r.ran);
+		EXPECT_EQ(r.breaks, 0);
+		EXPECT_LT(r.sender_ns, LONG_BLOCKED_NS / 2);
+		EXPECT_EQ(r.joined_at, DELIVER_AT);
+	}
 }
 
 #define WINDOW 4096
