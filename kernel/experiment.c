@@ -3,9 +3,7 @@
  */
 #include "arch/x86_64/model_doorbell.h"
 #include "kernel/experiment.h"
-#include "kernel/options.h"
 #include "kernel/profile.h"
-#include "kernel/smp.h"
 #include "kernel/smp_call.h"
 #include "lib/bench_output.h"
 #include "lib/cmdline.h"
@@ -80,15 +78,22 @@ static void run_on_every_cpu(void (*fn)(void))
 }
 
 /*
- * Under a cache model, where an experiment's memory lands (which cache
- * sets its pages and tree nodes share) is part of its figures; but where
- * the allocators put it depends on the order in which the experiments
- * before it freed theirs, and on several CPUs paced concurrently the
- * host chose that order. Drain the per-CPU object caches and put the
- * free lists in address order: the next allocations then depend on what
- * is in use, not on when it was freed (docs/cachemodel.md, "Serial
- * pacing").
+ * experiments_settle_memory(): under a cache model, where an experiment's
+ * memory lands (which cache sets its pages and tree nodes share) is part
+ * of its figures; but where the allocators put it depends on the order in
+ * which the experiments before it freed theirs, and on several CPUs paced
+ * concurrently the host chose that order. Drain the per-CPU object caches
+ * and put the free lists in address order: the next allocations then
+ * depend on what is in use, not on when it was freed (docs/cachemodel.md,
+ * "Serial pacing").
  */
+static bool settle_before_each;
+
+void experiments_settle_memory(bool on)
+{
+	settle_before_each = on;
+}
+
 static void settle_memory(void)
 {
 	kmalloc_drain_all(run_on_every_cpu);
@@ -106,7 +111,7 @@ static int run_one(const struct experiment *e, enum experiment_mode mode,
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
-	if (kopt.cachemodel[0])
+	if (settle_before_each)
 		settle_memory();
 	/* A cache model names this experiment's regions after it. */
 	model_doorbell_label(e->name);
