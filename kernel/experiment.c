@@ -4,10 +4,13 @@
 #include "arch/x86_64/model_doorbell.h"
 #include "kernel/experiment.h"
 #include "kernel/profile.h"
+#include "kernel/smp_call.h"
 #include "lib/bench_output.h"
 #include "lib/cmdline.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
 
 extern const struct experiment __start_experiments[];
 extern const struct experiment __stop_experiments[];
@@ -56,6 +59,48 @@ bool experiment_param(const char *name, uint64_t *value)
 }
 
 /* Run e in mode, under the sampling profiler when profile is true. */
+/* kmalloc_drain_all()'s runner: fn as a work item on every online CPU. */
+static void (*drain_fn)(void);
+
+static void call_drain(void *arg)
+{
+	(void)arg;
+	drain_fn();
+}
+
+static void run_on_every_cpu(void (*fn)(void))
+{
+	struct cpumask all;
+
+	cpumask_online(&all, false);
+	drain_fn = fn;
+	smp_run_on(&all, call_drain, NULL);
+}
+
+/*
+ * experiments_settle_memory(): under a cache model, where an experiment's
+ * memory lands (which cache sets its pages and tree nodes share) is part
+ * of its figures; but where the allocators put it depends on the order in
+ * which the experiments before it freed theirs, and on several CPUs paced
+ * concurrently the host chose that order. Drain the per-CPU object caches
+ * and put the free lists in address order: the next allocations then
+ * depend on what is in use, not on when it was freed (docs/cachemodel.md,
+ * "Serial pacing").
+ */
+static bool settle_before_each;
+
+void experiments_settle_memory(bool on)
+{
+	settle_before_each = on;
+}
+
+static void settle_memory(void)
+{
+	kmalloc_drain_all(run_on_every_cpu);
+	kmalloc_sort_partial();
+	page_alloc_sort_free_lists();
+}
+
 static int run_one(const struct experiment *e, enum experiment_mode mode,
 		   bool profile)
 {
@@ -66,6 +111,8 @@ static int run_one(const struct experiment *e, enum experiment_mode mode,
 	kprintf("\n=== experiment %s (%s mode; seed %s) ===\n", e->name,
 		mode == EXPERIMENT_FULL ? "full" : "quick", e->seed);
 	kprintf("%s\n", e->description);
+	if (settle_before_each)
+		settle_memory();
 	/* A cache model names this experiment's regions after it. */
 	model_doorbell_label(e->name);
 	profiling = profile && profile_start(PROFILE_HZ);

@@ -72,6 +72,14 @@ struct experiment {
  */
 int experiments_run(const char *selection, enum experiment_mode mode,
 		    bool profile);
+/*
+ * With on, each experiment run from now on starts from settled memory:
+ * every CPU's kmalloc caches drained, the free lists in address order,
+ * so that where its memory lands does not follow the order in which the
+ * host ran the CPUs of the experiments before it. main() turns it on
+ * under a cache model (docs/cachemodel.md, "Serial pacing").
+ */
+void experiments_settle_memory(bool on);
 /* The registry, with each experiment's parameters and their ranges. */
 void experiments_list(void);
 /* The experiment called name, or NULL. */

@@ -277,6 +277,8 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	if (strcmp(kopt.ktest, "none") != 0)
 		failures = ktest_run(kopt.ktest);
 
+	/* A cache model's figures depend on where memory lands. */
+	experiments_settle_memory(kopt.cachemodel[0] != '\0');
 	failures += experiments_run(kopt.run, kopt.runmode, kopt.profile);
 
 	if (kopt.shell)

@@ -40,6 +40,41 @@ static uint64_t page_pfn(const struct buddy *b, const struct page *p)
 	return b->first_pfn + (uint64_t)(p - b->pages);
 }
 
+void buddy_sort_free_lists(struct buddy *b)
+{
+	struct page *tail[BUDDY_NR_ORDERS] = {NULL};
+	uint64_t relinked = 0;
+
+	for (unsigned int o = 0; o <= b->max_order; o++)
+		b->free_list[o] = NULL;
+	/* A free block's head is the only page of it with PG_FREE, and
+	 * every other page of the block lies above it: one pass in pfn
+	 * order meets the heads in order. */
+	for (uint64_t i = 0; i < b->npages;) {
+		struct page *p = &b->pages[i];
+		unsigned int o;
+
+		if (!(p->flags & PG_FREE)) {
+			i++;
+			continue;
+		}
+		o = p->order;
+		kassert(o <= b->max_order);
+		p->list.next = NULL;
+		p->list.prev = tail[o];
+		if (tail[o])
+			tail[o]->list.next = p;
+		else
+			b->free_list[o] = p;
+		tail[o] = p;
+		relinked++;
+		i += ORDER_PAGES(o);
+	}
+	for (unsigned int o = 0; o <= b->max_order; o++)
+		relinked -= b->stats.nr_free[o];
+	kassert(relinked == 0);	/* every listed block was met once */
+}
+
 struct page *buddy_pfn_to_page(struct buddy *b, uint64_t pfn)
 {
 	return in_array(b, pfn) ? pfn_page(b, pfn) : NULL;

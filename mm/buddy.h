@@ -85,6 +85,16 @@ uint64_t buddy_alloc(struct buddy *b, unsigned int order, unsigned int owner);
  */
 void buddy_free(struct buddy *b, uint64_t pfn, unsigned int order);
 
+/*
+ * Put every free list in ascending pfn order. The blocks, the counters
+ * and what is free do not change, only which block each list hands out
+ * first: afterwards the allocator's choices depend on which frames are
+ * free, not on the order they were freed in (a cache model uses this so
+ * that an experiment's memory lands alike in every boot, whatever order
+ * the host ran the CPUs of the one before in). O(npages).
+ */
+void buddy_sort_free_lists(struct buddy *b);
+
 /* Descriptor of a managed frame (NULL outside the page array). */
 struct page *buddy_pfn_to_page(struct buddy *b, uint64_t pfn);
 

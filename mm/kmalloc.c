@@ -644,6 +644,67 @@ void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)))
 		run_on_each_cpu(kmalloc_drain_cpu);
 }
 
+/* Merge two address-ordered chains (next links only). */
+static struct slab *merge_by_address(struct slab *a, struct slab *b)
+{
+	struct slab *out = NULL, **tail = &out;
+
+	while (a && b) {
+		struct slab *low = (uintptr_t)a < (uintptr_t)b ? a : b;
+
+		if (low == a)
+			a = a->next;
+		else
+			b = b->next;
+		*tail = low;
+		tail = &low->next;
+	}
+	*tail = a ? a : b;
+	return out;
+}
+
+/* Sort c's partial list by address (merge sort on the next links, then
+ * the prev links again); c->lock held. */
+static void partial_sort(struct kmalloc_class *c)
+{
+	struct slab *runs[BITS_PER_WORD] = {NULL}, *s = c->partial, *prev;
+	unsigned nruns = 0;
+
+	/* Bottom-up: runs[k] holds a sorted run of 2^k slabs, or none. */
+	while (s) {
+		struct slab *one = s;
+		unsigned k = 0;
+
+		s = s->next;
+		one->next = NULL;
+		for (; k < nruns && runs[k]; k++) {
+			one = merge_by_address(runs[k], one);
+			runs[k] = NULL;
+		}
+		kassert(k < BITS_PER_WORD);
+		runs[k] = one;
+		if (k == nruns)
+			nruns++;
+	}
+	s = NULL;
+	for (unsigned k = 0; k < nruns; k++)
+		s = merge_by_address(runs[k], s);
+	c->partial = s;
+	for (prev = NULL; s; prev = s, s = s->next)
+		s->prev = prev;
+}
+
+void kmalloc_sort_partial(void)
+{
+	for (unsigned i = 0; i < NR_CLASSES; i++) {
+		struct kmalloc_class *c = &kmalloc_classes[i];
+
+		spin_lock(&c->lock);
+		partial_sort(c);
+		spin_unlock(&c->lock);
+	}
+}
+
 /* ---- records of large blocks (mm/kmalloc_large.c) ----------------------- */
 
 struct large_rec *kmalloc_rec_alloc(void)

@@ -86,6 +86,14 @@ void kmalloc_drain_cpu(void);
  * when all are done. Does nothing without per-CPU caches.
  */
 void kmalloc_drain_all(void (*run_on_each_cpu)(void (*fn)(void)));
+/*
+ * Put each class's slabs with room in ascending address order, so that
+ * the next objects come from the lowest slab: after kmalloc_drain_all(),
+ * where objects go then depends on which are in use, not on the order
+ * they were freed in (a cache model uses this: mm/buddy.h,
+ * buddy_sort_free_lists()). Takes each class's lock in turn.
+ */
+void kmalloc_sort_partial(void);
 
 /* kmalloc() then zero the size bytes. */
 void *kzalloc(size_t size);

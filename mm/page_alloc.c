@@ -250,6 +250,13 @@ uint64_t page_alloc_free_pages(void)
 	return buddy.stats.free_pages;
 }
 
+void page_alloc_sort_free_lists(void)
+{
+	spin_lock(&page_lock);
+	buddy_sort_free_lists(&buddy);
+	spin_unlock(&page_lock);
+}
+
 uint64_t page_alloc_total_pages(void)
 {
 	return buddy.stats.managed_pages;

@@ -53,6 +53,9 @@ void page_free_phys(uint64_t phys, unsigned order);
 void *page_alloc(unsigned order);
 void page_free(void *va, unsigned order);
 
+/* buddy_sort_free_lists() on the allocator, under its lock (mm/buddy.h). */
+void page_alloc_sort_free_lists(void);
+
 /* Free pages now; managed pages; free pages when boot set-up finished. */
 uint64_t page_alloc_free_pages(void);
 uint64_t page_alloc_total_pages(void);

@@ -299,6 +299,67 @@ KTEST(buddy, exhaust_then_free_all)
 	fix_teardown(&f);
 }
 
+#define SORT_BLOCKS 600
+#define SORT_MAX_ORDER 3
+#define SORT_AFTER 400
+
+/*
+ * Allocate SORT_BLOCKS blocks, keep every third, free the rest in the
+ * order given by shuffle_seed (0: as allocated), sort the free lists and
+ * record the next SORT_AFTER allocations in next[].
+ */
+static void sorted_after_frees(struct ktest_ctx *ctx, uint64_t shuffle_seed,
+			       uint64_t *next)
+{
+	static uint64_t pfn[SORT_BLOCKS];
+	static unsigned int order[SORT_BLOCKS], idx[SORT_BLOCKS];
+	struct fix f;
+
+	fix_setup(&f, map_pc, ARRAY_SIZE(map_pc), MAP_PC_FIRST_PFN,
+		  MAP_PC_NPAGES, BUDDY_MAX_ORDER);
+	rng_state = 0x5eed5eed5eed5eedull;
+	for (unsigned i = 0; i < SORT_BLOCKS; i++) {
+		order[i] = (unsigned int)(rng() % (SORT_MAX_ORDER + 1));
+		pfn[i] = buddy_alloc(&f.b, order[i], PAGE_OWNER_KERNEL);
+		ASSERT_NE(pfn[i], BUDDY_NO_PFN);
+		idx[i] = i;
+	}
+	rng_state = shuffle_seed;
+	for (unsigned i = SORT_BLOCKS - 1; shuffle_seed && i > 0; i--) {
+		unsigned j = (unsigned)(rng() % (i + 1)), t = idx[i];
+
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	for (unsigned i = 0; i < SORT_BLOCKS; i++)
+		if (idx[i] % 3)
+			buddy_free(&f.b, pfn[idx[i]], order[idx[i]]);
+	buddy_sort_free_lists(&f.b);
+	EXPECT_EQ(buddy_check(&f.b), 0);
+	for (unsigned int o = 0; o <= f.b.max_order; o++)
+		for (struct page *p = f.b.free_list[o]; p && p->list.next;
+		     p = p->list.next)
+			EXPECT_LT(p, p->list.next);
+	rng_state = 0xa11ca11ca11ca11cull;
+	for (unsigned i = 0; i < SORT_AFTER; i++)
+		next[i] = buddy_alloc(&f.b, (unsigned int)(rng() %
+					    (SORT_MAX_ORDER + 1)),
+				      PAGE_OWNER_KERNEL);
+	fix_teardown(&f);
+}
+
+/* After buddy_sort_free_lists() the allocator's choices depend on what is
+ * free, not on the order it was freed in. */
+KTEST(buddy, sorted_lists_forget_the_free_order)
+{
+	static uint64_t plain[SORT_AFTER], shuffled[SORT_AFTER];
+
+	sorted_after_frees(ctx, 0, plain);
+	sorted_after_frees(ctx, 0x0123456789abcdefull, shuffled);
+	for (unsigned i = 0; i < SORT_AFTER; i++)
+		EXPECT_EQ(plain[i], shuffled[i]);
+}
+
 /* Exhaustion by single frames only: every usable frame comes out once. */
 KTEST(buddy, exhaust_order0)
 {

@@ -511,6 +511,84 @@ KTEST(kmalloc, random_against_shadow)
 }
 
 /* The panic message names the pointer and the caller. */
+#define SORT_OBJS 300
+#define SORT_SIZE 256	/* 15 a slab: 20 slabs */
+#define SORT_AFTER 150
+#define SORT_NEW (-1)	/* an object from a slab made afterwards */
+
+/*
+ * Allocate SORT_OBJS objects, keep every third, free the rest in the
+ * order given by shuffle_seed (0: as allocated), sort the partial lists,
+ * and record where each of the next SORT_AFTER allocations lands: the
+ * rank by address of its slab among the first objects' slabs, times
+ * PAGE_SIZE, plus its offset in it (SORT_NEW: another slab). Ranks, not
+ * addresses: the backend's pages differ between calls. Everything freed
+ * at the end.
+ */
+static void sorted_after_kfrees(struct ktest_ctx *ctx, uint64_t shuffle_seed,
+				int *reused)
+{
+	static void *obj[SORT_OBJS], *after[SORT_AFTER];
+	static unsigned idx[SORT_OBJS];
+
+	setup(HB_NO_BUDGET);
+	for (unsigned i = 0; i < SORT_OBJS; i++) {
+		obj[i] = kmalloc(SORT_SIZE);
+		ASSERT_TRUE(obj[i] != NULL);
+		idx[i] = i;
+	}
+	rng_state = shuffle_seed;
+	for (unsigned i = SORT_OBJS - 1; shuffle_seed && i > 0; i--) {
+		unsigned j = (unsigned)(rng() % (i + 1)), t = idx[i];
+
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	for (unsigned i = 0; i < SORT_OBJS; i++)
+		if (idx[i] % 3)
+			kfree(obj[idx[i]]);
+	kmalloc_sort_partial();
+	for (unsigned i = 0; i < SORT_AFTER; i++) {
+		uintptr_t base;
+		int rank = 0;
+		bool known = false;
+
+		after[i] = kmalloc(SORT_SIZE);
+		ASSERT_TRUE(after[i] != NULL);
+		base = (uintptr_t)after[i] & ~(uintptr_t)(PAGE_SIZE - 1);
+		for (unsigned k = 0; k < SORT_OBJS; k++) {
+			uintptr_t b = (uintptr_t)obj[k] &
+				      ~(uintptr_t)(PAGE_SIZE - 1);
+
+			known |= b == base;
+			/* obj[k] is the first object of its slab seen */
+			if (b < base && (k == 0 || b != ((uintptr_t)obj[k - 1] &
+					 ~(uintptr_t)(PAGE_SIZE - 1))))
+				rank++;
+		}
+		reused[i] = known ? rank * (int)PAGE_SIZE +
+					    (int)((uintptr_t)after[i] - base)
+				  : SORT_NEW;
+	}
+	for (unsigned i = 0; i < SORT_AFTER; i++)
+		kfree(after[i]);
+	for (unsigned i = 0; i < SORT_OBJS; i += 3)
+		kfree(obj[i]);
+	expect_all_returned(ctx);
+}
+
+/* After kmalloc_sort_partial() where objects go depends on which are in
+ * use, not on the order the others were freed in. */
+KTEST(kmalloc, sorted_partial_lists_forget_the_free_order)
+{
+	static int plain[SORT_AFTER], shuffled[SORT_AFTER];
+
+	sorted_after_kfrees(ctx, 0, plain);
+	sorted_after_kfrees(ctx, 0xfeedfacecafebeefull, shuffled);
+	for (unsigned i = 0; i < SORT_AFTER; i++)
+		EXPECT_EQ(plain[i], shuffled[i]);
+}
+
 static bool msg_names(const void *ptr)
 {
 	char addr[32];
