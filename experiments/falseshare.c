@@ -213,6 +213,9 @@ static const struct experiment_param fs_params[] = {
  * third of them at once (measured, kernel/bench/bench_smp.h): then as many as
  * it runs, at least 2, the lowest-numbered. Sixteen vCPUs on a 2-core
  * host never ran a repetition together; three or four on it overlap.
+ * Under a cache model all of them: pacing runs them together in modelled
+ * time however the host runs them, and a count the host's load chose
+ * would make two boots of one image measure different things.
  */
 static void fs_cpus(enum experiment_mode mode, struct cpumask *use)
 {
@@ -221,7 +224,8 @@ static void fs_cpus(enum experiment_mode mode, struct cpumask *use)
 
 	cpumask_online(&all, false);
 	*use = all;
-	if (mode != EXPERIMENT_QUICK || ncpu < FS_PROBE_MIN_CPUS)
+	if (mode != EXPERIMENT_QUICK || ncpu < FS_PROBE_MIN_CPUS ||
+	    kopt.cachemodel[0])
 		return;
 	tenths = bench_parallel_tenths(&all);
 	if (FS_OVERSUBSCRIBED * tenths >= ncpu * 10)

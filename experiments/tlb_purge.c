@@ -183,7 +183,7 @@ static uint64_t jobs_stop(void)
 	return bad;
 }
 
-static int tlb_purge_run(enum experiment_mode mode)
+static int tlb_purge_run_all(enum experiment_mode mode)
 {
 	const struct tp_size *size = mode == EXPERIMENT_FULL ? &tp_full :
 								&tp_quick;
@@ -283,6 +283,24 @@ out:
 	if (me)
 		space_destroy(me);
 	tp_model_teardown();
+	return rc;
+}
+
+/* Under a model the CPUs run one at a time, the turn passing by modelled
+ * clock: the jobs' and the reclaimer's allocations and frees then follow
+ * modelled time, not the host's order, and so does the state they leave
+ * the page allocator in, where an experiment run after this one (the
+ * page cache's lockstep points) places its memory (docs/cachemodel.md,
+ * "Serial pacing"). */
+static int tlb_purge_run(enum experiment_mode mode)
+{
+	int rc;
+
+	if (kopt.cachemodel[0])
+		model_doorbell_serial(true);
+	rc = tlb_purge_run_all(mode);
+	if (kopt.cachemodel[0])
+		model_doorbell_serial(false);
 	return rc;
 }
 
