@@ -58,7 +58,6 @@ bool experiment_param(const char *name, uint64_t *value)
 	return false;
 }
 
-/* Run e in mode, under the sampling profiler when profile is true. */
 /* kmalloc_drain_all()'s runner: fn as a work item on every online CPU. */
 static void (*drain_fn)(void);
 
@@ -101,6 +100,7 @@ static void settle_memory(void)
 	page_alloc_sort_free_lists();
 }
 
+/* Run e in mode, under the sampling profiler when profile is true. */
 static int run_one(const struct experiment *e, enum experiment_mode mode,
 		   bool profile)
 {
