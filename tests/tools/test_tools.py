@@ -628,6 +628,8 @@ class ModelTest(unittest.TestCase):
         # 1 - 800/1000 and 1 - 800/1600: throughput lost, as the seeds
         self.assertAlmostEqual(rows[1]["slowdown_pct"], 20.0)
         self.assertAlmostEqual(rows[2]["slowdown_pct"], 50.0)
+        # one vCPU: its busy cycles are the figure, the slowdowns equal
+        self.assertAlmostEqual(rows[2]["busy_slowdown_pct"], 50.0)
         self.assertAlmostEqual(rows[2]["cycles_per_op"], 16.0)
         self.assertAlmostEqual(rows[2]["insns_per_op"], 8.0)
         # flush causes: per operation where the plugin gave them, else
@@ -660,6 +662,11 @@ class ModelTest(unittest.TestCase):
         self.assertFalse(wb["valid"])
         self.assertEqual(wb["pace_breaks"], 1)
         rows = model_tracing.slowdowns(res)
+        # elapsed 600 -> 900 loses a third of the throughput; the busy
+        # cycles (500 on each CPU in both) none: the extra ran in parallel
+        self.assertAlmostEqual(rows[1]["slowdown_pct"], 100 / 3)
+        self.assertAlmostEqual(rows[1]["busy_slowdown_pct"], 0.0)
+        self.assertIsNone(rows[0]["busy_slowdown_pct"])
         self.assertTrue(rows[0]["valid"])
         self.assertFalse(rows[1]["valid"])
         self.assertIn("NO (1 pacing breaks)",

@@ -31,8 +31,12 @@ def slowdowns(results):
     results with model figures attached (attribute() first): a list of
     dicts with experiment, variant, cycles_per_op, insns_per_op and
     slowdown_pct = 100 * (1 - off / variant) on modelled cycles (the
-    operations per cycle lost, as the seeds count throughput lost), in
-    result order. trace_off itself is listed with slowdown_pct None."""
+    operations per cycle lost, as the seeds count throughput lost), and
+    busy_slowdown_pct, the same on the CPUs' own cycles summed (the
+    work; with paced vCPUs slowdown_pct divides the elapsed time, the
+    critical path, so the two differ by the part of a variant's extra
+    work that ran beside another CPU's), in result order. trace_off
+    itself is listed with both None."""
     out = []
     for exp, metric in SLOWDOWN_BASIS.items():
         mine = [r for r in results if r["experiment"] == exp and
@@ -42,15 +46,17 @@ def slowdowns(results):
         if off is None:
             continue
         base = off["model"]["cycles_per_iter"]
+        busy_base = off["model"].get("busy_cycles_per_iter", base)
         off_valid = off["model"].get("valid", True)
         for r in mine:
             m = r["model"]
             c = m["cycles_per_iter"]
+            busy = m.get("busy_cycles_per_iter", c)
             own_valid = m.get("valid", True)
             out.append({
                 "experiment": exp, "variant": r["variant"],
                 "cycles_per_op": c, "insns_per_op": m["insns_per_iter"],
-                "busy_per_op": m.get("busy_cycles_per_iter", c),
+                "busy_per_op": busy,
                 "basis": m.get("basis", "busy"),
                 "valid": own_valid and off_valid,
                 "invalid_why": invalid_why(m, own_valid, off_valid),
@@ -58,6 +64,8 @@ def slowdowns(results):
                 **{k: m.get(k + "_per_iter") for k in MEMORY_COLUMNS},
                 "slowdown_pct": (None if r is off or not c else
                                  PCT * (1 - base / c)),
+                "busy_slowdown_pct": (None if r is off or not busy else
+                                      PCT * (1 - busy_base / busy)),
             })
     return out
 
@@ -108,19 +116,22 @@ MEMORY_HEADS = dict(zip(MEMORY_COLUMNS, (
 def slowdown_table(rows, profile):
     lines = ["tracing slowdown on the cache model (profile %s; modelled, "
              "not measured)" % profile,
-             "cycles/op divides %s; busy/op: the CPUs' own cycles summed" %
+             "cycles/op divides %s; busy/op: the CPUs' own cycles summed, "
+             "busy sd: the slowdown in them" %
              ("the elapsed modelled time (paced vCPUs)"
               if any(r["basis"] == "elapsed" for r in rows) else
               "the busy cycles (one vCPU)"),
-             "%-8s %-30s %12s %12s %12s %9s  %s" % (
+             "%-8s %-30s %12s %12s %12s %9s %9s  %s" % (
                  "exp", "variant", "cycles/op", "busy/op", "insns/op",
-                 "slowdown", "valid")]
+                 "slowdown", "busy sd", "valid")]
+
+    def pct(v):
+        return "" if v is None else "%8.2f%%" % v
     for r in rows:
-        sd = ("" if r["slowdown_pct"] is None else
-              "%8.2f%%" % r["slowdown_pct"])
-        lines.append("%-8s %-30s %12.1f %12.1f %12.1f %9s  %s" % (
+        lines.append("%-8s %-30s %12.1f %12.1f %12.1f %9s %9s  %s" % (
             r["experiment"], r["variant"], r["cycles_per_op"],
-            r["busy_per_op"], r["insns_per_op"], sd,
+            r["busy_per_op"], r["insns_per_op"], pct(r["slowdown_pct"]),
+            pct(r["busy_slowdown_pct"]),
             "yes" if r["valid"] else "NO (%s)" % r["invalid_why"]))
     lines += ["", "per operation (WC partial flushes also by cause; "
               "busQueued: cycles waited for the bus, CPUs summed):",
