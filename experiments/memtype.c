@@ -23,6 +23,8 @@
 #include "kernel/bench/memtype_check.h"
 #include "kernel/options.h"
 #include "arch/x86_64/cpufeature.h"
+#include "lib/assert.h"
+#include "lib/compiler.h"
 #include "lib/kprintf.h"
 #include "lib/stats.h"
 #include "lib/string.h"
@@ -36,6 +38,17 @@
 #define QUICK_MIN_TIME_NS 2000000ull /* 2 ms per repetition */
 #define FULL_MIN_TIME_NS 20000000ull
 #define MB 1000000ull
+/*
+ * Under the cache model every measurement runs a fixed amount of work
+ * instead of growing until a repetition lasts min_time_ns of TSC time:
+ * the TSC follows the host, so a calibrated count would follow the
+ * host's speed, and a region's fixed cost (its doorbells, the loop's
+ * set-up) would divide differently from boot to boot. The sizes are
+ * those calibration chose on this 2-core host in quick mode (16 passes
+ * over 64 KiB, 32768 chase loads), so the run costs what it did.
+ */
+#define MODEL_SWEEP_BYTES MiB(1)	/* read or written per repetition */
+#define MODEL_CHASE_LOADS 32768		/* dependent loads per repetition */
 
 static const enum memtype probe_types[] = {MEMTYPE_WB, MEMTYPE_WT,
 					   MEMTYPE_WC, MEMTYPE_UC_MINUS,
@@ -85,6 +98,18 @@ static void bench_write(void *arg, uint64_t iters)
 	for (uint64_t i = 0; i < iters; i++)
 		for (size_t j = 0; j < n; j++)
 			((volatile uint64_t *)b->m.words)[j] = j + i;
+}
+
+/* Under a model: iters iterations a repetition, not calibrated
+ * (min_time_ns 0: the first run at the fixed count is long enough, and
+ * the count is not reported as capped). Elsewhere p is left alone. */
+static void model_fixed_count(struct bench_params *p, uint64_t iters)
+{
+	if (!kopt.cachemodel[0])
+		return;
+	kassert(iters >= 1);
+	p->min_time_ns = 0;
+	p->min_iters = p->max_iters = iters;
 }
 
 static void rates_from(struct stats *out, const struct bench_result *r,
@@ -191,12 +216,25 @@ static int memtype_run(enum experiment_mode mode)
 		return 1;
 	}
 	b.m.bytes = PAGE_SIZE << order;
-	kprintf("memtype: buffer of %lu KiB at phys %#lx, %u repetitions "
-		"of at least %lu ms each, clock %s at %lu kHz\n",
-		(unsigned long)(b.m.bytes >> 10),
-		(unsigned long)virt_to_phys(b.m.words), p.reps,
-		(unsigned long)(p.min_time_ns / 1000000),
-		clk->name, (unsigned long)(clk->hz / 1000));
+	if (kopt.cachemodel[0])
+		kprintf("memtype: buffer of %lu KiB at phys %#lx, %u "
+			"repetitions of a fixed amount of work (%lu KiB read "
+			"or written, %u chase loads: a cache model is "
+			"loaded), clock %s at %lu kHz\n",
+			(unsigned long)(b.m.bytes >> 10),
+			(unsigned long)virt_to_phys(b.m.words), p.reps,
+			(unsigned long)(MAX(b.m.bytes, MODEL_SWEEP_BYTES) >>
+					10),
+			MODEL_CHASE_LOADS, clk->name,
+			(unsigned long)(clk->hz / 1000));
+	else
+		kprintf("memtype: buffer of %lu KiB at phys %#lx, %u "
+			"repetitions of at least %lu ms each, clock %s at %lu "
+			"kHz\n",
+			(unsigned long)(b.m.bytes >> 10),
+			(unsigned long)virt_to_phys(b.m.words), p.reps,
+			(unsigned long)(p.min_time_ns / 1000000),
+			clk->name, (unsigned long)(clk->hz / 1000));
 
 	for (size_t i = 0; i < ARRAY_SIZE(probe_types) && !rc; i++) {
 		enum memtype t = probe_types[i];
@@ -218,6 +256,7 @@ static int memtype_run(enum experiment_mode mode)
 			break;
 		}
 		fill_words(&b);
+		model_fixed_count(&p, MAX(1, MODEL_SWEEP_BYTES / b.m.bytes));
 		bench_run(&r, clk, ctr, &p, bench_read, &b);
 		if (b.sink != b.expect_sum) {
 			kprintf("memtype: %s read checksum %#lx, expected %#lx\n",
@@ -239,6 +278,7 @@ static int memtype_run(enum experiment_mode mode)
 		figs[nfig++].size = b.m.bytes;
 
 		memchase_build(&b.m);
+		model_fixed_count(&p, MODEL_CHASE_LOADS);
 		if (!memchase_is_one_cycle(&b.m)) {
 			kprintf("memtype: %s: the chase is not one cycle\n",
 				name);
