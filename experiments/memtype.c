@@ -112,6 +112,26 @@ static void model_fixed_count(struct bench_params *p, uint64_t iters)
 	p->min_iters = p->max_iters = iters;
 }
 
+/* The run's first line: the buffer, the repetitions and how long each
+ * is (a fixed amount of work under a model, else a minimum time). */
+static void say_plan(const struct memchase *m, const struct bench_params *p,
+		     const struct bench_clock *clk)
+{
+	kprintf("memtype: buffer of %lu KiB at phys %#lx, %u repetitions ",
+		(unsigned long)(m->bytes >> 10),
+		(unsigned long)virt_to_phys(m->words), p->reps);
+	if (kopt.cachemodel[0])
+		kprintf("of a fixed amount of work (%lu KiB read or written, "
+			"%u chase loads: a cache model is loaded)",
+			(unsigned long)(MAX(m->bytes, MODEL_SWEEP_BYTES) >> 10),
+			MODEL_CHASE_LOADS);
+	else
+		kprintf("of at least %lu ms each",
+			(unsigned long)(p->min_time_ns / 1000000));
+	kprintf(", clock %s at %lu kHz\n", clk->name,
+		(unsigned long)(clk->hz / 1000));
+}
+
 static void rates_from(struct stats *out, const struct bench_result *r,
 		       uint64_t bytes_per_iter)
 {
@@ -216,25 +236,7 @@ static int memtype_run(enum experiment_mode mode)
 		return 1;
 	}
 	b.m.bytes = PAGE_SIZE << order;
-	if (kopt.cachemodel[0])
-		kprintf("memtype: buffer of %lu KiB at phys %#lx, %u "
-			"repetitions of a fixed amount of work (%lu KiB read "
-			"or written, %u chase loads: a cache model is "
-			"loaded), clock %s at %lu kHz\n",
-			(unsigned long)(b.m.bytes >> 10),
-			(unsigned long)virt_to_phys(b.m.words), p.reps,
-			(unsigned long)(MAX(b.m.bytes, MODEL_SWEEP_BYTES) >>
-					10),
-			MODEL_CHASE_LOADS, clk->name,
-			(unsigned long)(clk->hz / 1000));
-	else
-		kprintf("memtype: buffer of %lu KiB at phys %#lx, %u "
-			"repetitions of at least %lu ms each, clock %s at %lu "
-			"kHz\n",
-			(unsigned long)(b.m.bytes >> 10),
-			(unsigned long)virt_to_phys(b.m.words), p.reps,
-			(unsigned long)(p.min_time_ns / 1000000),
-			clk->name, (unsigned long)(clk->hz / 1000));
+	say_plan(&b.m, &p, clk);
 
 	for (size_t i = 0; i < ARRAY_SIZE(probe_types) && !rc; i++) {
 		enum memtype t = probe_types[i];
