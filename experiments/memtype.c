@@ -44,8 +44,10 @@
  * the TSC follows the host, so a calibrated count would follow the
  * host's speed, and a region's fixed cost (its doorbells, the loop's
  * set-up) would divide differently from boot to boot. The sizes are
- * those calibration chose on this 2-core host in quick mode (16 passes
- * over 64 KiB, 32768 chase loads), so the run costs what it did.
+ * what calibration chose for WB in quick mode on a 2-core development
+ * host (16 passes over 64 KiB, 32768 chase loads), so a modelled run
+ * costs about what it did (docs/cachemodel.md, "memtype and modelcal
+ * count fixed work too").
  */
 #define MODEL_SWEEP_BYTES MiB(1)	/* read or written per repetition */
 #define MODEL_CHASE_LOADS 32768		/* dependent loads per repetition */
