@@ -496,8 +496,15 @@ static bool first_in_line(struct pace *p, unsigned cpu, uint64_t now,
  * lets it go and cpu is first in line. The CPU waited for (the holder,
  * or whoever is first in line) is watched as wait_for_others() watches
  * the slowest: one asleep outside guest code breaks the pacing.
+ * pw_dl: 0, or cpu is a pause-waiter that paused at clock pw_from with
+ * deadline pw_dl (invariant 7), still counted by the others at its
+ * deadline or its lowest poke's clock: a poke that comes while it waits
+ * lowers now with it, so that it waits at the clock the others count
+ * it at (else each side would wait for the other until the pacing
+ * broke). Returns the clock cpu took the turn at: now, or lower.
  */
-static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
+static uint64_t wait_turn(struct pace *p, unsigned cpu, uint64_t now,
+			  uint64_t pw_from, uint64_t pw_dl)
 {
 	int64_t started = now_ns();
 	struct standstill w;
@@ -511,6 +518,11 @@ static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 		uint64_t t;
 		int64_t h;
 
+		if (pw_dl) {
+			t = LOAD(p->cpu[cpu].poke);
+			if (t != NO_CLOCK && poke_clock(t, pw_from, pw_dl) < now)
+				now = poke_clock(t, pw_from, pw_dl);
+		}
 		if (!LOAD(p->on) || !LOAD(p->serial) || turn == (int32_t)cpu)
 			break;
 		if (turn == TURN_FREE) {
@@ -543,6 +555,7 @@ static void wait_turn(struct pace *p, unsigned cpu, uint64_t now)
 	}
 	p->cpu[cpu].limit_gen = GEN_STALE;
 	pthread_mutex_unlock(&p->lock);
+	return now;
 }
 
 void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
@@ -572,7 +585,7 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	 * in) shows only in its turn, not whenever its thread got here. */
 	if (serial && __atomic_load_n(&p->turn, __ATOMIC_RELAXED) !=
 		      (int32_t)cpu)
-		wait_turn(p, cpu, LOAD(me->clock));
+		wait_turn(p, cpu, LOAD(me->clock), 0, 0);
 	__atomic_store_n(&me->clock, now, __ATOMIC_RELEASE);	/* inv. 2 */
 	if (now >= LOAD(p->wake_at))
 		wake_all(p);
@@ -592,7 +605,7 @@ void pace_tick(struct pace *p, unsigned cpu, uint64_t busy)
 	if (serial) {
 		/* Invariant 9: the turn goes to whoever is first in line. */
 		release_turn(p, cpu);
-		wait_turn(p, cpu, now);
+		wait_turn(p, cpu, now, 0, 0);
 	} else {
 		wait_for_others(p, cpu, now,
 				LOAD(p->quantum) / PACE_RESUME_DIV);
@@ -813,9 +826,15 @@ uint64_t pace_pause(struct pace *p, unsigned cpu, uint64_t busy)
 		to = pause_sleep(p, cpu, now, dl, &end);
 		pthread_mutex_unlock(&p->lock);
 		/* Invariant 9: its wait ends (its deadline and pokes are
-		 * looked at by the CPU that runs) only in its turn. */
-		if (LOAD(p->serial))
-			wait_turn(p, cpu, to);
+		 * looked at by the CPU that runs) only in its turn; a poke
+		 * meanwhile may bring that turn forward. */
+		if (LOAD(p->serial)) {
+			uint64_t was = to;
+
+			to = wait_turn(p, cpu, to, now, dl);
+			if (to < was)
+				end = PACE_PW_WRITE;
+		}
 	}
 	if (to > now) {
 		STORE(me->skip, me->skip + (to - now));

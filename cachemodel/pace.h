@@ -148,7 +148,9 @@
  *     its turn). A pause-waiter whose wait ended
  *     resumes (takes its pokes, leaves its deadline) only in its turn, so
  *     the holder sees its state change at the same point of its run in
- *     every run. A CPU waiting for the turn sleeps; one waiting for a
+ *     every run; until then the others count it at its deadline or its
+ *     lowest poke's clock, and so does it: a poke that comes while it
+ *     waits for the turn lowers the clock it waits at. A CPU waiting for the turn sleeps; one waiting for a
  *     holder whose thread is asleep outside guest code for 2 x
  *     blocked_ns breaks the pacing (invariant 4): the holder is exempt
  *     and the turn free. ordering (pace_order()) waits for nothing: the

@@ -311,6 +311,83 @@ KTEST(pace_serial, a_poked_poller_resumes_at_the_write_in_its_turn)
 }
 
 /*
+ * Four CPUs poll and write, serially paced: each ticks, now and then
+ * pause-waits (a poll) and now and then pokes another at its own clock
+ * (a write the other watches). A poller waiting for its turn after its
+ * wait ended may be poked again, at a lower clock, by a CPU that ran
+ * after the first poker; it must then wait at that lower clock, where
+ * the others count it, or each side waits for the other until the
+ * pacing breaks (a 4-CPU tbench with two pairs broke so). No break,
+ * and every CPU gets through (the test before the fix: 13 to 17 breaks
+ * a run).
+ */
+#define POKE_CPUS 4
+#define POKE_TICKS 3000
+#define POKE_PAUSE_ONE_IN 4
+#define POKE_POKE_ONE_IN 3
+
+struct poke_run {
+	struct pace *p;
+	pthread_barrier_t bar;
+	uint32_t finished;	/* atomic */
+};
+
+struct poke_arg {
+	struct poke_run *r;
+	unsigned cpu;
+};
+
+static void *poke_cpu(void *a)
+{
+	struct poke_arg *arg = a;
+	struct poke_run *r = arg->r;
+	unsigned cpu = arg->cpu;
+	uint32_t seed = 11 + 7 * cpu;
+	uint64_t busy = 0;
+
+	pace_tick(r->p, cpu, busy);
+	pthread_barrier_wait(&r->bar);
+	if (cpu == 0)
+		pace_set_serial(r->p, true);
+	pthread_barrier_wait(&r->bar);
+	for (unsigned i = 0; i < POKE_TICKS; i++) {
+		busy += next_step(&seed);
+		pace_tick(r->p, cpu, busy);
+		if (next_step(&seed) % POKE_POKE_ONE_IN == 0)
+			pace_poke(r->p, (cpu + 1 + next_step(&seed) %
+						   (POKE_CPUS - 1)) % POKE_CPUS,
+				  busy + pace_skip(r->p, cpu));
+		if (next_step(&seed) % POKE_PAUSE_ONE_IN == 0)
+			pace_pause(r->p, cpu, busy);
+	}
+	__atomic_add_fetch(&r->finished, 1, __ATOMIC_SEQ_CST);
+	pace_idle(r->p, cpu);
+	return NULL;
+}
+
+KTEST(pace_serial, a_poke_while_waiting_for_the_turn_brings_the_turn_forward)
+{
+	struct poke_run r;
+	struct poke_arg args[POKE_CPUS];
+	struct host_thread_group g;
+
+	memset(&r, 0, sizeof(r));
+	r.p = pace_create(POKE_CPUS, QUANTUM, BLOCKED_NS);
+	ASSERT_TRUE(r.p != NULL);
+	pthread_barrier_init(&r.bar, NULL, POKE_CPUS);
+	for (unsigned c = 0; c < POKE_CPUS; c++)
+		args[c] = (struct poke_arg){&r, c};
+	host_thread_group_start(&g, POKE_CPUS, poke_cpu, args,
+				sizeof(args[0]));
+	host_thread_group_join(&g);
+	EXPECT_EQ(r.finished, POKE_CPUS);
+	EXPECT_GT(pace_pw_count(r.p, PACE_PW_WRITE), 0);
+	EXPECT_EQ(pace_breaks(r.p), 0);
+	pthread_barrier_destroy(&r.bar);
+	pace_destroy(r.p);
+}
+
+/*
  * Three CPUs: 0 runs, 1 and 2 are halted. CPU 0 sends a wake at
  * WAKE_AT; CPU 1 resumes WAKE_DELAY_NS of host time after that; CPU 2
  * never does. With the wake named for CPU 1, CPU 0 runs to its end as soon as
