@@ -39,6 +39,15 @@
  *     and prefetches then look only at the CPUs named, as the
  *     core-valid bits of Intel's inclusive L3 let it: the same
  *     outcome, fewer lookups.
+ *  4a. With llc_cpus, each group of llc_cpus consecutive CPUs (a die)
+ *     has an LLC of its own, of the profile's llc size; a CPU looks up
+ *     and fills only its die's. A line may be in several dies' LLCs,
+ *     clean; a line modified in one die's LLC (ST_M) is in no other
+ *     die's LLC. Another die's miss on it takes it from there (a
+ *     hand-over, as from a private cache: a snoop hit on a modified
+ *     line over the bus) and leaves both copies clean; a clean copy in
+ *     another die supplies nothing (memory does, as on a front-side
+ *     bus); a write removes the line from every other die's LLC.
  *  5. Cost model (docs/cachemodel.md, "The timing model"): a CPU's
  *     clock is instructions x CPI plus the cycles it stalled
  *     (mem_cycles), plus the cycles it slept through (cm_set_skip(); so
@@ -144,6 +153,9 @@ struct cm_profile {
 	uint32_t sfence;	/* extra cycles of an sfence; 0: as fence */
 	uint32_t llc_inclusive;	/* 1: LLC victims leave the private caches */
 	uint32_t bus_cpus;	/* CPUs per bus / memory controller; 0: all */
+	uint32_t llc_cpus;	/* CPUs sharing one LLC (a die), numbered
+				 * consecutively; 0: one LLC for all. Needs
+				 * a non-inclusive LLC (llc_inclusive 0) */
 	uint32_t fill_buffers;	/* outstanding misses per CPU, shared with
 				 * WC flushes; 0: every transaction waited for */
 	uint32_t store_buffer;	/* stores waiting for ownership; 0: none */

@@ -359,8 +359,10 @@ void cm_clflush_unseen(struct cm_model *m, unsigned cpu)
 /* Lines all caches of the model hold at most. */
 static uint64_t cached_lines_max(const struct cm_model *m)
 {
-	uint64_t n = (uint64_t)m->llc.sets * m->llc.ways;
+	uint64_t n = 0;
 
+	for (unsigned d = 0; d < m->nllc; d++)
+		n += (uint64_t)m->llc[d].lv.sets * m->llc[d].lv.ways;
 	for (unsigned c = 0; c < m->ncpus; c++)
 		n += (uint64_t)m->cpu[c].l1.sets * m->cpu[c].l1.ways +
 		     (uint64_t)m->cpu[c].l2.sets * m->cpu[c].l2.ways;

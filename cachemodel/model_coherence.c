@@ -2,7 +2,10 @@
  * The cache hierarchy of the cache model: each CPU's private caches (L1D,
  * an optional L2) under MESI, the shared LLC (inclusive or not), and the
  * write-back accesses built on them: a read, a write or locked access,
- * and evicting a line everywhere. Each access returns when its data or
+ * and evicting a line everywhere. With an LLC per die (llc_cpus), a line
+ * moves between dies as over a front-side bus: a modified copy is
+ * taken from the die holding it, a clean one is read from memory
+ * (cachemodel/model.h, invariant 4a). Each access returns when its data or
  * ownership is there; the caller stalls (cachemodel/model_access.c). With an
  * inclusive LLC, its sharer bits say which CPUs a snoop must look at
  * (priv_holders_at(); cachemodel/model.h, invariant 4).
@@ -39,7 +42,8 @@ uint64_t priv_holders_at(const struct cm_model *m, long i)
 /* The CPUs whose private caches may hold line (priv_holders_at()). */
 static uint64_t priv_holders(const struct cm_model *m, uint64_t line)
 {
-	return m->llc_sharers ? priv_holders_at(m, level_find(&m->llc, line))
+	return m->llc_sharers ? priv_holders_at(m, level_find(&m->llc[0].lv,
+							      line))
 			      : all_cpus(m);
 }
 
@@ -51,7 +55,7 @@ static void note_holder(struct cm_model *m, unsigned cpu, uint64_t line)
 
 	if (!m->llc_sharers)
 		return;
-	i = level_find(&m->llc, line);
+	i = level_find(&m->llc[0].lv, line);
 	if (i >= 0)
 		m->llc_sharers[i] |= 1ull << cpu;
 }
@@ -82,8 +86,8 @@ void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 	uint64_t vline, holders;
 	enum line_state vst;
 	bool vdirty;
-	size_t w = level_insert(&m->llc, line, dirty ? ST_M : ST_S, &vline,
-				&vst);
+	size_t w = level_insert(llc_of(m, cpu), line, dirty ? ST_M : ST_S,
+				&vline, &vst);
 
 	/* The victim's sharers, then none for the new line yet. */
 	holders = priv_holders_at(m, (long)w);
@@ -106,15 +110,64 @@ void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 		     bool dirty)
 {
-	long i = level_find(&m->llc, line);
+	struct level *llc = llc_of(m, cpu);
+	long i = level_find(llc, line);
 
 	if (i >= 0) {
 		if (dirty)
-			state_set(&m->llc, (size_t)i, ST_M);
-		level_touch(&m->llc, i);
+			state_set(llc, (size_t)i, ST_M);
+		level_touch(llc, i);
 		return;
 	}
 	llc_insert(m, cpu, line, dirty);
+}
+
+/* What other_dies() found. */
+#define DIE_HELD 1u		/* another die's LLC holds the line */
+#define DIE_MODIFIED 2u		/* ... modified: the line comes from it */
+
+/*
+ * Invariant 4a: the line in the LLCs of dies other than cpu's. Without
+ * drop (a read), a modified copy becomes clean: it crossed the bus, and
+ * memory took it too. With drop (a write), every copy goes.
+ */
+static unsigned other_dies(struct cm_model *m, unsigned cpu, uint64_t line,
+			   bool drop)
+{
+	unsigned mine = cpu / m->llc_cpus, found = 0;
+
+	for (unsigned d = 0; d < m->nllc; d++) {
+		struct level *l = &m->llc[d].lv;
+		enum line_state st;
+		long i;
+
+		if (d == mine)
+			continue;
+		if (drop) {
+			st = level_drop(l, line);
+		} else {
+			i = level_find(l, line);
+			st = i < 0 ? ST_I : state_get(l, (size_t)i);
+			if (st == ST_M)
+				state_set(l, (size_t)i, ST_S);
+		}
+		if (st != ST_I)
+			found |= DIE_HELD;
+		if (st == ST_M)
+			found |= DIE_MODIFIED;
+	}
+	return found;
+}
+
+/* Does another die's LLC hold line (invariant 4a)? */
+bool llc_other_die_holds(struct cm_model *m, unsigned cpu, uint64_t line)
+{
+	unsigned mine = cpu / m->llc_cpus;
+
+	for (unsigned d = 0; d < m->nllc; d++)
+		if (d != mine && level_find(&m->llc[d].lv, line) >= 0)
+			return true;
+	return false;
 }
 
 void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
@@ -205,17 +258,34 @@ static uint64_t fetch_shared(struct cm_model *m, unsigned cpu, uint64_t line,
 			     uint64_t t, uint64_t *granted)
 {
 	struct cpu *c = &m->cpu[cpu];
-	long i = level_find(&m->llc, line);
+	struct level *llc = llc_of(m, cpu);
+	long i = level_find(llc, line);
 
 	if (i >= 0) {
 		stat_add(&c->st.llc_hits, 1);
-		level_touch(&m->llc, i);
-		return cache_fill(m, cpu, t, m->llc.latency,
+		level_touch(llc, i);
+		return cache_fill(m, cpu, t, llc->latency,
 				  pf_consume(m, cpu, line, t), granted);
 	}
 	stat_add(&c->st.llc_misses, 1);
 	llc_insert(m, cpu, line, false);	/* just looked up: absent */
 	return mem_read(m, cpu, t, granted);
+}
+
+/* Invariant 4a: a private miss of cpu whose line another die's LLC held
+ * modified: its die's LLC misses (no die holds a line another holds
+ * modified) and the line comes over the bus from that die, at t. */
+static uint64_t fetch_from_die(struct cm_model *m, unsigned cpu,
+			       uint64_t line, uint64_t t, uint64_t *granted)
+{
+	uint64_t ready;
+
+	stat_add(&m->cpu[cpu].st.llc_misses, 1);
+	llc_insert(m, cpu, line, false);
+	ready = hand_over(m, cpu, line, t, 0);
+	if (granted)
+		*granted = ready;
+	return ready;
 }
 
 /* A WB read that missed cpu's private caches, at t; returns when the
@@ -226,8 +296,10 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 {
 	bool shared = false, transferred = false;
 	uint64_t ready, written = 0, holders = priv_holders(m, line);
+	unsigned dies = m->nllc > 1 ? other_dies(m, cpu, line, false) : 0;
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
+		bool same_die = d / m->llc_cpus == cpu / m->llc_cpus;
 		enum line_state st;
 
 		if (d == cpu || !(holders >> d & 1))
@@ -236,18 +308,27 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 		if (st == ST_I)
 			continue;
 		shared = true;
-		if (st == ST_M || st == ST_E) {
-			/* The owner supplies the line and keeps a copy. */
+		if (st == ST_M || (st == ST_E && same_die)) {
+			/* The owner supplies the line and keeps a copy; from
+			 * another die the bus takes it to memory too, so it
+			 * is clean there (invariant 4a). */
 			if (st == ST_M) {
-				llc_fill(m, cpu, line, true);
+				llc_fill(m, cpu, line, same_die);
 				written = write_time_of(m, d, line);
 			}
 			priv_set_state(&m->cpu[d], line, ST_S);
 			transferred = true;
+		} else if (st == ST_E) {
+			/* Clean in another die: memory supplies it. */
+			priv_set_state(&m->cpu[d], line, ST_S);
 		}
 	}
+	if (dies & DIE_HELD)
+		shared = true;
 	if (transferred)
 		ready = *granted = hand_over(m, cpu, line, t, written);
+	else if (dies & DIE_MODIFIED)
+		ready = fetch_from_die(m, cpu, line, t, granted);
 	else
 		ready = fetch_shared(m, cpu, line, t, granted);
 	priv_fill(m, cpu, line, shared ? ST_S : ST_E);
@@ -276,6 +357,8 @@ bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
 				*written = write_time_of(m, d, line);
 		}
 	}
+	if (m->nllc > 1 && other_dies(m, cpu, line, true) & DIE_MODIFIED)
+		dirty = true;
 	return dirty;
 }
 
@@ -298,7 +381,7 @@ uint64_t write_back_access(struct cm_model *m, unsigned cpu,
 		/* Upgrade: ask the LLC to invalidate the other copies. */
 		invalidate_others(m, cpu, line, NULL);
 		priv_set_state(c, line, ST_M);
-		ready += m->llc.latency;
+		ready += llc_of(m, cpu)->latency;
 		break;
 	case ST_I:
 		if (invalidate_others(m, cpu, line, &written))
@@ -348,8 +431,9 @@ void evict_everywhere(struct cm_model *m, unsigned cpu, uint64_t line)
 		if (st == ST_M)
 			dirty = true;
 	}
-	if (level_drop(&m->llc, line) == ST_M)
-		dirty = true;
+	for (unsigned d = 0; d < m->nllc; d++)
+		if (level_drop(&m->llc[d].lv, line) == ST_M)
+			dirty = true;
 	if (dirty)
 		mem_write_back(m, cpu);
 }

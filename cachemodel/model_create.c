@@ -42,6 +42,9 @@ const char *cm_profile_check(const struct cm_profile *p)
 		return "prefetch_ahead must be 0..32";
 	if (p->llc_inclusive > 1 || p->prefetch_next > 1)
 		return "llc_inclusive and prefetch_next must be 0 or 1";
+	if (p->llc_cpus && p->llc_inclusive)
+		return "llc_cpus (an LLC per group of CPUs) needs "
+		       "llc_inclusive 0";
 	return NULL;
 }
 
@@ -74,11 +77,18 @@ struct cm_model *cm_create(const struct cm_profile *p, unsigned ncpus)
 	m->cpu = aligned_alloc(HOST_LINE_BYTES, ncpus * sizeof(*m->cpu));
 	if (m->cpu)
 		memset(m->cpu, 0, ncpus * sizeof(*m->cpu));
-	ok = m->bus != NULL && m->cpu != NULL &&
-	     level_init(m, &m->llc, &p->llc);
+	m->llc_cpus = p->llc_cpus && p->llc_cpus < ncpus ? p->llc_cpus : ncpus;
+	m->nllc = (ncpus + m->llc_cpus - 1) / m->llc_cpus;
+	m->llc = aligned_alloc(HOST_LINE_BYTES, m->nllc * sizeof(*m->llc));
+	if (m->llc)
+		memset(m->llc, 0, m->nllc * sizeof(*m->llc));
+	m->bytes += m->nllc * sizeof(*m->llc);
+	ok = m->bus != NULL && m->cpu != NULL && m->llc != NULL;
+	for (unsigned d = 0; ok && d < m->nllc; d++)
+		ok = level_init(m, &m->llc[d].lv, &p->llc);
 	m->bytes += ncpus * sizeof(*m->cpu);
-	if (ok && p->llc_inclusive && level_present(&m->llc)) {
-		size_t ways = (size_t)m->llc.sets * m->llc.ways;
+	if (ok && p->llc_inclusive && level_present(&m->llc[0].lv)) {
+		size_t ways = (size_t)m->llc[0].lv.sets * m->llc[0].lv.ways;
 
 		m->llc_sharers = calloc(ways, sizeof(*m->llc_sharers));
 		m->bytes += ways * sizeof(*m->llc_sharers);
@@ -110,7 +120,9 @@ void cm_destroy(struct cm_model *m)
 	}
 	free(m->cpu);
 	free(m->bus);
-	level_free(&m->llc);
+	for (unsigned d = 0; m->llc && d < m->nllc; d++)
+		level_free(&m->llc[d].lv);
+	free(m->llc);
 	free(m->llc_sharers);
 	for (unsigned i = 0; i < TYPE_CHUNKS; i++)
 		free(m->types[i]);

@@ -228,6 +228,12 @@ struct cpu {
 	struct cm_stats st;
 } __attribute__((aligned(HOST_LINE_BYTES)));
 
+/* One die's LLC (model.h, invariant 4a), in host lines of its own: every
+ * access to it writes its LRU clock. */
+struct llc_die {
+	struct level lv;
+} __attribute__((aligned(HOST_LINE_BYTES)));
+
 /*
  * Laid out by who writes what, in host cache lines: the fast path of
  * every CPU reads the first fields on every access, so nothing written
@@ -252,12 +258,15 @@ struct cm_model {
 	/* Bumped by every insertion of a line into any cache (under the
 	 * caller's lock); in its own host line, as misses write it often. */
 	uint64_t fills __attribute__((aligned(HOST_LINE_BYTES)));
-	/* Written on every LLC access (its LRU clock). */
-	struct level llc __attribute__((aligned(HOST_LINE_BYTES)));
-	/* An inclusive LLC's sharer bits, one word per way (llc's index):
-	 * bit d set if CPU d may hold the way's line privately (model.h,
-	 * invariant 4); NULL for a non-inclusive LLC, which says nothing
-	 * about the private caches. Under the caller's lock. */
+	/* The LLCs: CPU c uses llc[c / llc_cpus] (nllc of them; one
+	 * without the profile's llc_cpus; model.h, invariant 4a). */
+	struct llc_die *llc;
+	unsigned nllc, llc_cpus;
+	/* An inclusive LLC's sharer bits, one word per way (llc[0]'s index;
+	 * an inclusive LLC is always the only one): bit d set if CPU d may
+	 * hold the way's line privately (model.h, invariant 4); NULL for a
+	 * non-inclusive LLC, which says nothing about the private caches.
+	 * Under the caller's lock. */
 	uint64_t *llc_sharers;
 	/* Buses: CPU c uses bus[c / bus_cpus]; read and written with
 	 * atomics (the fast path's WC flushes and UC accesses use them). */
@@ -286,6 +295,12 @@ static inline void stat_add(uint64_t *v, uint64_t n)
 static inline uint64_t max_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
+}
+
+/* The LLC of cpu's die (model.h, invariant 4a). */
+static inline struct level *llc_of(struct cm_model *m, unsigned cpu)
+{
+	return &m->llc[cpu / m->llc_cpus].lv;
 }
 
 /* cpu's clock: instructions x CPI plus the cycles it stalled, plus the
@@ -505,11 +520,15 @@ void llc_insert(struct cm_model *m, unsigned cpu, uint64_t line,
 void l2_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 	     enum line_state st);
 
+/* Does the LLC of a die other than cpu's hold line (model.h, invariant
+ * 4a)? Always false with one LLC. */
+bool llc_other_die_holds(struct cm_model *m, unsigned cpu, uint64_t line);
 /*
  * Invalidate line in every other CPU (a read-for-ownership or an
- * upgrade). Returns true if one of them held it modified (it then
- * supplies the data); *written (unless written is NULL) then gets when
- * that CPU last wrote it (write_time_of()).
+ * upgrade), and in the LLCs of the other dies. Returns true if one of
+ * them held it modified (it then supplies the data); *written (unless
+ * written is NULL) then gets when that CPU last wrote it
+ * (write_time_of(); left alone when a die's LLC held it).
  */
 bool invalidate_others(struct cm_model *m, unsigned cpu, uint64_t line,
 		       uint64_t *written);

@@ -42,7 +42,7 @@ static bool line_in(uint64_t line, uint64_t first, uint64_t last)
 void evict_range(struct cm_model *m, unsigned cpu, uint64_t first,
 		 uint64_t last)
 {
-	struct level *lv[2 * CM_MAX_CPUS + 1];
+	struct level *lv[3 * CM_MAX_CPUS];
 	unsigned n = 0;
 
 	for (unsigned c = 0; c < m->ncpus; c++) {
@@ -55,7 +55,8 @@ void evict_range(struct cm_model *m, unsigned cpu, uint64_t first,
 		lv[n++] = &m->cpu[c].l1;
 		lv[n++] = &m->cpu[c].l2;
 	}
-	lv[n++] = &m->llc;
+	for (unsigned d = 0; d < m->nllc; d++)
+		lv[n++] = &m->llc[d].lv;
 	/* Scan the caches rather than the range: ranges may be huge. */
 	for (unsigned k = 0; k < n; k++) {
 		struct level *l = lv[k];

@@ -55,15 +55,16 @@ static uint64_t pf_mem_read(struct cm_model *m, unsigned cpu, uint64_t t)
 
 /*
  * Prefetch line for cpu at clock t into its L2, or the LLC without one:
- * WB lines only, not already held by cpu nor by any other CPU (a
- * prefetch never takes a line from another core), from the LLC or else
- * from memory (pf_mem_read()).
+ * WB lines only, not already held by cpu nor by any other CPU or die (a
+ * prefetch never takes a line from another core), from its die's LLC or
+ * else from memory (pf_mem_read()).
  */
 static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 		     uint64_t t)
 {
 	struct cpu *c = &m->cpu[cpu];
 	bool to_l2 = level_present(&c->l2);
+	struct level *llc;
 	uint64_t ready, holders;
 	long i;
 
@@ -72,7 +73,8 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 	/* Each test below only returns, so the one that most often does
 	 * goes first: a streaming CPU without an L2 finds most lines it
 	 * would prefetch already in the LLC. */
-	i = level_find(&m->llc, line);
+	llc = llc_of(m, cpu);
+	i = level_find(llc, line);
 	if (i >= 0 && !to_l2)
 		return;
 	if (cm_type_of(m, line << CM_LINE_SHIFT) != CM_WB)
@@ -81,9 +83,11 @@ static void pf_issue(struct cm_model *m, unsigned cpu, uint64_t line,
 	for (unsigned d = 0; d < m->ncpus; d++)
 		if (holders >> d & 1 && priv_state(&m->cpu[d], line) != ST_I)
 			return;
+	if (m->nllc > 1 && llc_other_die_holds(m, cpu, line))
+		return;
 	if (i >= 0) {
-		level_touch(&m->llc, i);
-		ready = t + m->llc.latency;
+		level_touch(llc, i);
+		ready = t + llc->latency;
 	} else {
 		ready = pf_mem_read(m, cpu, t);
 		llc_insert(m, cpu, line, false);

@@ -31,7 +31,7 @@ static const struct key keys[] = {
 	NUM(mem_latency), NUM(remote_latency), NUM(uc_load), NUM(uc_store),
 	NUM(wc_buffers), NUM(wc_burst), NUM(wc_chunk), NUM(locked),
 	NUM(fence), NUM(clflush), OPT(sfence), OPT(llc_inclusive),
-	OPT(bus_cpus), OPT(fill_buffers), OPT(store_buffer),
+	OPT(bus_cpus), OPT(llc_cpus), OPT(fill_buffers), OPT(store_buffer),
 	OPT(prefetch_next), OPT(prefetch_ahead), OPT(l2_queue),
 	OPT(l1_fill),
 };

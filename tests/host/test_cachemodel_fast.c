@@ -63,7 +63,16 @@ static const char profiles_text[] =
 	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
 	"clflush 40\nsfence 4\nllc_inclusive 1\nbus_cpus 2\n"
 	"fill_buffers 3\nstore_buffer 4\nprefetch_next 1\n"
-	"prefetch_ahead 3\nl2_queue 2\nl1_fill 2\n";
+	"prefetch_ahead 3\nl2_queue 2\nl1_fill 2\n"
+	/* An LLC per die of two CPUs (cachemodel/model.h, invariant 4a),
+	 * no private L2, as xeon5400-2008: with three CPUs, two dies. */
+	"[tiny-dies]\n"
+	"freq_mhz 1000\ncpi_x100 100\n"
+	"l1d 1024 2 3\nl2 0 0 0\nllc 8192 4 30\n"
+	"mem_latency 100\nremote_latency 50\nuc_load 120\nuc_store 110\n"
+	"wc_buffers 2\nwc_burst 20\nwc_chunk 7\nlocked 15\nfence 5\n"
+	"clflush 40\nllc_cpus 2\nbus_cpus 2\nfill_buffers 3\n"
+	"store_buffer 4\nprefetch_next 1\nprefetch_ahead 3\n";
 
 #define TIMED "tiny-timed"
 /* Its causality window (model.h, invariant 8), cycles. */
@@ -278,6 +287,16 @@ KTEST(cachemodel_fast, equals_slow_path_with_every_timing_mechanism)
 	EXPECT_EQ(run_stream(TIMED, STREAM_SEED ^ 0x7171, &fast), -1);
 	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
 	EXPECT_EQ(run_copy_stream(TIMED, STREAM_SEED ^ 0xc0b3, &fast),
+		  -1);
+}
+
+KTEST(cachemodel_fast, equals_slow_path_with_an_llc_per_die)
+{
+	uint64_t fast;
+
+	EXPECT_EQ(run_stream("tiny-dies", STREAM_SEED ^ 0xd1e5, &fast), -1);
+	EXPECT_GT(fast * 100, (uint64_t)STREAM_STEPS * MIN_FAST_PERCENT);
+	EXPECT_EQ(run_copy_stream("tiny-dies", STREAM_SEED ^ 0xc0b4, &fast),
 		  -1);
 }
 

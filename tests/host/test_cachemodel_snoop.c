@@ -65,7 +65,7 @@ static bool level_covered(const struct cm_model *m, const struct level *l,
 
 		if (state_get(l, w) == ST_I)
 			continue;
-		i = level_find(&m->llc, l->line[w]);
+		i = level_find(&m->llc[0].lv, l->line[w]);
 		if (i < 0 || !(m->llc_sharers[i] >> cpu & 1))
 			return false;
 	}
@@ -146,9 +146,10 @@ static long run(const char *profile, uint64_t seed, uint64_t *skipped)
 		if (!same_counters(bits, all) || !inclusion_holds(bits))
 			bad = step;
 		if (step % 1000 == 0)
-			for (size_t w = 0;
-			     w < (size_t)bits->llc.sets * bits->llc.ways; w++)
-				if (state_get(&bits->llc, w) != ST_I &&
+			for (size_t w = 0; w < (size_t)bits->llc[0].lv.sets *
+						   bits->llc[0].lv.ways;
+			     w++)
+				if (state_get(&bits->llc[0].lv, w) != ST_I &&
 				    bits->llc_sharers[w] != (1u << NCPUS) - 1)
 					(*skipped)++;
 	}
