@@ -117,6 +117,14 @@ class RangeTest(unittest.TestCase):
                                  {})
         self.assertEqual(pts, [("default", 0), ("high", 1)])
 
+    def test_no_inclusive_llc_per_die(self):
+        # cm_profile_check() refuses llc_inclusive 1 with llc_cpus: the
+        # sweep must not ask for it (a boot whose plugin fails to load)
+        pts, why = ms.sweep_values({"key": "llc_inclusive", "values": ["0"]},
+                                   {"llc_cpus": 2})
+        self.assertEqual(pts, [("default", 0)])
+        self.assertIn("llc_cpus", why)
+
     def test_unknown_key_half_to_twice(self):
         pts, why = ms.sweep_values({"key": "new_key", "values": ["10"]}, {})
         self.assertEqual(pts, [("low", 5), ("default", 10), ("high", 20)])

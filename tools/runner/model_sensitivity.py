@@ -171,7 +171,9 @@ RANGES = {
                "SFENCE from its isolated cost to a few times it (what it "
                "waits for is modelled apart)"),
     "clflush": (_scaled(0.5, 2), "no public figure: half to twice"),
-    "llc_inclusive": (_fixed(0, 1), "either"),
+    "llc_inclusive": (lambda v, p: (0, 0) if p.get("llc_cpus") else (0, 1),
+                      "either; with an LLC per die (llc_cpus) 0 only: "
+                      "the model has no inclusive LLC per die"),
     "fill_buffers": (_fixed(4, 12),
                      "from half of Core 2's 8 to Skylake's 12"),
     "prefetch_ahead": (_fixed(0, 32),
@@ -367,8 +369,14 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
         timeout=BOOT_TIMEOUT_S,
         extra=["-icount", "shift=0"] if smp == 1 else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    ex, _, probs = session.run(launch, script, log,
-                               os.path.join(outdir, tag + ".ppm"))
+    try:
+        ex, _, probs = session.run(launch, script, log,
+                                   os.path.join(outdir, tag + ".ppm"))
+    except (OSError, qemu.LaunchError, session.ScriptError) as e:
+        # A QEMU that exits at once (a plugin refusing the profile)
+        # drops the session's socket: say what QEMU said.
+        raise RuntimeError("%s: the boot failed (%s): %s" % (
+            tag, e, qemu_said(log))) from e
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime -
            before.ru_utime - before.ru_stime)
@@ -381,6 +389,19 @@ def run_point(profile_text, name, tag, outdir, smp, mode, sizes):
         raise RuntimeError("%s: %s" % (tag, bad[0]))
     model_lines.attribute(data["results"], objs)
     return data["results"], cpu
+
+
+def qemu_said(log, lines=2):
+    """The last lines QEMU wrote in a session (its .qemu-session.txt),
+    joined; "nothing" when there are none."""
+    try:
+        with open(log + ".qemu-session.txt", encoding="utf-8",
+                  errors="replace") as f:
+            said = [l.strip() for l in f if l.strip() and
+                    not l.startswith("#")]
+    except OSError:
+        said = []
+    return " / ".join(said[-lines:]) or "nothing"
 
 
 def point_record(param, point, value, results, cpu, concl):
