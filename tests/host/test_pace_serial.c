@@ -53,6 +53,19 @@ static void sleep_ns(int64_t ns)
 	nanosleep(&t, NULL);
 }
 
+/* Every CPU is known (runnable at clock 0) before serial pacing starts,
+ * so the first turn is CPU 0's in every run: each thread calls this
+ * first; the barrier is for all of them. */
+static void join_then_serial(struct pace *p, unsigned cpu,
+			     pthread_barrier_t *bar)
+{
+	pace_tick(p, cpu, 0);
+	pthread_barrier_wait(bar);
+	if (cpu == 0)
+		pace_set_serial(p, true);
+	pthread_barrier_wait(bar);
+}
+
 /* A CPU's cycles per tick: a fixed sequence of its own (an LCG). */
 static unsigned next_step(uint32_t *seed)
 {
@@ -125,13 +138,7 @@ static void *serial_cpu(void *a)
 	uint32_t seed = 1 + cpu, jitter_seed = 77 + cpu * (uint32_t)now_ns();
 	uint64_t busy = 0;
 
-	/* Every CPU is known (runnable at 0) before serial pacing starts:
-	 * the first turn is then CPU 0's in every run. */
-	pace_tick(r->p, cpu, busy);
-	pthread_barrier_wait(&r->bar);
-	if (cpu == 0)
-		pace_set_serial(r->p, true);
-	pthread_barrier_wait(&r->bar);
+	join_then_serial(r->p, cpu, &r->bar);
 	for (unsigned i = 0; i < TICKS; i++) {
 		uint32_t in;
 
@@ -276,11 +283,7 @@ static void *poll_cpu(void *a)
 	struct poll_arg *arg = a;
 	struct poll_run *r = arg->r;
 
-	pace_tick(r->p, arg->cpu, 0);
-	pthread_barrier_wait(&r->bar);
-	if (arg->cpu == 0)
-		pace_set_serial(r->p, true);
-	pthread_barrier_wait(&r->bar);
+	join_then_serial(r->p, arg->cpu, &r->bar);
 	if (arg->cpu == 0)
 		poll_worker(r);
 	else
@@ -345,11 +348,7 @@ static void *poke_cpu(void *a)
 	uint32_t seed = 11 + 7 * cpu;
 	uint64_t busy = 0;
 
-	pace_tick(r->p, cpu, busy);
-	pthread_barrier_wait(&r->bar);
-	if (cpu == 0)
-		pace_set_serial(r->p, true);
-	pthread_barrier_wait(&r->bar);
+	join_then_serial(r->p, cpu, &r->bar);
 	for (unsigned i = 0; i < POKE_TICKS; i++) {
 		busy += next_step(&seed);
 		pace_tick(r->p, cpu, busy);
