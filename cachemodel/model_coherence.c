@@ -134,7 +134,7 @@ static void llc_fill(struct cm_model *m, unsigned cpu, uint64_t line,
 static unsigned other_dies(struct cm_model *m, unsigned cpu, uint64_t line,
 			   bool drop)
 {
-	unsigned mine = cpu / m->llc_cpus, found = 0;
+	unsigned mine = die_of(m, cpu), found = 0;
 
 	for (unsigned d = 0; d < m->nllc; d++) {
 		struct level *l = &m->llc[d].lv;
@@ -162,7 +162,7 @@ static unsigned other_dies(struct cm_model *m, unsigned cpu, uint64_t line,
 /* Does another die's LLC hold line (invariant 4a)? */
 bool llc_other_die_holds(struct cm_model *m, unsigned cpu, uint64_t line)
 {
-	unsigned mine = cpu / m->llc_cpus;
+	unsigned mine = die_of(m, cpu);
 
 	for (unsigned d = 0; d < m->nllc; d++)
 		if (d != mine && level_find(&m->llc[d].lv, line) >= 0)
@@ -299,7 +299,7 @@ static uint64_t read_miss(struct cm_model *m, unsigned cpu, uint64_t line,
 	unsigned dies = m->nllc > 1 ? other_dies(m, cpu, line, false) : 0;
 
 	for (unsigned d = 0; d < m->ncpus; d++) {
-		bool same_die = d / m->llc_cpus == cpu / m->llc_cpus;
+		bool same_die = die_of(m, d) == die_of(m, cpu);
 		enum line_state st;
 
 		if (d == cpu || !(holders >> d & 1))

@@ -297,10 +297,16 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* The LLC of cpu's die (model.h, invariant 4a). */
+/* cpu's die: the index of its LLC (model.h, invariant 4a). */
+static inline unsigned die_of(const struct cm_model *m, unsigned cpu)
+{
+	return cpu / m->llc_cpus;
+}
+
+/* The LLC of cpu's die. */
 static inline struct level *llc_of(struct cm_model *m, unsigned cpu)
 {
-	return &m->llc[cpu / m->llc_cpus].lv;
+	return &m->llc[die_of(m, cpu)].lv;
 }
 
 /* cpu's clock: instructions x CPI plus the cycles it stalled, plus the

@@ -202,7 +202,7 @@ static bool dies_hold(struct cm_model *m)
 				enum line_state p = priv_state(&m->cpu[c],
 							       line);
 
-				if (c / m->llc_cpus != d &&
+				if (die_of(m, c) != d &&
 				    (p == ST_M || p == ST_E))
 					return false;
 			}
