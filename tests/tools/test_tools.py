@@ -929,6 +929,14 @@ class ModelTest(unittest.TestCase):
         self.assertIn("| copy | 4.0 s | 12.0 s | 3.0x |", text)
         self.assertIn("| idle | 0.0 s | 0.1 s | n/a |", text)
         self.assertIn("Model state: 3.0 MiB", text)
+        # A record from before the modelled boot's command line was kept:
+        # the profile's name alone, as such boots had it.
+        self.assertIn("as `run=default cachemodel=tiny`", text)
+        text = "\n".join(report.section_cost(dict(
+            cost, model_cmdline="run=default cachemodel=tiny "
+            "cachemodel.caches=l1d:4096:4")))
+        self.assertIn("as `run=default cachemodel=tiny "
+                      "cachemodel.caches=l1d:4096:4`", text)
         line = "\n".join(report.model_state_line(
             {"profile": "tiny", "summary": {"state_bytes": 1 << 20}}))
         self.assertIn("Model state: 1.0 MiB", line)
@@ -949,6 +957,20 @@ class ModelTest(unittest.TestCase):
         self.assertIsNone(model_cost.spread([]))
         self.assertIsNone(model_cost.spread(
             [{"plain_cpu_s": 0.0, "model_cpu_s": 1.0}] * 2))
+
+    def test_model_cost_cmdline(self):
+        """The modelled boot boots as `make run MODEL=` does (the profile's
+        geometry from cachemodel/profiles.txt), or with the name alone."""
+        self.assertEqual(
+            model_cost.modelled_cmdline("run=copy", "core2-2007"),
+            "run=copy cachemodel=core2-2007 "
+            "cachemodel.caches=l1d:32768:8,llc:4194304:16")
+        self.assertEqual(
+            model_cost.modelled_cmdline("run=copy", "core2-2007", True),
+            "run=copy cachemodel=core2-2007")
+        sky = model_cost.modelled_cmdline("run=default", "skylake-2015")
+        self.assertIn("l2:262144:4", sky)
+        self.assertIn("llc:8388608:16", sky)
 
     def test_report_cost_section_floor(self):
         """model_cost.py's record with the callbacks-only boot and the

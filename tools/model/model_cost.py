@@ -6,7 +6,13 @@ model can go below), the same boot under the model, and the figures side
 by side (docs/cachemodel.md, "Cost of the model").
 
     model_cost.py --profile core2-2007 [--smp 2] [--cmdline run=default]
-                  [--pairs 1] [--no-floor] [--sync CYCLES]
+                  [--pairs 1] [--no-floor] [--same-work] [--sync CYCLES]
+
+The modelled boot gets the kernel options `make run MODEL=` gives it
+(tools/model/model_profile.py, kernel_options()): with the profile's
+cache geometry some experiments size their work by the modelled LLC,
+not by CPUID's. --same-work leaves the geometry out, so both boots do
+the same work.
 
 Prints, per pair and overall, wall time and CPU time (user + system of
 QEMU) of the boots and their ratios to the plain one, and with two pairs
@@ -33,6 +39,7 @@ import sys
 import time
 
 from tools.image import qemu
+from tools.model.model_profile import kernel_options
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -187,6 +194,18 @@ def spread(pairs):
              min(model), max(model)))
 
 
+def modelled_cmdline(cmdline, profile, same_work=False,
+                     profiles=PROFILES):
+    """The modelled boot's kernel command line: by default the options
+    `make run MODEL=` boots with, the profile's name and its cache
+    geometry, by which copy and falseshare size their work (a smaller LLC
+    than CPUID's: less of it); with same_work the name alone, so the
+    kernel sizes its work by CPUID's caches as the plain boot does."""
+    if same_work:
+        return cmdline + " cachemodel=" + profile
+    return cmdline + " " + kernel_options(profiles, profile)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", required=True)
@@ -195,6 +214,10 @@ def main(argv=None):
     ap.add_argument("--pairs", type=int, default=1)
     ap.add_argument("--no-floor", dest="floor", action="store_false",
                     help="leave out the callbacks-only boot")
+    ap.add_argument("--same-work", action="store_true",
+                    help="boot the model without the profile's cache "
+                    "geometry, so every experiment sizes its work as in "
+                    "the plain boot (default: as make run MODEL= boots)")
     ap.add_argument("--sync", type=int, default=None,
                     help="the pacing quantum in cycles (the plugin's "
                     "sync=; default: the plugin's own)")
@@ -206,7 +229,9 @@ def main(argv=None):
             return 1
     os.makedirs(OUT, exist_ok=True)
     plain_iso = image("plain", args.cmdline)
-    model_iso = image("model", args.cmdline + " cachemodel=" + args.profile)
+    model_cmdline = modelled_cmdline(args.cmdline, args.profile,
+                                     args.same_work)
+    model_iso = image("model", model_cmdline)
     model_file = os.path.join(OUT, "model.jsonl")
     plugin = qemu.Plugin(MODEL_SO, ["profile=" + args.profile,
                                     "profiles=" + PROFILES,
@@ -263,6 +288,7 @@ def main(argv=None):
         state = state_bytes(model_file)
         print("model state: %.1f MiB (profile %s, %s CPUs)" %
               (state / MIB, args.profile, args.smp))
+        print("modelled boot's command line: %s" % model_cmdline)
         if args.floor:
             print("callbacks only: %.1fx the plain boot's CPU time; the "
                   "model adds %.1fx" % (
@@ -270,7 +296,8 @@ def main(argv=None):
                       (tot["model_cpu_s"] - tot["floor_cpu_s"]) /
                       tot["plain_cpu_s"]))
         record = {"profile": args.profile, "cpus": int(args.smp),
-                  "cmdline": args.cmdline, "load_average": os.getloadavg(),
+                  "cmdline": args.cmdline, "model_cmdline": model_cmdline,
+                  "load_average": os.getloadavg(),
                   "pairs": pairs, "state_bytes": state,
                   "experiments": per_exp}
         with open(COST_JSON, "w") as f:
