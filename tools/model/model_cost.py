@@ -198,7 +198,7 @@ def modelled_cmdline(cmdline, profile, same_work=False,
                      profiles=PROFILES):
     """The modelled boot's kernel command line: by default the options
     `make run MODEL=` boots with, the profile's name and its cache
-    geometry, by which copy and falseshare size their work (a smaller LLC
+    geometry, by which copy sizes its interleaved phase (a smaller LLC
     than CPUID's: less of it); with same_work the name alone, so the
     kernel sizes its work by CPUID's caches as the plain boot does."""
     if same_work:
