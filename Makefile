@@ -239,7 +239,8 @@ MODEL_SRCS   := cachemodel/plugin.c cachemodel/plugin_counters.c \
 # the plugin keeps its cost down").
 MODEL_CFLAGS := -std=gnu11 -O3 -g -Wall -Wextra -Werror -I. -fPIC \
 	-fvisibility=hidden -pthread -flto
-$(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h)
+# The Makefile too: a change of MODEL_CFLAGS rebuilds the plugin.
+$(MODEL_SO): $(MODEL_SRCS) $(wildcard cachemodel/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(MODEL_CFLAGS) -shared -o $@ $(MODEL_SRCS)
